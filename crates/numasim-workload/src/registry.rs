@@ -1,0 +1,56 @@
+//! Generators registered by name, each with documented parameters.
+
+use numasim_trace::AccessSource;
+
+/// A parameter of a generator, for `numasim workload list`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ParamDoc {
+    pub name: &'static str,
+    pub default: String,
+    pub description: &'static str,
+}
+
+/// What a generator models and where it comes from.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct GeneratorInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// Which seed paper uses this workload.
+    pub paper: &'static str,
+    pub params: Vec<ParamDoc>,
+}
+
+/// A bad workload parameter; `key` is the path inside the `[workload]` section.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{key}: {message}")]
+pub struct WorkloadError {
+    pub key: String,
+    pub message: String,
+}
+
+struct Entry {
+    info: fn() -> GeneratorInfo,
+    build: fn(toml::Table, u64) -> Result<Box<dyn AccessSource>, WorkloadError>,
+}
+
+/// The registry. Adding a generator = one line here plus its module.
+const ENTRIES: &[Entry] = &[Entry { info: crate::synthetic::info, build: crate::synthetic::build }];
+
+/// All generators, in registry order.
+pub fn list() -> Vec<GeneratorInfo> {
+    ENTRIES.iter().map(|e| (e.info)()).collect()
+}
+
+/// Builds generator `kind` from its parameter table (the `[workload]` section without `kind`).
+pub fn build(kind: &str, params: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
+    for e in ENTRIES {
+        if (e.info)().name == kind {
+            return (e.build)(params, seed);
+        }
+    }
+    let names: Vec<&str> = ENTRIES.iter().map(|e| (e.info)().name).collect();
+    Err(WorkloadError {
+        key: "kind".into(),
+        message: format!("unknown workload kind `{kind}`; known: {}", names.join(", ")),
+    })
+}

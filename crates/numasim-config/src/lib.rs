@@ -62,7 +62,11 @@ impl Source {
     }
 
     pub fn from_text(origin: impl Into<String>, text: impl Into<String>) -> Self {
-        Source { origin: origin.into(), text: text.into(), base_dir: None }
+        Source {
+            origin: origin.into(),
+            text: text.into(),
+            base_dir: None,
+        }
     }
 
     /// Deserializes strictly; the target types carry `#[serde(deny_unknown_fields)]`.
@@ -87,7 +91,12 @@ impl Source {
     /// An error found after parsing, located by its key path.
     pub fn error(&self, key: impl Into<String>, message: impl Into<String>) -> ConfigError {
         let key = key.into();
-        ConfigError { file: self.origin.clone(), line: locate_key(&self.text, &key), key, message: message.into() }
+        ConfigError {
+            file: self.origin.clone(),
+            line: locate_key(&self.text, &key),
+            key,
+            message: message.into(),
+        }
     }
 
     /// Resolves a path written inside this file relative to the file's directory.
@@ -101,7 +110,11 @@ impl Source {
 }
 
 fn line_of_offset(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
 
 /// Finds the 1-based line of a dotted key path such as `links[2].latency_ns` or `workload.threads`.
@@ -115,10 +128,9 @@ pub fn locate_key(text: &str, path: &str) -> Option<usize> {
     let mut prefix = String::new();
     let mut array_counts: std::collections::HashMap<String, usize> = Default::default();
     let mut best: Option<(usize, usize)> = None; // (matched length, line)
-    let mut consider = |candidate: &str, line: usize, best: &mut Option<(usize, usize)>| {
+    let consider = |candidate: &str, line: usize, best: &mut Option<(usize, usize)>| {
         let matches = candidate == path
-            || (path.starts_with(candidate)
-                && matches!(path.as_bytes().get(candidate.len()), Some(b'.') | Some(b'[')));
+            || (path.starts_with(candidate) && matches!(path.as_bytes().get(candidate.len()), Some(b'.') | Some(b'[')));
         if matches && best.is_none_or(|(len, _)| candidate.len() > len) {
             *best = Some((candidate.len(), line));
         }
@@ -140,7 +152,11 @@ pub fn locate_key(text: &str, path: &str) -> Option<usize> {
             consider(&prefix, line_no, &mut best);
         } else if let Some((key, _)) = line.split_once('=') {
             let key = normalize_key(key);
-            let full = if prefix.is_empty() { key } else { format!("{prefix}.{key}") };
+            let full = if prefix.is_empty() {
+                key
+            } else {
+                format!("{prefix}.{key}")
+            };
             consider(&full, line_no, &mut best);
         }
     }
@@ -161,7 +177,10 @@ fn strip_comment(line: &str) -> &str {
 }
 
 fn normalize_key(key: &str) -> String {
-    key.split('.').map(|p| p.trim().trim_matches('"')).collect::<Vec<_>>().join(".")
+    key.split('.')
+        .map(|p| p.trim().trim_matches('"'))
+        .collect::<Vec<_>>()
+        .join(".")
 }
 
 #[cfg(test)]
@@ -188,7 +207,10 @@ mod tests {
 
     #[test]
     fn unknown_key_names_file_line_and_key() {
-        let src = Source::from_text("m.toml", "name = \"x\"\n\n[[links]]\na = \"s0\"\nlatency_ns = 1\n\n[[links]]\na = \"s1\"\nlatncy_ns = 2\n");
+        let src = Source::from_text(
+            "m.toml",
+            "name = \"x\"\n\n[[links]]\na = \"s0\"\nlatency_ns = 1\n\n[[links]]\na = \"s1\"\nlatncy_ns = 2\n",
+        );
         let err = src.parse::<Doc>().unwrap_err();
         assert_eq!(err.file, "m.toml");
         assert_eq!(err.line, Some(9), "{err}");

@@ -27,12 +27,24 @@ pub struct Access {
 impl Access {
     #[inline]
     pub fn read(instr: u64, vaddr: u64, size_bytes: u8) -> Self {
-        Access { instr, vaddr, flops: 0, size_bytes, kind: AccessKind::Read }
+        Access {
+            instr,
+            vaddr,
+            flops: 0,
+            size_bytes,
+            kind: AccessKind::Read,
+        }
     }
 
     #[inline]
     pub fn write(instr: u64, vaddr: u64, size_bytes: u8) -> Self {
-        Access { instr, vaddr, flops: 0, size_bytes, kind: AccessKind::Write }
+        Access {
+            instr,
+            vaddr,
+            flops: 0,
+            size_bytes,
+            kind: AccessKind::Write,
+        }
     }
 
     #[inline]

@@ -64,7 +64,11 @@ pub struct VecSource {
 impl VecSource {
     pub fn new(streams: Vec<Vec<Access>>) -> Self {
         let n = streams.len();
-        VecSource { streams, cursor: vec![0; n], batch: 4096 }
+        VecSource {
+            streams,
+            cursor: vec![0; n],
+            batch: 4096,
+        }
     }
 
     /// Sets the batch size (tests use it to check results do not depend on batching).

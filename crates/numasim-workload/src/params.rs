@@ -10,7 +10,10 @@ pub fn parse<T: DeserializeOwned>(table: toml::Table) -> Result<T, WorkloadError
     serde_path_to_error::deserialize(value).map_err(|err| {
         let key = err.path().to_string();
         let key = if key == "." { String::new() } else { key };
-        WorkloadError { key, message: err.into_inner().message().trim().to_string() }
+        WorkloadError {
+            key,
+            message: err.into_inner().message().trim().to_string(),
+        }
     })
 }
 
@@ -19,6 +22,9 @@ pub fn check(ok: bool, key: &str, message: impl Into<String>) -> Result<(), Work
     if ok {
         Ok(())
     } else {
-        Err(WorkloadError { key: key.to_string(), message: message.into() })
+        Err(WorkloadError {
+            key: key.to_string(),
+            message: message.into(),
+        })
     }
 }

@@ -34,7 +34,10 @@ struct Entry {
 }
 
 /// The registry. Adding a generator = one line here plus its module.
-const ENTRIES: &[Entry] = &[Entry { info: crate::synthetic::info, build: crate::synthetic::build }];
+const ENTRIES: &[Entry] = &[Entry {
+    info: crate::synthetic::info,
+    build: crate::synthetic::build,
+}];
 
 /// All generators, in registry order.
 pub fn list() -> Vec<GeneratorInfo> {

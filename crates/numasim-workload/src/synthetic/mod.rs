@@ -73,22 +73,62 @@ impl Default for SyntheticParams {
 
 pub fn info() -> GeneratorInfo {
     let d = SyntheticParams::default();
-    let p = |name, default: String, description| ParamDoc { name, default, description };
+    let p = |name, default: String, description| ParamDoc {
+        name,
+        default,
+        description,
+    };
     GeneratorInfo {
         name: "synthetic",
         summary: "seeded access patterns (uniform, zipf, shared-hot, private) for demos and speed tests",
         paper: "none (a test source, not a program model)",
         params: vec![
             p("threads", d.threads.to_string(), "number of threads (access streams)"),
-            p("pattern", "\"shared-hot\"".into(), "uniform | zipf | shared-hot | private"),
-            p("footprint_bytes", d.footprint_bytes.to_string(), "size of the shared region in bytes"),
-            p("accesses_per_thread", d.accesses_per_thread.to_string(), "accesses each thread makes"),
-            p("instructions_per_access", d.instructions_per_access.to_string(), "instructions retired per access (memory + non-memory)"),
-            p("write_fraction", d.write_fraction.to_string(), "probability an access is a write"),
-            p("zipf_exponent", d.zipf_exponent.to_string(), "Zipf exponent s of the zipf pattern"),
-            p("hot_fraction", d.hot_fraction.to_string(), "shared-hot: share of the region that is the hot set"),
-            p("hot_access_fraction", d.hot_access_fraction.to_string(), "shared-hot: probability a visit goes to the hot set"),
-            p("lines_per_visit", d.lines_per_visit.to_string(), "consecutive 64 B lines touched per page visit"),
+            p(
+                "pattern",
+                "\"shared-hot\"".into(),
+                "uniform | zipf | shared-hot | private",
+            ),
+            p(
+                "footprint_bytes",
+                d.footprint_bytes.to_string(),
+                "size of the shared region in bytes",
+            ),
+            p(
+                "accesses_per_thread",
+                d.accesses_per_thread.to_string(),
+                "accesses each thread makes",
+            ),
+            p(
+                "instructions_per_access",
+                d.instructions_per_access.to_string(),
+                "instructions retired per access (memory + non-memory)",
+            ),
+            p(
+                "write_fraction",
+                d.write_fraction.to_string(),
+                "probability an access is a write",
+            ),
+            p(
+                "zipf_exponent",
+                d.zipf_exponent.to_string(),
+                "Zipf exponent s of the zipf pattern",
+            ),
+            p(
+                "hot_fraction",
+                d.hot_fraction.to_string(),
+                "shared-hot: share of the region that is the hot set",
+            ),
+            p(
+                "hot_access_fraction",
+                d.hot_access_fraction.to_string(),
+                "shared-hot: probability a visit goes to the hot set",
+            ),
+            p(
+                "lines_per_visit",
+                d.lines_per_visit.to_string(),
+                "consecutive 64 B lines touched per page visit",
+            ),
         ],
     }
 }
@@ -120,26 +160,71 @@ pub struct Synthetic {
 
 impl Synthetic {
     pub fn new(params: SyntheticParams, seed: u64) -> Result<Self, WorkloadError> {
-        check(params.threads >= 1 && params.threads <= 4096, "threads", "must be between 1 and 4096")?;
+        check(
+            params.threads >= 1 && params.threads <= 4096,
+            "threads",
+            "must be between 1 and 4096",
+        )?;
         let pages = params.footprint_bytes / PAGE_BYTES;
-        check(pages >= params.threads as u64 && pages <= (1 << 30), "footprint_bytes", "must hold at least one 4 KiB page per thread and at most 4 TiB")?;
-        check((0.0..=1.0).contains(&params.write_fraction), "write_fraction", "must be within 0..=1")?;
-        check((0.0..1.0).contains(&params.hot_fraction), "hot_fraction", "must be within 0..1")?;
-        check((0.0..=1.0).contains(&params.hot_access_fraction), "hot_access_fraction", "must be within 0..=1")?;
-        check(params.zipf_exponent > 0.0 && params.zipf_exponent.is_finite(), "zipf_exponent", "must be positive")?;
-        check(params.instructions_per_access >= 1, "instructions_per_access", "must be at least 1")?;
-        check((1..=LINES_PER_PAGE as u32).contains(&params.lines_per_visit), "lines_per_visit", "must be within 1..=64")?;
+        check(
+            pages >= params.threads as u64 && pages <= (1 << 30),
+            "footprint_bytes",
+            "must hold at least one 4 KiB page per thread and at most 4 TiB",
+        )?;
+        check(
+            (0.0..=1.0).contains(&params.write_fraction),
+            "write_fraction",
+            "must be within 0..=1",
+        )?;
+        check(
+            (0.0..1.0).contains(&params.hot_fraction),
+            "hot_fraction",
+            "must be within 0..1",
+        )?;
+        check(
+            (0.0..=1.0).contains(&params.hot_access_fraction),
+            "hot_access_fraction",
+            "must be within 0..=1",
+        )?;
+        check(
+            params.zipf_exponent > 0.0 && params.zipf_exponent.is_finite(),
+            "zipf_exponent",
+            "must be positive",
+        )?;
+        check(
+            params.instructions_per_access >= 1,
+            "instructions_per_access",
+            "must be at least 1",
+        )?;
+        check(
+            (1..=LINES_PER_PAGE as u32).contains(&params.lines_per_visit),
+            "lines_per_visit",
+            "must be within 1..=64",
+        )?;
         let hot_pages = ((pages as f64 * params.hot_fraction) as u64).max(1);
         let private_pages = match params.pattern {
             Pattern::SharedHot => pages - hot_pages,
             _ => pages,
         };
         let slice_pages = private_pages / params.threads as u64;
-        check(slice_pages >= 1, "footprint_bytes", "too small for one private page per thread")?;
+        check(
+            slice_pages >= 1,
+            "footprint_bytes",
+            "too small for one private page per thread",
+        )?;
         let zipf = if params.pattern == Pattern::Zipf {
-            check(pages <= 1 << 24, "footprint_bytes", "zipf supports at most 64 GiB (2^24 pages)")?;
-            let weights: Vec<f64> = (1..=pages).map(|r| 1.0 / (r as f64).powf(params.zipf_exponent)).collect();
-            let alias = WeightedAliasIndex::new(weights).map_err(|e| WorkloadError { key: "zipf_exponent".into(), message: e.to_string() })?;
+            check(
+                pages <= 1 << 24,
+                "footprint_bytes",
+                "zipf supports at most 64 GiB (2^24 pages)",
+            )?;
+            let weights: Vec<f64> = (1..=pages)
+                .map(|r| 1.0 / (r as f64).powf(params.zipf_exponent))
+                .collect();
+            let alias = WeightedAliasIndex::new(weights).map_err(|e| WorkloadError {
+                key: "zipf_exponent".into(),
+                message: e.to_string(),
+            })?;
             // Rank -> page permutation, seeded (Fisher-Yates).
             let mut perm: Vec<u32> = (0..pages as u32).collect();
             let mut rng = stream(seed, u64::MAX);
@@ -161,12 +246,21 @@ impl Synthetic {
                 lines_left: 0,
             })
             .collect();
-        Ok(Synthetic { params, seed, pages, hot_pages, slice_pages, zipf, state })
+        Ok(Synthetic {
+            params,
+            seed,
+            pages,
+            hot_pages,
+            slice_pages,
+            zipf,
+            state,
+        })
     }
 
     #[inline]
     fn pick_page(&self, thread: usize, rng: &mut Rng) -> u64 {
-        let own_slice = |rng: &mut Rng, first: u64| first + thread as u64 * self.slice_pages + rng.gen_range(0..self.slice_pages);
+        let own_slice =
+            |rng: &mut Rng, first: u64| first + thread as u64 * self.slice_pages + rng.gen_range(0..self.slice_pages);
         match self.params.pattern {
             Pattern::Uniform => rng.gen_range(0..self.pages),
             Pattern::Zipf => {
@@ -192,7 +286,17 @@ impl AccessSource for Synthetic {
 
     fn next_batch(&mut self, thread: usize, out: &mut Vec<Access>) -> Result<(), SourceError> {
         out.clear();
-        let mut st = std::mem::replace(&mut self.state[thread], ThreadState { rng: stream(0, 0), instr: 0, remaining: 0, page: 0, line: 0, lines_left: 0 });
+        let mut st = std::mem::replace(
+            &mut self.state[thread],
+            ThreadState {
+                rng: stream(0, 0),
+                instr: 0,
+                remaining: 0,
+                page: 0,
+                line: 0,
+                lines_left: 0,
+            },
+        );
         let n = st.remaining.min(BATCH as u64) as usize;
         let step = self.params.instructions_per_access as u64;
         let write_threshold = (self.params.write_fraction * (1u64 << 32) as f64) as u64;
@@ -204,8 +308,18 @@ impl AccessSource for Synthetic {
             }
             st.instr += step;
             let vaddr = BASE_VADDR + st.page * PAGE_BYTES + st.line * LINE_BYTES;
-            let kind = if (st.rng.gen::<u32>() as u64) < write_threshold { AccessKind::Write } else { AccessKind::Read };
-            out.push(Access { instr: st.instr, vaddr, flops: 0, size_bytes: 8, kind });
+            let kind = if (st.rng.gen::<u32>() as u64) < write_threshold {
+                AccessKind::Write
+            } else {
+                AccessKind::Read
+            };
+            out.push(Access {
+                instr: st.instr,
+                vaddr,
+                flops: 0,
+                size_bytes: 8,
+                kind,
+            });
             st.line = (st.line + 1) % LINES_PER_PAGE;
             st.lines_left -= 1;
         }
@@ -225,7 +339,10 @@ mod tests {
     use numasim_trace::collect_all;
 
     fn gen(pattern: &str, seed: u64) -> Vec<Vec<Access>> {
-        let table: toml::Table = toml::from_str(&format!("threads = 4\npattern = \"{pattern}\"\nfootprint_bytes = 4194304\naccesses_per_thread = 5000")).unwrap();
+        let table: toml::Table = toml::from_str(&format!(
+            "threads = 4\npattern = \"{pattern}\"\nfootprint_bytes = 4194304\naccesses_per_thread = 5000"
+        ))
+        .unwrap();
         let mut src = build(table, seed).unwrap();
         collect_all(&mut src).unwrap()
     }
@@ -249,7 +366,10 @@ mod tests {
     #[test]
     fn private_threads_touch_disjoint_pages() {
         let streams = gen("private", 5);
-        let pages: Vec<std::collections::HashSet<u64>> = streams.iter().map(|s| s.iter().map(|a| a.vaddr >> 12).collect()).collect();
+        let pages: Vec<std::collections::HashSet<u64>> = streams
+            .iter()
+            .map(|s| s.iter().map(|a| a.vaddr >> 12).collect())
+            .collect();
         for i in 0..pages.len() {
             for j in i + 1..pages.len() {
                 assert!(pages[i].is_disjoint(&pages[j]));

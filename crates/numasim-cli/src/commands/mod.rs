@@ -1,0 +1,10 @@
+pub mod machine;
+pub mod run;
+pub mod trace;
+pub mod workload;
+
+/// Prints a value as pretty JSON on stdout.
+pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}

@@ -1,0 +1,80 @@
+use clap::Args;
+use numasim::experiment::{self, Experiment, Progress};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// Experiment TOML.
+    experiment: PathBuf,
+    /// Results directory (default: results/<experiment name>).
+    #[arg(short, long)]
+    out: Option<PathBuf>,
+    /// Print the run summary as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    let exp = Experiment::load(&args.experiment)?;
+    let out = args.out.unwrap_or_else(|| experiment::default_out_dir(&exp));
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let b = indicatif::ProgressBar::new_spinner();
+        b.set_style(indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("valid template"));
+        b.enable_steady_tick(std::time::Duration::from_millis(120));
+        b
+    });
+    let mut on_progress = |p: &Progress| {
+        if let Some(b) = &bar {
+            b.set_message(format!("phase {} · {} accesses", p.phases_done, p.accesses));
+        }
+    };
+    let outcome = experiment::run(&exp, &out, &mut on_progress);
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let (dir, r) = outcome?;
+    if args.json {
+        return super::print_json(&serde_json::json!({
+            "results_dir": dir,
+            "totals": r.totals,
+            "perf": r.perf,
+        }));
+    }
+    let t = &r.totals.summary;
+    println!(
+        "{} on {} · {} threads · {} phases · results in {}",
+        r.name,
+        r.machine.name,
+        r.threads,
+        r.totals.phases,
+        dir.display()
+    );
+    println!(
+        "accesses {} · LLC misses {} (MPKI {:.2}) · writebacks {} · footprint {} pages",
+        t.accesses, t.llc_misses, t.llc_mpki, t.writebacks, r.totals.footprint_pages
+    );
+    println!("local fraction {:.3}", t.local_fraction);
+    let total = t.llc_misses.max(1) as f64;
+    let classes: Vec<String> = t
+        .by_class
+        .iter()
+        .map(|(c, n)| format!("{c} {:.1}%", 100.0 * *n as f64 / total))
+        .collect();
+    println!("memory accesses by class: {}", classes.join(" · "));
+    let b = &r.sharing.access_buckets;
+    println!(
+        "accesses by page sharers: 1: {:.1}% · 2-4: {:.1}% · 5-8: {:.1}% · >8: {:.1}% (all sockets: {:.1}%)",
+        100.0 * b.one,
+        100.0 * b.two_to_four,
+        100.0 * b.five_to_eight,
+        100.0 * b.more_than_eight,
+        100.0 * b.all
+    );
+    println!(
+        "{:.1} M accesses/s ({:.2} s)",
+        r.perf.accesses_per_s / 1e6,
+        r.perf.wall_s
+    );
+    Ok(())
+}

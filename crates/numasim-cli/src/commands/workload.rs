@@ -1,0 +1,34 @@
+use crate::table::Table;
+use clap::Subcommand;
+
+#[derive(Subcommand)]
+pub enum WorkloadCommand {
+    /// Generators, what they model, and their parameters with defaults.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(cmd: WorkloadCommand) -> anyhow::Result<()> {
+    match cmd {
+        WorkloadCommand::List { json } => {
+            let list = numasim::workload::list();
+            if json {
+                return super::print_json(&list);
+            }
+            for g in list {
+                println!("{} — {}\n  paper: {}", g.name, g.summary, g.paper);
+                let mut t = Table::new(["parameter", "default", "meaning"]);
+                for p in g.params {
+                    t.row([p.name.to_string(), p.default, p.description.to_string()]);
+                }
+                for line in t.render().lines() {
+                    println!("  {line}");
+                }
+                println!();
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,50 @@
+//! The `numasim` command. It parses arguments and calls the library; nothing else lives here.
+
+mod commands;
+mod table;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "numasim",
+    version,
+    about = "Where should a page of memory live on a non-uniform machine, and what does it cost there?"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run an experiment and write its results directory.
+    Run(commands::run::RunArgs),
+    /// Inspect machine presets and machine files.
+    #[command(subcommand)]
+    Machine(commands::machine::MachineCommand),
+    /// Inspect and convert trace files.
+    #[command(subcommand)]
+    Trace(commands::trace::TraceCommand),
+    /// List workload generators and their parameters.
+    #[command(subcommand)]
+    Workload(commands::workload::WorkloadCommand),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => commands::run::run(args),
+        Command::Machine(cmd) => commands::machine::run(cmd),
+        Command::Trace(cmd) => commands::trace::run(cmd),
+        Command::Workload(cmd) => commands::workload::run(cmd),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

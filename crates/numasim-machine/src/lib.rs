@@ -1,0 +1,29 @@
+//! Machine descriptions for numasim: sockets, memory nodes, switches and links, read from strict
+//! TOML, validated, and turned into *derived* routes and unloaded latencies.
+//!
+//! Why derived: a machine file states only physical facts (a link's one-way latency and
+//! per-direction bandwidth, a memory node's access latency, a switch's transit latency). Routes
+//! and the socket × memory latency matrix are computed from them
+//! ([`graph::routing`]), so the matrix can never disagree with the topology the timing model puts
+//! bytes on. Unloaded load latency = `access_latency_ns + 2 × (links + intermediate transits)`.
+//!
+//! Layout: [`spec`] (TOML schema), [`validate`] (rules and caps), [`graph`] (routing),
+//! [`dram`] (memory kinds and per-channel bandwidth table), [`topology`] (validated parts),
+//! [`machine`] ([`Machine`] and queries), [`presets`] (embedded `configs/machines/*.toml`),
+//! [`summary`] (serialisable report). Indices are dense: sockets `0..S`, memory `0..M`.
+
+pub mod dram;
+pub mod graph;
+mod locate;
+pub mod machine;
+pub mod presets;
+pub mod spec;
+pub mod summary;
+pub mod topology;
+pub mod validate;
+
+pub use dram::{DramKind, MemoryKind};
+pub use machine::Machine;
+pub use numasim_config::{ConfigError, Source};
+pub use summary::MachineSummary;
+pub use topology::{Link, MemoryNode, NodeRef, Route, RouteHop, Socket, Switch};

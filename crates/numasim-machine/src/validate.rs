@@ -1,0 +1,401 @@
+//! Turning a parsed [`MachineSpec`] into a [`Machine`], refusing anything inconsistent.
+//!
+//! Every rule reports a [`ConfigError`] naming file, line and key path, because a machine file
+//! that is "almost right" silently produces wrong latencies. Rules:
+//! sizes are capped (hostile files cannot make us allocate hugely); at least one socket and one
+//! memory node; names are non-empty and unique across sockets, memory nodes and switches (links
+//! refer to them by name); numbers are finite and positive (transit latencies may be 0);
+//! link endpoints and `type`s exist, a link never joins a node to itself or two memory nodes;
+//! every memory node is attached to a socket or linked; every switch is linked; every memory node
+//! and socket is reachable from every socket (checked on the derived routes).
+
+use crate::graph::{ns_to_ps, routing, Edge, Graph};
+use crate::locate::error;
+use crate::machine::Machine;
+use crate::spec::MachineSpec;
+use crate::topology::{Link, MemoryNode, NodeRef, Route, RouteHop, Socket, Switch};
+use numasim_config::{ConfigError, Source};
+use std::collections::HashMap;
+
+pub const MAX_SOCKETS: usize = 4096;
+pub const MAX_MEMORY_NODES: usize = 4096;
+pub const MAX_SWITCHES: usize = 4096;
+pub const MAX_LINKS: usize = 65536;
+pub const MAX_LINK_TYPES: usize = 256;
+pub const MAX_CORES_PER_SOCKET: u32 = 65536;
+pub const MAX_CHANNELS: u32 = 4096;
+/// Any single latency above this (1 ms) is surely a unit mistake.
+pub const MAX_LATENCY_NS: f64 = 1.0e6;
+pub const MAX_BANDWIDTH_GBPS: f64 = 1.0e6;
+pub const MAX_FREQ_GHZ: f64 = 1000.0;
+/// Total links over all stored routes; bounds memory for pathological (long-ring) machines.
+pub const MAX_ROUTE_ENTRIES: usize = 1 << 24;
+
+pub(crate) fn build(src: &Source, spec: MachineSpec) -> Result<Machine, ConfigError> {
+    check_caps(src, &spec)?;
+    if spec.name.trim().is_empty() {
+        return Err(error(src, "name", "machine name must not be empty"));
+    }
+    if spec.sockets.is_empty() {
+        return Err(error(src, "sockets", "a machine needs at least one [[sockets]] entry"));
+    }
+    if spec.memory.is_empty() {
+        return Err(error(src, "memory", "a machine needs at least one [[memory]] node"));
+    }
+
+    // Names, unique across all vertex kinds.
+    let mut names: HashMap<String, (NodeRef, String)> = HashMap::new();
+    let mut add_name = |name: &str, node: NodeRef, key: String| -> Result<(), ConfigError> {
+        if name.trim().is_empty() {
+            return Err(error(src, key, "name must not be empty"));
+        }
+        if let Some((_, first)) = names.get(name) {
+            return Err(error(
+                src,
+                key,
+                format!("duplicate name `{name}` (first used at `{first}`)"),
+            ));
+        }
+        names.insert(name.to_string(), (node, key));
+        Ok(())
+    };
+    for (i, s) in spec.sockets.iter().enumerate() {
+        add_name(&s.name, NodeRef::Socket(i), format!("sockets[{i}].name"))?;
+    }
+    for (i, m) in spec.memory.iter().enumerate() {
+        add_name(&m.name, NodeRef::Memory(i), format!("memory[{i}].name"))?;
+    }
+    for (i, w) in spec.switches.iter().enumerate() {
+        add_name(&w.name, NodeRef::Switch(i), format!("switches[{i}].name"))?;
+    }
+    let lookup = |name: &str| names.get(name).map(|(n, _)| *n);
+
+    // Sockets.
+    let mut sockets = Vec::with_capacity(spec.sockets.len());
+    for (i, s) in spec.sockets.iter().enumerate() {
+        let k = |f: &str| format!("sockets[{i}].{f}");
+        if s.cores == 0 || s.cores > MAX_CORES_PER_SOCKET {
+            return Err(error(
+                src,
+                k("cores"),
+                format!("must be between 1 and {MAX_CORES_PER_SOCKET}"),
+            ));
+        }
+        positive(src, &k("freq_ghz"), s.freq_ghz, MAX_FREQ_GHZ)?;
+        if s.llc_bytes == 0 {
+            return Err(error(src, k("llc_bytes"), "must be positive"));
+        }
+        if s.llc_ways == 0 || s.llc_ways > 1024 {
+            return Err(error(src, k("llc_ways"), "must be between 1 and 1024"));
+        }
+        if !s.line_bytes.is_power_of_two() || !(8..=4096).contains(&s.line_bytes) {
+            return Err(error(src, k("line_bytes"), "must be a power of two between 8 and 4096"));
+        }
+        if s.llc_bytes < u64::from(s.line_bytes) * u64::from(s.llc_ways) {
+            return Err(error(
+                src,
+                k("llc_bytes"),
+                "smaller than one set (line_bytes × llc_ways)",
+            ));
+        }
+        non_negative(src, &k("transit_latency_ns"), s.transit_latency_ns)?;
+        sockets.push(Socket {
+            name: s.name.clone(),
+            cores: s.cores,
+            freq_ghz: s.freq_ghz,
+            llc_bytes: s.llc_bytes,
+            llc_ways: s.llc_ways,
+            line_bytes: s.line_bytes,
+            transit_latency_ns: s.transit_latency_ns,
+            forwards: s.forwards,
+        });
+    }
+
+    // Memory nodes.
+    let mut memory_nodes = Vec::with_capacity(spec.memory.len());
+    for (i, m) in spec.memory.iter().enumerate() {
+        let k = |f: &str| format!("memory[{i}].{f}");
+        if m.capacity_bytes == 0 {
+            return Err(error(src, k("capacity_bytes"), "must be positive"));
+        }
+        if m.channels == 0 || m.channels > MAX_CHANNELS {
+            return Err(error(
+                src,
+                k("channels"),
+                format!("must be between 1 and {MAX_CHANNELS}"),
+            ));
+        }
+        positive(src, &k("access_latency_ns"), m.access_latency_ns, MAX_LATENCY_NS)?;
+        let attached_socket = match &m.socket {
+            None => None,
+            Some(name) => match lookup(name) {
+                Some(NodeRef::Socket(s)) => Some(s),
+                Some(_) => return Err(error(src, k("socket"), format!("`{name}` is not a socket"))),
+                None => return Err(error(src, k("socket"), format!("unknown socket `{name}`"))),
+            },
+        };
+        memory_nodes.push(MemoryNode {
+            name: m.name.clone(),
+            kind: m.kind,
+            capacity_bytes: m.capacity_bytes,
+            channels: m.channels,
+            dram: m.dram,
+            access_latency_ns: m.access_latency_ns,
+            attached_socket,
+        });
+    }
+
+    // Switches.
+    let mut switches = Vec::with_capacity(spec.switches.len());
+    for (i, w) in spec.switches.iter().enumerate() {
+        non_negative(src, &format!("switches[{i}].transit_latency_ns"), w.transit_latency_ns)?;
+        switches.push(Switch {
+            name: w.name.clone(),
+            transit_latency_ns: w.transit_latency_ns,
+        });
+    }
+
+    // Link types.
+    for (name, t) in &spec.link_types {
+        let k = |f: &str| format!("link_types.{name}.{f}");
+        positive(src, &k("bandwidth_gbps"), t.bandwidth_gbps, MAX_BANDWIDTH_GBPS)?;
+        if let Some(ba) = t.bandwidth_gbps_ba {
+            positive(src, &k("bandwidth_gbps_ba"), ba, MAX_BANDWIDTH_GBPS)?;
+        }
+        positive(src, &k("latency_ns"), t.latency_ns, MAX_LATENCY_NS)?;
+    }
+
+    // Links.
+    let mut links = Vec::with_capacity(spec.links.len());
+    let mut link_names: HashMap<String, usize> = HashMap::new();
+    for (i, l) in spec.links.iter().enumerate() {
+        let k = |f: &str| format!("links[{i}].{f}");
+        let end = |field: &str, name: &str| {
+            lookup(name).ok_or_else(|| error(src, k(field), format!("unknown node `{name}`")))
+        };
+        let a = end("a", &l.a)?;
+        let b = end("b", &l.b)?;
+        if a == b {
+            return Err(error(src, k("b"), format!("link joins `{}` to itself", l.a)));
+        }
+        if matches!((a, b), (NodeRef::Memory(_), NodeRef::Memory(_))) {
+            return Err(error(
+                src,
+                k("b"),
+                "a link between two memory nodes can never carry traffic (memory does not forward)",
+            ));
+        }
+        let ty = match &l.link_type {
+            None => None,
+            Some(t) => match spec.link_types.get(t) {
+                Some(ty) => Some(ty),
+                None => {
+                    let known: Vec<&str> = spec.link_types.keys().map(String::as_str).collect();
+                    return Err(error(
+                        src,
+                        k("type"),
+                        format!("unknown link type `{t}` (defined: {known:?})"),
+                    ));
+                }
+            },
+        };
+        let bw = l.bandwidth_gbps.or(ty.map(|t| t.bandwidth_gbps));
+        let lat = l.latency_ns.or(ty.map(|t| t.latency_ns));
+        let (Some(bw), Some(lat)) = (bw, lat) else {
+            return Err(error(
+                src,
+                format!("links[{i}]"),
+                "a link needs `type` or both `bandwidth_gbps` and `latency_ns`",
+            ));
+        };
+        positive(src, &k("bandwidth_gbps"), bw, MAX_BANDWIDTH_GBPS)?;
+        positive(src, &k("latency_ns"), lat, MAX_LATENCY_NS)?;
+        let bw_ba = l
+            .bandwidth_gbps_ba
+            .or(ty.and_then(|t| t.bandwidth_gbps_ba))
+            .unwrap_or(bw);
+        positive(src, &k("bandwidth_gbps_ba"), bw_ba, MAX_BANDWIDTH_GBPS)?;
+        let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.a, l.b));
+        if let Some(first) = link_names.insert(name.clone(), i) {
+            return Err(error(
+                src,
+                k("name"),
+                format!("duplicate link name `{name}` (also links[{first}]); give links explicit names"),
+            ));
+        }
+        links.push(Link {
+            name,
+            a,
+            b,
+            link_type: l.link_type.clone(),
+            bandwidth_gbps_ab: bw,
+            bandwidth_gbps_ba: bw_ba,
+            latency_ns: lat,
+        });
+    }
+
+    // Connectivity basics.
+    let linked = |node: NodeRef| links.iter().any(|l| l.a == node || l.b == node);
+    for (i, m) in memory_nodes.iter().enumerate() {
+        if m.attached_socket.is_none() && !linked(NodeRef::Memory(i)) {
+            return Err(error(
+                src,
+                format!("memory[{i}]"),
+                format!(
+                    "memory node `{}` is neither attached to a socket (`socket = ...`) nor linked",
+                    m.name
+                ),
+            ));
+        }
+    }
+    for (i, w) in switches.iter().enumerate() {
+        if !linked(NodeRef::Switch(i)) {
+            return Err(error(
+                src,
+                format!("switches[{i}]"),
+                format!("switch `{}` has no links", w.name),
+            ));
+        }
+    }
+
+    // Graph and routes.
+    let (s_n, m_n) = (sockets.len(), memory_nodes.len());
+    let gidx = |n: NodeRef| match n {
+        NodeRef::Socket(i) => i,
+        NodeRef::Memory(i) => s_n + i,
+        NodeRef::Switch(i) => s_n + m_n + i,
+    };
+    let gref = |v: usize| {
+        if v < s_n {
+            NodeRef::Socket(v)
+        } else if v < s_n + m_n {
+            NodeRef::Memory(v - s_n)
+        } else {
+            NodeRef::Switch(v - s_n - m_n)
+        }
+    };
+    let transit: Vec<u64> = sockets
+        .iter()
+        .map(|s| ns_to_ps(s.transit_latency_ns))
+        .chain(memory_nodes.iter().map(|_| 0))
+        .chain(switches.iter().map(|w| ns_to_ps(w.transit_latency_ns)))
+        .collect();
+    let forwards: Vec<bool> = sockets
+        .iter()
+        .map(|s| s.forwards)
+        .chain(memory_nodes.iter().map(|_| false))
+        .chain(switches.iter().map(|_| true))
+        .collect();
+    let mut g = Graph::new(transit, forwards);
+    for (i, l) in links.iter().enumerate() {
+        g.add_link(i, gidx(l.a), gidx(l.b), ns_to_ps(l.latency_ns));
+    }
+    for (i, m) in memory_nodes.iter().enumerate() {
+        if let Some(s) = m.attached_socket {
+            g.add_edge(
+                s,
+                Edge {
+                    to: s_n + i,
+                    latency_ps: 0,
+                    link: None,
+                },
+            );
+        }
+    }
+
+    let mut entries = 0usize;
+    let mut to_memory = Vec::with_capacity(s_n);
+    let mut between = Vec::with_capacity(s_n);
+    for s in 0..s_n {
+        let paths = routing::shortest_paths(&g, s);
+        let mut make = |v: usize, key: String, what: &str, name: &str| -> Result<Route, ConfigError> {
+            let Some(p) = &paths[v] else {
+                return Err(error(
+                    src,
+                    key,
+                    format!("{what} `{name}` is unreachable from socket `{}`", sockets[s].name),
+                ));
+            };
+            entries += p.edges.len() + 1;
+            if entries > MAX_ROUTE_ENTRIES {
+                return Err(error(
+                    src,
+                    "links",
+                    format!("machine too large: routes would exceed {MAX_ROUTE_ENTRIES} link entries"),
+                ));
+            }
+            Ok(Route {
+                nodes: p.nodes.iter().map(|&v| gref(v)).collect(),
+                links: p
+                    .edges
+                    .iter()
+                    .filter_map(|e| e.link)
+                    .map(|(link, a_to_b)| RouteHop { link, a_to_b })
+                    .collect(),
+                latency_ns: crate::graph::ps_to_ns(p.latency_ps),
+                hops: p.hops,
+            })
+        };
+        let mut row = Vec::with_capacity(m_n);
+        for (m, node) in memory_nodes.iter().enumerate() {
+            row.push(make(s_n + m, format!("memory[{m}]"), "memory node", &node.name)?);
+        }
+        let mut srow = Vec::with_capacity(s_n);
+        for (t, sock) in sockets.iter().enumerate() {
+            srow.push(make(t, format!("sockets[{t}]"), "socket", &sock.name)?);
+        }
+        to_memory.push(row);
+        between.push(srow);
+    }
+
+    Ok(Machine::assemble(
+        spec.name,
+        spec.description,
+        sockets,
+        memory_nodes,
+        switches,
+        links,
+        to_memory,
+        between,
+    ))
+}
+
+fn check_caps(src: &Source, spec: &MachineSpec) -> Result<(), ConfigError> {
+    let caps = [
+        ("sockets", spec.sockets.len(), MAX_SOCKETS),
+        ("memory", spec.memory.len(), MAX_MEMORY_NODES),
+        ("switches", spec.switches.len(), MAX_SWITCHES),
+        ("links", spec.links.len(), MAX_LINKS),
+        ("link_types", spec.link_types.len(), MAX_LINK_TYPES),
+    ];
+    for (key, n, max) in caps {
+        if n > max {
+            return Err(error(src, key, format!("{n} entries exceed the limit of {max}")));
+        }
+    }
+    Ok(())
+}
+
+fn positive(src: &Source, key: &str, v: f64, max: f64) -> Result<(), ConfigError> {
+    if !v.is_finite() || v <= 0.0 {
+        return Err(error(src, key, format!("must be a positive finite number (got {v})")));
+    }
+    if v > max {
+        return Err(error(src, key, format!("{v} exceeds the limit of {max} (wrong unit?)")));
+    }
+    Ok(())
+}
+
+fn non_negative(src: &Source, key: &str, v: f64) -> Result<(), ConfigError> {
+    if !v.is_finite() || v < 0.0 {
+        return Err(error(src, key, format!("must be a finite number ≥ 0 (got {v})")));
+    }
+    if v > MAX_LATENCY_NS {
+        return Err(error(
+            src,
+            key,
+            format!("{v} exceeds the limit of {MAX_LATENCY_NS} (wrong unit?)"),
+        ));
+    }
+    Ok(())
+}

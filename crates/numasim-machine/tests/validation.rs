@@ -1,0 +1,254 @@
+//! Every validation rule reports file, line and key.
+
+use numasim_machine::Machine;
+
+const BASE: &str = r#"name = "t"
+description = "test"
+
+[link_types.upi]
+bandwidth_gbps = 20.0
+latency_ns = 25.0
+
+[[sockets]]
+name = "s0"
+cores = 2
+freq_ghz = 2.0
+llc_bytes = 1048576
+llc_ways = 8
+
+[[sockets]]
+name = "s1"
+cores = 2
+freq_ghz = 2.0
+llc_bytes = 1048576
+llc_ways = 8
+
+[[memory]]
+name = "m0"
+kind = "dram"
+capacity_bytes = 1073741824
+channels = 1
+dram = "ddr4-3200"
+access_latency_ns = 80.0
+socket = "s0"
+
+[[memory]]
+name = "m1"
+kind = "dram"
+capacity_bytes = 1073741824
+channels = 1
+dram = "ddr4-3200"
+access_latency_ns = 80.0
+socket = "s1"
+
+[[links]]
+a = "s0"
+b = "s1"
+type = "upi"
+"#;
+
+/// Replaces the first occurrence of `from` (after `after`) and expects an error at (line, key).
+fn expect_err(text: &str, line: usize, key: &str, msg: &str) {
+    let err = Machine::from_text("m.toml", text).unwrap_err();
+    assert_eq!(err.file, "m.toml");
+    assert_eq!(err.key, key, "{err}");
+    assert_eq!(err.line, Some(line), "{err}");
+    assert!(err.message.contains(msg), "{err}");
+}
+
+fn line_of(text: &str, needle: &str, nth: usize) -> usize {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains(needle))
+        .nth(nth)
+        .unwrap()
+        .0
+        + 1
+}
+
+#[test]
+fn base_is_valid() {
+    let m = Machine::from_text("m.toml", BASE).unwrap();
+    assert_eq!(m.load_latency_matrix(), vec![vec![80.0, 130.0], vec![130.0, 80.0]]);
+}
+
+#[test]
+fn duplicate_name_across_kinds() {
+    let t = BASE.replace("name = \"m1\"", "name = \"s0\"");
+    expect_err(&t, line_of(&t, "name = \"s0\"", 1), "memory[1].name", "duplicate name");
+}
+
+#[test]
+fn unknown_endpoint() {
+    let t = BASE.replace("b = \"s1\"", "b = \"s9\"");
+    expect_err(&t, line_of(&t, "b = \"s9\"", 0), "links[0].b", "unknown node `s9`");
+}
+
+#[test]
+fn self_link() {
+    let t = BASE.replace("b = \"s1\"", "b = \"s0\"");
+    expect_err(&t, line_of(&t, "b = \"s0\"", 0), "links[0].b", "itself");
+}
+
+#[test]
+fn bad_numbers() {
+    let t = BASE.replace("bandwidth_gbps = 20.0", "bandwidth_gbps = 0.0");
+    expect_err(&t, 5, "link_types.upi.bandwidth_gbps", "positive");
+    let t = BASE.replace("latency_ns = 25.0", "latency_ns = -1.0");
+    expect_err(&t, 6, "link_types.upi.latency_ns", "positive");
+    let t = BASE.replace("latency_ns = 25.0", "latency_ns = nan");
+    expect_err(&t, 6, "link_types.upi.latency_ns", "positive");
+    let t = BASE.replacen("capacity_bytes = 1073741824", "capacity_bytes = 0", 1);
+    expect_err(
+        &t,
+        line_of(&t, "capacity_bytes = 0", 0),
+        "memory[0].capacity_bytes",
+        "positive",
+    );
+    let t = BASE.replacen("capacity_bytes = 1073741824", "capacity_bytes = -5", 1);
+    let err = Machine::from_text("m.toml", &t).unwrap_err();
+    assert_eq!(err.key, "memory[0].capacity_bytes");
+    assert_eq!(err.line, Some(line_of(&t, "capacity_bytes = -5", 0)));
+    let t = BASE.replacen("access_latency_ns = 80.0", "access_latency_ns = inf", 1);
+    expect_err(&t, line_of(&t, "= inf", 0), "memory[0].access_latency_ns", "positive");
+    let t = BASE.replace("type = \"upi\"", "bandwidth_gbps = 10.0\nlatency_ns = 0.0");
+    expect_err(
+        &t,
+        line_of(&t, "latency_ns = 0.0", 0),
+        "links[0].latency_ns",
+        "positive",
+    );
+}
+
+#[test]
+fn memory_attached_to_unknown_socket() {
+    let t = BASE.replace("socket = \"s1\"", "socket = \"s7\"");
+    expect_err(
+        &t,
+        line_of(&t, "socket = \"s7\"", 0),
+        "memory[1].socket",
+        "unknown socket",
+    );
+}
+
+#[test]
+fn memory_neither_attached_nor_linked() {
+    let t = BASE.replace("socket = \"s1\"\n", "");
+    expect_err(&t, line_of(&t, "[[memory]]", 1), "memory[1]", "neither attached");
+}
+
+#[test]
+fn disconnected_socket() {
+    let t = BASE.replace("[[links]]\na = \"s0\"\nb = \"s1\"\ntype = \"upi\"\n", "");
+    expect_err(
+        &t,
+        line_of(&t, "[[memory]]", 1),
+        "memory[1]",
+        "unreachable from socket `s0`",
+    );
+    // A socket unreachable even though all memory is reachable: third socket without links.
+    let extra = "\n[[sockets]]\nname = \"s2\"\ncores = 1\nfreq_ghz = 1.0\nllc_bytes = 65536\nllc_ways = 4\n";
+    let t = format!("{BASE}{extra}");
+    expect_err(
+        &t,
+        line_of(&t, "[[sockets]]", 2),
+        "sockets[2]",
+        "socket `s2` is unreachable from socket `s0`",
+    );
+}
+
+#[test]
+fn pool_memory_unreachable_through_nonforwarding() {
+    // s1 does not forward, pool is linked only to s1: unreachable from s0 (s1's own memory m1
+    // stays reachable: using a socket's attached memory is not forwarding).
+    let t = BASE.replacen("llc_ways = 8\n\n[[memory]]", "llc_ways = 8\nforwards = false\n\n[[memory]]", 1)
+        + "\n[[memory]]\nname = \"pool\"\nkind = \"cxl-pool\"\ncapacity_bytes = 1024\nchannels = 1\ndram = \"ddr5-4800\"\naccess_latency_ns = 80.0\n\n[[links]]\na = \"s1\"\nb = \"pool\"\nbandwidth_gbps = 1.0\nlatency_ns = 10.0\n";
+    expect_err(
+        &t,
+        line_of(&t, "[[memory]]", 2),
+        "memory[2]",
+        "unreachable from socket `s0`",
+    );
+}
+
+#[test]
+fn zero_sockets_and_zero_memory() {
+    let err = Machine::from_text("m.toml", "name = \"x\"\n").unwrap_err();
+    assert_eq!(err.key, "sockets");
+    assert!(err.message.contains("at least one"));
+    let t = "name = \"x\"\n[[sockets]]\nname = \"s0\"\ncores = 1\nfreq_ghz = 1.0\nllc_bytes = 65536\nllc_ways = 4\n";
+    let err = Machine::from_text("m.toml", t).unwrap_err();
+    assert_eq!(err.key, "memory");
+    assert!(err.message.contains("at least one"));
+}
+
+#[test]
+fn unknown_key_with_wrong_unit() {
+    let t = BASE.replace("latency_ns = 25.0", "latency = 25");
+    expect_err(&t, 6, "link_types.upi.latency", "unknown field");
+}
+
+#[test]
+fn unknown_link_type() {
+    let t = BASE.replace("type = \"upi\"", "type = \"qpi\"");
+    expect_err(
+        &t,
+        line_of(&t, "type = \"qpi\"", 0),
+        "links[0].type",
+        "unknown link type `qpi`",
+    );
+}
+
+#[test]
+fn unknown_dram_grade_is_refused() {
+    let t = BASE.replacen("dram = \"ddr4-3200\"", "dram = \"ddr9\"", 1);
+    let err = Machine::from_text("m.toml", &t).unwrap_err();
+    assert_eq!(err.key, "memory[0].dram");
+    assert_eq!(err.line, Some(line_of(&t, "ddr9", 0)));
+}
+
+#[test]
+fn link_without_parameters() {
+    let t = BASE.replace("type = \"upi\"", "bandwidth_gbps = 3.0");
+    expect_err(&t, line_of(&t, "[[links]]", 0), "links[0]", "needs `type`");
+}
+
+#[test]
+fn inline_links_errors_point_at_the_entry() {
+    let head = "name = \"t\"\nlinks = [\n  { a = \"s0\", b = \"s1\", bandwidth_gbps = 1.0, latency_ns = 1.0 },\n  { a = \"s1\", b = \"s0\", bandwidth_gbps = -2.0, latency_ns = 1.0 },\n]\n";
+    let rest = &BASE[BASE.find("[[sockets]]").unwrap()..BASE.find("[[links]]").unwrap()];
+    let t = format!("{head}{rest}");
+    expect_err(&t, 4, "links[1].bandwidth_gbps", "positive");
+    let t = t.replace("latency_ns = 1.0 },\n]", "latncy_ns = 1.0 },\n]");
+    let err = Machine::from_text("m.toml", &t).unwrap_err();
+    assert_eq!(err.key, "links[1].latncy_ns", "{err}");
+    assert_eq!(err.line, Some(4), "{err}");
+}
+
+#[test]
+fn caps_refuse_huge_configs() {
+    let mut t = String::from("name = \"big\"\n");
+    for i in 0..4097 {
+        t.push_str(&format!(
+            "[[sockets]]\nname = \"s{i}\"\ncores = 1\nfreq_ghz = 1.0\nllc_bytes = 65536\nllc_ways = 4\n"
+        ));
+    }
+    let err = Machine::from_text("m.toml", &t).unwrap_err();
+    assert_eq!(err.key, "sockets");
+    assert!(err.message.contains("limit"), "{err}");
+}
+
+#[test]
+fn asymmetric_bandwidth_and_override() {
+    let t = BASE.replace(
+        "type = \"upi\"",
+        "type = \"upi\"\nbandwidth_gbps_ba = 5.0\nlatency_ns = 30.0",
+    );
+    let m = Machine::from_text("m.toml", &t).unwrap();
+    assert_eq!(m.links[0].bandwidth_gbps(true), 20.0);
+    assert_eq!(m.links[0].bandwidth_gbps(false), 5.0);
+    assert_eq!(m.load_latency_ns(0, 1), 140.0);
+    let r = m.route_to_memory(1, 0);
+    assert_eq!(r.links.len(), 1);
+    assert!(!r.links[0].a_to_b, "s1 -> s0 crosses the link b->a");
+}

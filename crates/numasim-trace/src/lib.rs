@@ -1,0 +1,18 @@
+//! Memory access records and where they come from.
+//!
+//! [`Access`] is the unit every later stage works on. [`AccessSource`] is the one interface
+//! through which the simulator reads accesses, whether a generator computes them or a trace
+//! file stores them. The native format ([`native`]) is chunked and zstd-compressed so traces
+//! stream in bounded memory; [`starnuma`] reads the per-thread traces of the StarNUMA artifact.
+
+pub mod convert;
+pub mod native;
+pub mod record;
+pub mod source;
+pub mod starnuma;
+
+pub use convert::{convert, convert_starnuma, convert_with_chunk_records, ConvertStats};
+pub use native::{scan_info, NativeHeader, NativeReader, NativeWriter, ThreadInfo, TraceInfo, WriteSummary};
+pub use record::{Access, AccessKind};
+pub use source::{collect_all, AccessSource, SourceError, VecSource};
+pub use starnuma::{StarnumaReader, StarnumaWriter};

@@ -1,0 +1,5 @@
+//! Caches. Functional mode uses the per-socket shared LLC as a filter in front of memory.
+
+pub mod set_assoc;
+
+pub use set_assoc::{Outcome, SetAssocCache};

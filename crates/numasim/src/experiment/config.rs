@@ -1,0 +1,180 @@
+//! The experiment file: what to run, on what, with which policies.
+//!
+//! Strict like every numasim config (an unknown key is an error naming file, line and key).
+//! Defaults fill whatever the file leaves out, and the fully resolved experiment is written
+//! beside the results so a run can always be repeated exactly.
+
+use numasim_config::{ConfigError, Source};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Current version of the experiment schema (bumped on incompatible changes).
+pub const EXPERIMENT_SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    #[default]
+    Functional,
+    Timing,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentSpec {
+    /// Run name; defaults to the experiment file's stem.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Preset name or path to a machine TOML (relative to the experiment file).
+    pub machine: String,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    #[serde(default)]
+    pub mode: Mode,
+    /// Phase length in instructions per thread; migration acts at phase boundaries.
+    #[serde(default = "default_phase_instructions")]
+    pub phase_instructions: u64,
+    /// Stop after this many phases (the rest of the workload is not simulated).
+    #[serde(default)]
+    pub max_phases: Option<u64>,
+    /// Interleaving granularity of threads, in instructions.
+    #[serde(default = "default_quantum")]
+    pub quantum_instructions: u64,
+    /// `kind = "<generator>"` with its parameters, or `trace = ...` with `format`.
+    pub workload: toml::Table,
+    #[serde(default)]
+    pub placement: PlacementSpec,
+    #[serde(default)]
+    pub mapping: MappingSpec,
+    #[serde(default)]
+    pub llc: LlcSpec,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+fn default_phase_instructions() -> u64 {
+    10_000_000
+}
+fn default_quantum() -> u64 {
+    1_000
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlacementPolicyName {
+    #[default]
+    FirstTouch,
+    Bind,
+    Preferred,
+    Interleave,
+    WeightedInterleave,
+    RoundRobin,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PlacementSpec {
+    pub policy: PlacementPolicyName,
+    /// Node set for `bind` and `interleave` (memory-node names); `weighted-interleave` too.
+    pub nodes: Vec<String>,
+    /// Weights for `weighted-interleave`, one per entry of `nodes`.
+    pub weights: Vec<u32>,
+    /// Node for `preferred`.
+    pub node: Option<String>,
+    /// Page size: 4096 or 2097152.
+    pub page_bytes: u64,
+    /// Node capacity as a fraction of the footprint touched so far (StarNUMA: pool = 0.2).
+    pub capacity_fraction_of_footprint: BTreeMap<String, f64>,
+    /// Node capacity overrides in bytes.
+    pub capacity_bytes: BTreeMap<String, u64>,
+}
+
+impl Default for PlacementSpec {
+    fn default() -> Self {
+        PlacementSpec {
+            policy: PlacementPolicyName::FirstTouch,
+            nodes: Vec::new(),
+            weights: Vec::new(),
+            node: None,
+            page_bytes: 4096,
+            capacity_fraction_of_footprint: BTreeMap::new(),
+            capacity_bytes: BTreeMap::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum MappingPolicyName {
+    #[default]
+    Compact,
+    Scatter,
+    Explicit,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct MappingSpec {
+    pub policy: MappingPolicyName,
+    /// For `explicit`: the socket name of every thread, in thread order.
+    pub sockets: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LlcSpec {
+    /// Filter accesses through each socket's shared LLC (size and ways from the machine).
+    pub enabled: bool,
+}
+
+impl Default for LlcSpec {
+    fn default() -> Self {
+        LlcSpec { enabled: true }
+    }
+}
+
+/// An experiment with the source it came from (for located validation errors).
+#[derive(Debug, Clone)]
+pub struct Experiment {
+    pub spec: ExperimentSpec,
+    pub source: Source,
+    pub name: String,
+}
+
+impl Experiment {
+    pub fn load(path: &std::path::Path) -> Result<Self, ConfigError> {
+        let source = Source::from_file(path)?;
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "experiment".into());
+        Self::from_source(source, &stem)
+    }
+
+    pub fn from_source(source: Source, default_name: &str) -> Result<Self, ConfigError> {
+        let spec: ExperimentSpec = source.parse()?;
+        if spec.phase_instructions == 0 {
+            return Err(source.error("phase_instructions", "must be at least 1"));
+        }
+        if spec.quantum_instructions == 0 {
+            return Err(source.error("quantum_instructions", "must be at least 1"));
+        }
+        if spec.placement.page_bytes != 4096 && spec.placement.page_bytes != 2 << 20 {
+            return Err(source.error("placement.page_bytes", "must be 4096 (4 KiB) or 2097152 (2 MiB)"));
+        }
+        if spec.mode == Mode::Timing {
+            return Err(source.error("mode", "timing mode is not implemented yet; use \"functional\""));
+        }
+        let name = spec.name.clone().unwrap_or_else(|| default_name.to_string());
+        if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
+            return Err(source.error("name", "must be a plain name (no slashes, not starting with '.')"));
+        }
+        Ok(Experiment { spec, source, name })
+    }
+
+    /// The experiment with every default written out, as TOML.
+    pub fn resolved_toml(&self) -> String {
+        toml::to_string_pretty(&self.spec).unwrap_or_else(|e| format!("# could not serialise: {e}\n"))
+    }
+}

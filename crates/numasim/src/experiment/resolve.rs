@@ -1,0 +1,257 @@
+//! From a parsed experiment to live parts: machine, access source, placement, thread mapping.
+//!
+//! All name lookups (memory nodes, sockets) happen here, once, so that a typo is reported with
+//! the experiment's file, line and key before anything runs.
+
+use super::config::{Experiment, MappingPolicyName, PlacementPolicyName};
+use crate::mem::{Capacity, Placement, PlacementPolicy, ThreadMapping};
+use crate::stats::phase::AccessClasses;
+use numasim_config::ConfigError;
+use numasim_machine::Machine;
+use numasim_trace::AccessSource;
+use serde::Deserialize;
+use std::path::PathBuf;
+
+/// Trace formats `[workload] format = ...` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TraceFormat {
+    Native,
+    Starnuma,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TraceWorkload {
+    trace: TracePaths,
+    #[serde(default = "native")]
+    format: TraceFormat,
+}
+
+fn native() -> TraceFormat {
+    TraceFormat::Native
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum TracePaths {
+    One(String),
+    Many(Vec<String>),
+}
+
+/// Loads the machine an experiment names (preset, or a path relative to the experiment).
+pub fn machine(exp: &Experiment) -> Result<Machine, ConfigError> {
+    let name = &exp.spec.machine;
+    if numasim_machine::presets::get(name).is_some() {
+        return Machine::load(name);
+    }
+    let path = exp.source.resolve_path(name);
+    if !path.exists() {
+        let known: Vec<&str> = numasim_machine::presets::list().iter().map(|(n, _)| *n).collect();
+        return Err(exp.source.error(
+            "machine",
+            format!(
+                "`{name}` is neither a preset ({}) nor an existing file",
+                known.join(", ")
+            ),
+        ));
+    }
+    Machine::load(&path.to_string_lossy())
+}
+
+/// Opens the workload: a generator by `kind`, or a trace file.
+pub fn source(exp: &Experiment) -> Result<Box<dyn AccessSource>, ConfigError> {
+    let mut table = exp.spec.workload.clone();
+    if table.contains_key("trace") {
+        let tw: TraceWorkload = toml::Value::Table(table)
+            .try_into()
+            .map_err(|e: toml::de::Error| exp.source.error("workload", e.message().trim().to_string()))?;
+        let paths: Vec<PathBuf> = match tw.trace {
+            TracePaths::One(p) => vec![exp.source.resolve_path(&p)],
+            TracePaths::Many(ps) => ps.iter().map(|p| exp.source.resolve_path(p)).collect(),
+        };
+        let opened: Result<Box<dyn AccessSource>, _> = match tw.format {
+            TraceFormat::Native => {
+                if paths.len() != 1 {
+                    return Err(exp.source.error("workload.trace", "a native trace is one file"));
+                }
+                numasim_trace::native::NativeReader::open(&paths[0]).map(|r| Box::new(r) as Box<dyn AccessSource>)
+            }
+            TraceFormat::Starnuma => {
+                numasim_trace::starnuma::StarnumaReader::open(&paths).map(|r| Box::new(r) as Box<dyn AccessSource>)
+            }
+        };
+        return opened.map_err(|e| exp.source.error("workload.trace", e.to_string()));
+    }
+    let kind = match table.remove("kind") {
+        Some(toml::Value::String(k)) => k,
+        Some(_) => return Err(exp.source.error("workload.kind", "must be a string")),
+        None => {
+            return Err(exp
+                .source
+                .error("workload", "needs `kind = \"<generator>\"` or `trace = \"<path>\"`"))
+        }
+    };
+    numasim_workload::build(&kind, table, exp.spec.seed).map_err(|e| {
+        let key = if e.key.is_empty() {
+            "workload".to_string()
+        } else {
+            format!("workload.{}", e.key)
+        };
+        exp.source.error(key, e.message)
+    })
+}
+
+fn memory_index(exp: &Experiment, m: &Machine, key: &str, name: &str) -> Result<usize, ConfigError> {
+    m.memory_index(name).ok_or_else(|| {
+        let known: Vec<&str> = m.memory_nodes.iter().map(|n| n.name.as_str()).collect();
+        exp.source.error(
+            key,
+            format!(
+                "no memory node `{name}` in machine `{}` (has: {})",
+                m.name,
+                known.join(", ")
+            ),
+        )
+    })
+}
+
+/// Builds the placement state from `[placement]`.
+pub fn placement(exp: &Experiment, m: &Machine) -> Result<Placement, ConfigError> {
+    let p = &exp.spec.placement;
+    let nodes = |key: &str| -> Result<Vec<usize>, ConfigError> {
+        if p.nodes.is_empty() {
+            return Err(exp.source.error(key, "needs a non-empty `nodes` list"));
+        }
+        p.nodes
+            .iter()
+            .map(|n| memory_index(exp, m, "placement.nodes", n))
+            .collect()
+    };
+    let policy = match p.policy {
+        PlacementPolicyName::FirstTouch => PlacementPolicy::FirstTouch,
+        PlacementPolicyName::Bind => PlacementPolicy::Bind(nodes("placement.nodes")?),
+        PlacementPolicyName::Interleave => PlacementPolicy::Interleave(nodes("placement.nodes")?),
+        PlacementPolicyName::Preferred => {
+            let name = p.node.as_deref().ok_or_else(|| {
+                exp.source
+                    .error("placement.node", "`preferred` needs `node = \"<memory node>\"`")
+            })?;
+            PlacementPolicy::Preferred(memory_index(exp, m, "placement.node", name)?)
+        }
+        PlacementPolicyName::WeightedInterleave => {
+            let ns = nodes("placement.nodes")?;
+            if p.weights.len() != ns.len() || p.weights.iter().all(|&w| w == 0) {
+                return Err(exp
+                    .source
+                    .error("placement.weights", "needs one weight per node, not all zero"));
+            }
+            PlacementPolicy::WeightedInterleave(
+                ns.into_iter()
+                    .zip(p.weights.iter().copied())
+                    .filter(|&(_, w)| w > 0)
+                    .collect(),
+            )
+        }
+        PlacementPolicyName::RoundRobin => {
+            let attached: Vec<usize> = (0..m.memory_nodes.len())
+                .filter(|&i| m.memory_nodes[i].attached_socket.is_some())
+                .collect();
+            PlacementPolicy::RoundRobin(attached)
+        }
+    };
+    let page = p.page_bytes;
+    let mut capacity: Vec<Capacity> = m
+        .memory_nodes
+        .iter()
+        .map(|n| Capacity::Pages(n.capacity_bytes / page))
+        .collect();
+    for (name, &bytes) in &p.capacity_bytes {
+        let i = memory_index(exp, m, &format!("placement.capacity_bytes.{name}"), name)?;
+        capacity[i] = Capacity::Pages(bytes / page);
+    }
+    for (name, &f) in &p.capacity_fraction_of_footprint {
+        let key = format!("placement.capacity_fraction_of_footprint.{name}");
+        let i = memory_index(exp, m, &key, name)?;
+        if !(0.0..=1.0).contains(&f) {
+            return Err(exp.source.error(key, "must be within 0..=1"));
+        }
+        capacity[i] = Capacity::FractionOfFootprint(f);
+    }
+    let nearest = (0..m.sockets.len())
+        .map(|s| m.nearest_memory_order(s).to_vec())
+        .collect();
+    Ok(Placement::new(policy, capacity, nearest))
+}
+
+/// Socket of every thread from `[mapping]`.
+pub fn thread_sockets(exp: &Experiment, m: &Machine, threads: usize) -> Result<Vec<usize>, ConfigError> {
+    let spec = &exp.spec.mapping;
+    let mapping = match spec.policy {
+        MappingPolicyName::Compact => ThreadMapping::Compact,
+        MappingPolicyName::Scatter => ThreadMapping::Scatter,
+        MappingPolicyName::Explicit => {
+            if spec.sockets.len() != threads {
+                return Err(exp.source.error(
+                    "mapping.sockets",
+                    format!(
+                        "lists {} sockets but the workload has {threads} threads",
+                        spec.sockets.len()
+                    ),
+                ));
+            }
+            let list = spec
+                .sockets
+                .iter()
+                .map(|n| {
+                    m.socket_index(n).ok_or_else(|| {
+                        exp.source
+                            .error("mapping.sockets", format!("no socket `{n}` in machine `{}`", m.name))
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            ThreadMapping::Explicit(list)
+        }
+    };
+    Ok(mapping.sockets(threads, m.sockets.len()))
+}
+
+/// Access classes of every (socket, memory node) pair, from the machine's routes.
+pub fn access_classes(m: &Machine) -> AccessClasses {
+    let (s_count, n_count) = (m.sockets.len(), m.memory_nodes.len());
+    let mut class_of = Vec::with_capacity(s_count * n_count);
+    let mut is_local = Vec::with_capacity(s_count * n_count);
+    let mut route_links = Vec::with_capacity(s_count * n_count);
+    for s in 0..s_count {
+        for (n, node) in m.memory_nodes.iter().enumerate() {
+            let class = match node.attached_socket {
+                Some(a) if a == s => "local".to_string(),
+                Some(_) => format!("remote_{}hop", m.hops(s, n)),
+                None => "pool".to_string(),
+            };
+            is_local.push(node.attached_socket == Some(s));
+            class_of.push(class);
+            route_links.push(
+                m.route_to_memory(s, n)
+                    .links
+                    .iter()
+                    .map(|h| (h.link, h.a_to_b))
+                    .collect(),
+            );
+        }
+    }
+    AccessClasses {
+        sockets: s_count,
+        nodes: n_count,
+        node_names: m.memory_nodes.iter().map(|n| n.name.clone()).collect(),
+        link_names: m.links.iter().map(|l| l.name.clone()).collect(),
+        class_of,
+        is_local,
+        route_links,
+    }
+}
+
+/// Whether a node is memory-only (not attached to a socket).
+pub fn is_memory_only(m: &Machine, node: usize) -> bool {
+    m.memory_nodes[node].attached_socket.is_none()
+}

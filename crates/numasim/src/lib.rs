@@ -1,0 +1,19 @@
+//! numasim: where should a page of memory live on a non-uniform machine, and what does it
+//! cost when it lives there?
+//!
+//! The library is the whole simulator; the `numasim` binary only parses arguments and calls
+//! it. Modules follow the pipeline: accesses come from [`numasim_trace`] sources (trace files)
+//! or [`numasim_workload`] generators, run on a [`numasim_machine::Machine`], pass the per-socket
+//! LLC filter ([`cache`]), are placed and counted by page ([`mem`], [`stats`]) in the functional
+//! simulator ([`sim`]); [`experiment`] turns a TOML experiment into a results directory.
+
+pub mod cache;
+pub mod experiment;
+pub mod mem;
+pub mod sim;
+pub mod stats;
+
+pub use numasim_config as config;
+pub use numasim_machine as machine;
+pub use numasim_trace as trace;
+pub use numasim_workload as workload;

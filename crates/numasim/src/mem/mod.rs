@@ -1,0 +1,9 @@
+//! Memory: page table, placement, thread mapping.
+
+pub mod mapping;
+pub mod page_table;
+pub mod placement;
+
+pub use mapping::ThreadMapping;
+pub use page_table::PageTable;
+pub use placement::{Capacity, Placement, PlacementError, PlacementPolicy};

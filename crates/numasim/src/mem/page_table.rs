@@ -1,0 +1,138 @@
+//! Virtual page → dense page id.
+//!
+//! Everything per page (home node, counters, sharer sets) lives in dense arrays indexed by a
+//! page id handed out in first-touch order, so the hot path never hashes per access. The
+//! translation itself is a two-level radix table like a real page table: 4096-page chunks,
+//! found through a small direct-mapped cache of recently used chunks and, on a miss there, a
+//! hash map. Sparse address spaces (a heap low, a stack high) therefore cost memory only for
+//! the chunks they touch.
+
+use std::collections::HashMap;
+
+/// Marks an unmapped slot.
+pub const NO_PAGE: u32 = u32::MAX;
+const CHUNK_BITS: u32 = 12;
+const CHUNK_PAGES: usize = 1 << CHUNK_BITS;
+const CACHE_SLOTS: usize = 64;
+
+#[derive(Debug, Clone)]
+pub struct PageTable {
+    page_shift: u32,
+    chunks: Vec<Box<[u32]>>,
+    chunk_index: HashMap<u64, u32>,
+    cache_keys: [u64; CACHE_SLOTS],
+    cache_vals: [u32; CACHE_SLOTS],
+    vpages: Vec<u64>,
+}
+
+impl PageTable {
+    /// `page_bytes` must be a power of two (4 KiB or 2 MiB in practice).
+    pub fn new(page_bytes: u64) -> Self {
+        assert!(page_bytes.is_power_of_two(), "page size must be a power of two");
+        PageTable {
+            page_shift: page_bytes.trailing_zeros(),
+            chunks: Vec::new(),
+            chunk_index: HashMap::new(),
+            cache_keys: [u64::MAX; CACHE_SLOTS],
+            cache_vals: [0; CACHE_SLOTS],
+            vpages: Vec::new(),
+        }
+    }
+
+    #[inline]
+    pub fn page_shift(&self) -> u32 {
+        self.page_shift
+    }
+
+    /// Number of distinct pages touched so far (the footprint in pages).
+    #[inline]
+    pub fn pages(&self) -> usize {
+        self.vpages.len()
+    }
+
+    /// Virtual page number of page id `id`.
+    #[inline]
+    pub fn vpage(&self, id: u32) -> u64 {
+        self.vpages[id as usize]
+    }
+
+    #[inline]
+    fn chunk_of(&mut self, vchunk: u64, create: bool) -> Option<u32> {
+        let slot = (vchunk as usize ^ (vchunk >> 6) as usize) & (CACHE_SLOTS - 1);
+        if self.cache_keys[slot] == vchunk {
+            return Some(self.cache_vals[slot]);
+        }
+        let idx = match self.chunk_index.get(&vchunk) {
+            Some(&i) => i,
+            None if create => {
+                let i = self.chunks.len() as u32;
+                self.chunks.push(vec![NO_PAGE; CHUNK_PAGES].into_boxed_slice());
+                self.chunk_index.insert(vchunk, i);
+                i
+            }
+            None => return None,
+        };
+        self.cache_keys[slot] = vchunk;
+        self.cache_vals[slot] = idx;
+        Some(idx)
+    }
+
+    /// The page id of `vaddr`, creating it if new; the flag says whether it was new.
+    #[inline]
+    pub fn lookup_or_insert(&mut self, vaddr: u64) -> (u32, bool) {
+        let vpage = vaddr >> self.page_shift;
+        let chunk = self.chunk_of(vpage >> CHUNK_BITS, true).unwrap_or(0) as usize;
+        let slot = &mut self.chunks[chunk][(vpage as usize) & (CHUNK_PAGES - 1)];
+        if *slot != NO_PAGE {
+            return (*slot, false);
+        }
+        let id = self.vpages.len() as u32;
+        *slot = id;
+        self.vpages.push(vpage);
+        (id, true)
+    }
+
+    /// The page id of `vaddr` if it has been touched.
+    #[inline]
+    pub fn lookup(&mut self, vaddr: u64) -> Option<u32> {
+        let vpage = vaddr >> self.page_shift;
+        let chunk = self.chunk_of(vpage >> CHUNK_BITS, false)? as usize;
+        let id = self.chunks[chunk][(vpage as usize) & (CHUNK_PAGES - 1)];
+        (id != NO_PAGE).then_some(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_dense_in_first_touch_order_and_stable() {
+        let mut pt = PageTable::new(4096);
+        assert_eq!(pt.lookup_or_insert(0x7fff_ffff_f000), (0, true));
+        assert_eq!(pt.lookup_or_insert(0x1000), (1, true));
+        assert_eq!(pt.lookup_or_insert(0x1fff), (1, false));
+        assert_eq!(pt.lookup_or_insert(0x7fff_ffff_f123), (0, false));
+        assert_eq!(pt.lookup(0x2000), None);
+        assert_eq!(pt.pages(), 2);
+        assert_eq!(pt.vpage(0), 0x7fff_ffff_f);
+    }
+
+    #[test]
+    fn many_chunks_beyond_the_cache() {
+        let mut pt = PageTable::new(4096);
+        for i in 0..1000u64 {
+            pt.lookup_or_insert(i << 30);
+        }
+        for i in 0..1000u64 {
+            assert_eq!(pt.lookup(i << 30), Some(i as u32));
+        }
+    }
+
+    #[test]
+    fn huge_pages() {
+        let mut pt = PageTable::new(2 << 20);
+        assert_eq!(pt.lookup_or_insert(0).0, pt.lookup_or_insert((2 << 20) - 1).0);
+        assert_ne!(pt.lookup_or_insert(0).0, pt.lookup_or_insert(2 << 20).0);
+    }
+}

@@ -1,0 +1,208 @@
+//! Where a page goes when it is first touched: numactl's policies plus Talbot's round-robin.
+//!
+//! A closed set, so an enum matched once per new page (never per access). Capacity is
+//! enforced per node; a full node falls back to the nearest node with room as seen from the
+//! requesting socket, which is what Linux does for non-strict policies. A node's capacity may
+//! be a fraction of the footprint touched so far (StarNUMA caps the pool at 20 % of each
+//! workload's footprint rather than at an absolute size).
+
+/// Placement policy over memory-node indices of the machine.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PlacementPolicy {
+    /// The toucher's nearest memory node (Linux default).
+    FirstTouch,
+    /// Only these nodes, nearest first; out of memory when all are full (numactl --membind).
+    Bind(Vec<usize>),
+    /// This node, else the nearest with room (numactl --preferred).
+    Preferred(usize),
+    /// Page number modulo the node list (numactl --interleave).
+    Interleave(Vec<usize>),
+    /// Page number over cumulative weights (Linux weighted interleave).
+    WeightedInterleave(Vec<(usize, u32)>),
+    /// Talbot & Kelly's page round-robin over every socket-attached node.
+    RoundRobin(Vec<usize>),
+}
+
+/// Capacity of one node.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Capacity {
+    Pages(u64),
+    /// A fraction of the number of pages touched so far.
+    FractionOfFootprint(f64),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlacementError {
+    #[error(
+        "out of memory: no node allowed by the policy has room for another page (footprint {footprint_pages} pages)"
+    )]
+    OutOfMemory { footprint_pages: u64 },
+}
+
+/// Placement state: policy, capacities and occupancy per node.
+#[derive(Debug, Clone)]
+pub struct Placement {
+    policy: PlacementPolicy,
+    capacity: Vec<Capacity>,
+    used_pages: Vec<u64>,
+    /// Per socket: memory nodes by increasing load latency.
+    nearest: Vec<Vec<usize>>,
+}
+
+impl Placement {
+    pub fn new(policy: PlacementPolicy, capacity: Vec<Capacity>, nearest: Vec<Vec<usize>>) -> Self {
+        let n = capacity.len();
+        Placement {
+            policy,
+            capacity,
+            used_pages: vec![0; n],
+            nearest,
+        }
+    }
+
+    pub fn policy(&self) -> &PlacementPolicy {
+        &self.policy
+    }
+
+    /// Pages currently on each node.
+    pub fn used_pages(&self) -> &[u64] {
+        &self.used_pages
+    }
+
+    /// Capacity of `node` in pages, given the current footprint.
+    pub fn capacity_pages(&self, node: usize, footprint_pages: u64) -> u64 {
+        match self.capacity[node] {
+            Capacity::Pages(p) => p,
+            Capacity::FractionOfFootprint(f) => (f * footprint_pages as f64).floor() as u64,
+        }
+    }
+
+    pub fn has_room(&self, node: usize, footprint_pages: u64) -> bool {
+        self.used_pages[node] < self.capacity_pages(node, footprint_pages)
+    }
+
+    /// Chooses and reserves a home for a new page touched by `socket`.
+    /// `footprint_pages` includes the new page.
+    pub fn place(&mut self, socket: usize, vpage: u64, footprint_pages: u64) -> Result<usize, PlacementError> {
+        let wanted = match &self.policy {
+            PlacementPolicy::FirstTouch => self.nearest[socket][0],
+            PlacementPolicy::Preferred(n) => *n,
+            PlacementPolicy::Bind(nodes) => {
+                let order = &self.nearest[socket];
+                let found = order
+                    .iter()
+                    .copied()
+                    .filter(|n| nodes.contains(n))
+                    .find(|&n| self.has_room(n, footprint_pages));
+                return match found {
+                    Some(n) => {
+                        self.used_pages[n] += 1;
+                        Ok(n)
+                    }
+                    None => Err(PlacementError::OutOfMemory { footprint_pages }),
+                };
+            }
+            PlacementPolicy::Interleave(nodes) | PlacementPolicy::RoundRobin(nodes) => {
+                nodes[(vpage % nodes.len() as u64) as usize]
+            }
+            PlacementPolicy::WeightedInterleave(weights) => {
+                let total: u64 = weights.iter().map(|&(_, w)| w as u64).sum();
+                let mut r = vpage % total;
+                let mut chosen = weights[0].0;
+                for &(n, w) in weights {
+                    if r < w as u64 {
+                        chosen = n;
+                        break;
+                    }
+                    r -= w as u64;
+                }
+                chosen
+            }
+        };
+        let node = if self.has_room(wanted, footprint_pages) {
+            wanted
+        } else {
+            let order = &self.nearest[socket];
+            order
+                .iter()
+                .copied()
+                .find(|&n| self.has_room(n, footprint_pages))
+                .ok_or(PlacementError::OutOfMemory { footprint_pages })?
+        };
+        self.used_pages[node] += 1;
+        Ok(node)
+    }
+
+    /// Records that a page moved (migration); capacity checks are the caller's business.
+    pub fn moved(&mut self, from: usize, to: usize) {
+        self.used_pages[from] -= 1;
+        self.used_pages[to] += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nearest() -> Vec<Vec<usize>> {
+        vec![vec![0, 1, 2], vec![1, 0, 2]]
+    }
+
+    #[test]
+    fn first_touch_is_local_then_falls_back_to_nearest_with_room() {
+        let mut p = Placement::new(
+            PlacementPolicy::FirstTouch,
+            vec![Capacity::Pages(2), Capacity::Pages(10), Capacity::Pages(10)],
+            nearest(),
+        );
+        assert_eq!(p.place(0, 0, 1), Ok(0));
+        assert_eq!(p.place(1, 1, 2), Ok(1));
+        assert_eq!(p.place(0, 2, 3), Ok(0));
+        assert_eq!(p.place(0, 3, 4), Ok(1), "node 0 full: next nearest");
+        assert_eq!(p.used_pages(), &[2, 2, 0]);
+    }
+
+    #[test]
+    fn interleave_and_round_robin_follow_page_numbers() {
+        let mut p = Placement::new(
+            PlacementPolicy::Interleave(vec![0, 2]),
+            vec![Capacity::Pages(100); 3],
+            nearest(),
+        );
+        let homes: Vec<usize> = (0..4).map(|v| p.place(1, v, v + 1).unwrap()).collect();
+        assert_eq!(homes, vec![0, 2, 0, 2]);
+    }
+
+    #[test]
+    fn weighted_interleave_respects_weights() {
+        let mut p = Placement::new(
+            PlacementPolicy::WeightedInterleave(vec![(0, 3), (1, 1)]),
+            vec![Capacity::Pages(100); 3],
+            nearest(),
+        );
+        let homes: Vec<usize> = (0..8).map(|v| p.place(0, v, v + 1).unwrap()).collect();
+        assert_eq!(homes.iter().filter(|&&h| h == 0).count(), 6);
+    }
+
+    #[test]
+    fn bind_fails_when_full() {
+        let mut p = Placement::new(
+            PlacementPolicy::Bind(vec![2]),
+            vec![Capacity::Pages(100), Capacity::Pages(100), Capacity::Pages(1)],
+            nearest(),
+        );
+        assert_eq!(p.place(0, 0, 1), Ok(2));
+        assert!(matches!(p.place(0, 1, 2), Err(PlacementError::OutOfMemory { .. })));
+    }
+
+    #[test]
+    fn fractional_capacity_tracks_footprint() {
+        let p = Placement::new(
+            PlacementPolicy::FirstTouch,
+            vec![Capacity::FractionOfFootprint(0.2)],
+            vec![vec![0]],
+        );
+        assert_eq!(p.capacity_pages(0, 100), 20);
+        assert_eq!(p.capacity_pages(0, 4), 0);
+    }
+}

@@ -1,0 +1,355 @@
+//! The functional simulator: where every access goes, phase by phase, with no clock.
+//!
+//! Threads interleave deterministically by instruction count: time advances in quanta of
+//! `quantum_instructions`; in each quantum every thread, in thread order, runs its accesses
+//! whose instruction count falls before the quantum's end. A phase ends when every thread has
+//! passed `phase_instructions` more instructions (or finished). Results depend only on the
+//! access streams and these two lengths, never on how a source batches its output.
+//!
+//! Per access: optional per-socket LLC filter → page table (placement on first touch) → one
+//! increment in the (socket × node) matrix and the page's per-socket counter. Everything else
+//! is derived at phase boundaries, where migration policies will also act.
+
+use crate::cache::{Outcome, SetAssocCache};
+use crate::mem::{PageTable, Placement, PlacementError};
+use crate::stats::{PageStats, PhaseCounts};
+use numasim_trace::{Access, AccessSource, SourceError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    #[error(transparent)]
+    Placement(#[from] PlacementError),
+    #[error("the access source has {source_threads} threads but the thread mapping lists {mapped}")]
+    ThreadCount { source_threads: usize, mapped: usize },
+}
+
+/// Settings of the functional simulator.
+#[derive(Debug, Clone)]
+pub struct FunctionalConfig {
+    pub phase_instructions: u64,
+    pub quantum_instructions: u64,
+    /// Per socket (size_bytes, ways) of the LLC filter; `None` turns the filter off.
+    pub llc: Option<Vec<(u64, usize)>>,
+    pub page_bytes: u64,
+}
+
+struct ThreadCursor {
+    buf: Vec<Access>,
+    pos: usize,
+    done: bool,
+    /// Instruction count of the last access consumed.
+    instr: u64,
+}
+
+/// The simulator state; public fields are what phase-boundary hooks (migration) work on.
+pub struct FunctionalSim {
+    sockets: usize,
+    nodes: usize,
+    thread_socket: Vec<usize>,
+    pub table: PageTable,
+    /// Home memory node of every page id.
+    pub home: Vec<u16>,
+    pub placement: Placement,
+    llcs: Vec<SetAssocCache>,
+    llc_on: bool,
+    pub pages: PageStats,
+    counts: PhaseCounts,
+    threads: Vec<ThreadCursor>,
+    phase_instructions: u64,
+    quantum_instructions: u64,
+    phase: u64,
+    thread_instr_at_phase_start: Vec<u64>,
+}
+
+impl FunctionalSim {
+    pub fn new(
+        cfg: &FunctionalConfig,
+        sockets: usize,
+        nodes: usize,
+        thread_socket: Vec<usize>,
+        placement: Placement,
+    ) -> Self {
+        let llcs: Vec<SetAssocCache> = cfg
+            .llc
+            .as_ref()
+            .map(|v| v.iter().map(|&(b, w)| SetAssocCache::new(b, w)).collect())
+            .unwrap_or_default();
+        let threads = thread_socket.len();
+        FunctionalSim {
+            sockets,
+            nodes,
+            thread_socket,
+            table: PageTable::new(cfg.page_bytes),
+            home: Vec::new(),
+            placement,
+            llc_on: cfg.llc.is_some(),
+            llcs,
+            pages: PageStats::new(sockets),
+            counts: PhaseCounts::new(sockets, nodes),
+            threads: (0..threads)
+                .map(|_| ThreadCursor {
+                    buf: Vec::with_capacity(4096),
+                    pos: 0,
+                    done: false,
+                    instr: 0,
+                })
+                .collect(),
+            phase_instructions: cfg.phase_instructions.max(1),
+            quantum_instructions: cfg.quantum_instructions.max(1),
+            phase: 0,
+            thread_instr_at_phase_start: vec![0; threads],
+        }
+    }
+
+    pub fn thread_socket(&self) -> &[usize] {
+        &self.thread_socket
+    }
+
+    pub fn phase_index(&self) -> u64 {
+        self.phase
+    }
+
+    /// Runs one phase. Returns `None` once every thread has finished.
+    pub fn run_phase(&mut self, src: &mut dyn AccessSource) -> Result<Option<PhaseCounts>, SimError> {
+        if src.threads() != self.threads.len() {
+            return Err(SimError::ThreadCount {
+                source_threads: src.threads(),
+                mapped: self.threads.len(),
+            });
+        }
+        // Prime buffers so "finished" is known before deciding a phase exists.
+        for t in 0..self.threads.len() {
+            self.refill_if_empty(t, src)?;
+        }
+        if self.threads.iter().all(|c| c.done) {
+            return Ok(None);
+        }
+        let phase_end = (self.phase + 1).saturating_mul(self.phase_instructions);
+        // Each quantum starts at the earliest pending access (skips idle stretches).
+        while let Some(earliest) = self
+            .threads
+            .iter()
+            .filter(|c| !c.done)
+            .map(|c| c.buf[c.pos].instr)
+            .min()
+            .filter(|&e| e < phase_end)
+        {
+            let limit = (earliest - earliest % self.quantum_instructions + self.quantum_instructions).min(phase_end);
+            for t in 0..self.threads.len() {
+                if self.llc_on {
+                    self.run_thread::<true>(t, limit, src)?;
+                } else {
+                    self.run_thread::<false>(t, limit, src)?;
+                }
+            }
+        }
+        self.phase += 1;
+        let mut counts = std::mem::replace(&mut self.counts, PhaseCounts::new(self.sockets, self.nodes));
+        for (t, c) in self.threads.iter().enumerate() {
+            // A thread's instructions count up to the phase end, or to its last access if it ended.
+            let at_end = if c.done {
+                c.instr
+            } else {
+                c.instr.max(phase_end.min(c.buf[c.pos].instr))
+            };
+            counts.instructions += at_end.saturating_sub(self.thread_instr_at_phase_start[t]);
+            self.thread_instr_at_phase_start[t] = at_end;
+        }
+        Ok(Some(counts))
+    }
+
+    fn refill_if_empty(&mut self, t: usize, src: &mut dyn AccessSource) -> Result<(), SourceError> {
+        let c = &mut self.threads[t];
+        if c.done || c.pos < c.buf.len() {
+            return Ok(());
+        }
+        src.next_batch(t, &mut c.buf)?;
+        c.pos = 0;
+        if c.buf.is_empty() {
+            c.done = true;
+        }
+        Ok(())
+    }
+
+    fn run_thread<const LLC: bool>(
+        &mut self,
+        t: usize,
+        limit: u64,
+        src: &mut dyn AccessSource,
+    ) -> Result<(), SimError> {
+        let socket = self.thread_socket[t];
+        loop {
+            self.refill_if_empty(t, src)?;
+            if self.threads[t].done {
+                return Ok(());
+            }
+            let buf = std::mem::take(&mut self.threads[t].buf);
+            let mut pos = self.threads[t].pos;
+            let mut last_instr = self.threads[t].instr;
+            let mut result = Ok(());
+            while pos < buf.len() {
+                let a = buf[pos];
+                if a.instr >= limit {
+                    break;
+                }
+                if let Err(e) = self.access::<LLC>(socket, &a) {
+                    result = Err(e);
+                    break;
+                }
+                last_instr = a.instr;
+                pos += 1;
+            }
+            let reached_limit = pos < buf.len();
+            let c = &mut self.threads[t];
+            c.buf = buf;
+            c.pos = pos;
+            c.instr = last_instr;
+            result?;
+            if reached_limit {
+                return Ok(());
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn access<const LLC: bool>(&mut self, socket: usize, a: &Access) -> Result<(), SimError> {
+        let c = &mut self.counts;
+        c.accesses += 1;
+        let write = a.is_write();
+        if write {
+            c.writes += 1;
+        } else {
+            c.reads += 1;
+        }
+        if LLC {
+            match self.llcs[socket].access(a.vaddr >> 6, write) {
+                Outcome::Hit => {
+                    self.counts.llc_hits += 1;
+                    return Ok(());
+                }
+                Outcome::Miss { writeback } => {
+                    if let Some(line) = writeback {
+                        self.writeback(socket, line << 6);
+                    }
+                }
+            }
+        }
+        self.counts.llc_misses += 1;
+        let (page, new) = self.table.lookup_or_insert(a.vaddr);
+        if new {
+            self.first_touch(socket, page)?;
+        }
+        let node = self.home[page as usize] as usize;
+        self.counts.demand[socket * self.nodes + node] += 1;
+        self.pages.record(page, socket);
+        Ok(())
+    }
+
+    #[cold]
+    fn first_touch(&mut self, socket: usize, page: u32) -> Result<(), PlacementError> {
+        let vpage = self.table.vpage(page);
+        let node = self.placement.place(socket, vpage, self.table.pages() as u64)?;
+        self.home.push(node as u16);
+        self.pages.push_page();
+        self.counts.new_pages += 1;
+        Ok(())
+    }
+
+    fn writeback(&mut self, socket: usize, vaddr: u64) {
+        self.counts.writebacks += 1;
+        // The line was filled by a demand miss, so its page is mapped.
+        if let Some(page) = self.table.lookup(vaddr) {
+            let node = self.home[page as usize] as usize;
+            self.counts.writeback_to[socket * self.nodes + node] += 1;
+        }
+    }
+
+    /// Moves page `page` to `node` (for migration policies): updates home and occupancy.
+    pub fn move_page(&mut self, page: u32, node: usize) {
+        let from = self.home[page as usize] as usize;
+        if from != node {
+            self.placement.moved(from, node);
+            self.home[page as usize] = node as u16;
+        }
+    }
+
+    /// Pages per memory node right now.
+    pub fn pages_per_node(&self) -> Vec<u64> {
+        self.placement.used_pages().to_vec()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mem::{Capacity, PlacementPolicy};
+    use numasim_trace::VecSource;
+
+    fn sim(llc: bool, threads: usize) -> FunctionalSim {
+        let cfg = FunctionalConfig {
+            phase_instructions: 100,
+            quantum_instructions: 10,
+            llc: llc.then(|| vec![(4096, 4), (4096, 4)]),
+            page_bytes: 4096,
+        };
+        let placement = Placement::new(
+            PlacementPolicy::FirstTouch,
+            vec![Capacity::Pages(1 << 20); 2],
+            vec![vec![0, 1], vec![1, 0]],
+        );
+        FunctionalSim::new(&cfg, 2, 2, (0..threads).map(|t| t % 2).collect(), placement)
+    }
+
+    #[test]
+    fn first_touch_goes_to_the_earliest_toucher_by_instruction_count() {
+        // Thread 1 touches page 0x5000 at instr 5, thread 0 at instr 50: thread 1's socket wins.
+        let streams = vec![vec![Access::read(50, 0x5000, 8)], vec![Access::read(5, 0x5000, 8)]];
+        let mut s = sim(false, 2);
+        let mut src = VecSource::new(streams);
+        let c = s.run_phase(&mut src).unwrap().unwrap();
+        assert_eq!(s.home, vec![1]);
+        assert_eq!(c.demand, vec![0, 1, 0, 1]); // socket 0 → node 1, socket 1 → node 1
+        assert!(s.run_phase(&mut src).unwrap().is_none());
+    }
+
+    #[test]
+    fn phases_split_by_instruction_count() {
+        let streams = vec![(0..30).map(|i| Access::read(i * 10 + 1, i * 4096, 8)).collect()];
+        let cfg = FunctionalConfig {
+            phase_instructions: 100,
+            quantum_instructions: 7,
+            llc: None,
+            page_bytes: 4096,
+        };
+        let placement = Placement::new(PlacementPolicy::FirstTouch, vec![Capacity::Pages(100)], vec![vec![0]]);
+        let mut s = FunctionalSim::new(&cfg, 1, 1, vec![0], placement);
+        let mut src = VecSource::new(streams);
+        let mut per_phase = vec![];
+        while let Some(c) = s.run_phase(&mut src).unwrap() {
+            per_phase.push((c.accesses, c.instructions));
+        }
+        assert_eq!(per_phase, vec![(10, 100), (10, 100), (10, 91)]);
+    }
+
+    #[test]
+    fn llc_filters_repeated_lines_and_writes_back_dirty_victims() {
+        // 4 KiB, 4 ways, 64 B lines: 16 sets. Write 100 distinct lines, then re-read the last one.
+        let mut stream: Vec<Access> = (0..100).map(|i| Access::write(1, i * 64, 8)).collect();
+        stream.push(Access::read(2, 99 * 64, 8));
+        let mut s = sim(true, 1);
+        let c = s.run_phase(&mut VecSource::new(vec![stream])).unwrap().unwrap();
+        assert_eq!(c.llc_hits, 1);
+        assert_eq!(c.llc_misses, 100);
+        assert!(c.writebacks >= 100 - 64, "{}", c.writebacks);
+        assert_eq!(c.writeback_to.iter().sum::<u64>(), c.writebacks);
+    }
+
+    #[test]
+    fn wrong_thread_count_is_an_error() {
+        let mut s = sim(false, 2);
+        let err = s.run_phase(&mut VecSource::new(vec![vec![]])).err().unwrap();
+        assert!(matches!(err, SimError::ThreadCount { .. }));
+    }
+}

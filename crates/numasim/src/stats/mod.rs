@@ -1,0 +1,9 @@
+//! Statistics: what is counted while simulating, and how it is summarised.
+
+pub mod page_stats;
+pub mod phase;
+pub mod sharing;
+
+pub use page_stats::PageStats;
+pub use phase::{AccessClasses, PhaseCounts, PhaseSummary};
+pub use sharing::{SharingBuckets, SharingHistogram};

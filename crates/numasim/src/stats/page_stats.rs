@@ -1,0 +1,93 @@
+//! Per-page counters: per-socket counts for the current phase, totals and sharer sets for the run.
+//!
+//! Dense arrays indexed by page id (first-touch order). Per-phase per-socket counts are what
+//! migration policies and profilers read at a phase boundary; the run-long sharer sets give the
+//! whole-run sharing distribution. Counts are of memory accesses (LLC misses when the LLC
+//! filter is on, every access when it is off).
+
+use super::sharing::SharingHistogram;
+
+#[derive(Debug, Clone)]
+pub struct PageStats {
+    sockets: usize,
+    words: usize,
+    /// `[page * sockets + socket]`, reset at every phase boundary.
+    pub phase_counts: Vec<u32>,
+    /// Run-long memory accesses per page.
+    pub total: Vec<u64>,
+    /// Run-long sharer bitsets, `words` u64 per page.
+    sharers: Vec<u64>,
+}
+
+impl PageStats {
+    pub fn new(sockets: usize) -> Self {
+        PageStats {
+            sockets,
+            words: sockets.div_ceil(64),
+            phase_counts: Vec::new(),
+            total: Vec::new(),
+            sharers: Vec::new(),
+        }
+    }
+
+    pub fn sockets(&self) -> usize {
+        self.sockets
+    }
+
+    /// Adds storage for one new page.
+    #[inline]
+    pub fn push_page(&mut self) {
+        self.phase_counts.extend(std::iter::repeat_n(0, self.sockets));
+        self.total.push(0);
+        self.sharers.extend(std::iter::repeat_n(0, self.words));
+    }
+
+    #[inline]
+    pub fn record(&mut self, page: u32, socket: usize) {
+        let p = page as usize;
+        let c = &mut self.phase_counts[p * self.sockets + socket];
+        *c = c.saturating_add(1);
+        self.total[p] += 1;
+        self.sharers[p * self.words + socket / 64] |= 1 << (socket % 64);
+    }
+
+    pub fn pages(&self) -> usize {
+        self.total.len()
+    }
+
+    /// This phase's counts of `page`, one per socket.
+    pub fn phase_row(&self, page: usize) -> &[u32] {
+        &self.phase_counts[page * self.sockets..(page + 1) * self.sockets]
+    }
+
+    pub fn run_sharers(&self, page: usize) -> usize {
+        self.sharers[page * self.words..(page + 1) * self.words]
+            .iter()
+            .map(|w| w.count_ones() as usize)
+            .sum()
+    }
+
+    /// Sharing distribution of the current phase.
+    pub fn phase_sharing(&self) -> SharingHistogram {
+        let mut h = SharingHistogram::new(self.sockets);
+        for p in 0..self.pages() {
+            let row = self.phase_row(p);
+            let sharers = row.iter().filter(|&&c| c > 0).count();
+            h.add(sharers, row.iter().map(|&c| c as u64).sum());
+        }
+        h
+    }
+
+    /// Sharing distribution of the whole run so far.
+    pub fn run_sharing(&self) -> SharingHistogram {
+        let mut h = SharingHistogram::new(self.sockets);
+        for p in 0..self.pages() {
+            h.add(self.run_sharers(p), self.total[p]);
+        }
+        h
+    }
+
+    pub fn reset_phase(&mut self) {
+        self.phase_counts.iter_mut().for_each(|c| *c = 0);
+    }
+}

@@ -1,0 +1,151 @@
+//! Per-phase counters and their summary by access class, memory node and link.
+//!
+//! While simulating, only a (socket × memory node) matrix is incremented per memory access;
+//! classes (local, remote by hop count, pool) and link traversals are derived from it at the
+//! phase boundary using the machine's routes. That keeps the per-access cost to one increment
+//! whatever the machine's size.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Raw counters of one phase.
+#[derive(Debug, Clone, Default)]
+pub struct PhaseCounts {
+    pub accesses: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub llc_hits: u64,
+    /// Demand accesses that reached memory (every access when the LLC filter is off).
+    pub llc_misses: u64,
+    /// Dirty LLC evictions written back to memory.
+    pub writebacks: u64,
+    /// Instructions retired in the phase, summed over threads.
+    pub instructions: u64,
+    /// Pages first touched in the phase.
+    pub new_pages: u64,
+    /// `[socket * nodes + node]` demand memory accesses.
+    pub demand: Vec<u64>,
+    /// `[socket * nodes + node]` write-backs.
+    pub writeback_to: Vec<u64>,
+}
+
+impl PhaseCounts {
+    pub fn new(sockets: usize, nodes: usize) -> Self {
+        PhaseCounts {
+            demand: vec![0; sockets * nodes],
+            writeback_to: vec![0; sockets * nodes],
+            ..Default::default()
+        }
+    }
+
+    pub fn add(&mut self, other: &PhaseCounts) {
+        self.accesses += other.accesses;
+        self.reads += other.reads;
+        self.writes += other.writes;
+        self.llc_hits += other.llc_hits;
+        self.llc_misses += other.llc_misses;
+        self.writebacks += other.writebacks;
+        self.instructions += other.instructions;
+        self.new_pages += other.new_pages;
+        for (a, b) in self.demand.iter_mut().zip(&other.demand) {
+            *a += b;
+        }
+        for (a, b) in self.writeback_to.iter_mut().zip(&other.writeback_to) {
+            *a += b;
+        }
+    }
+}
+
+/// What the summary needs to know of the machine, precomputed once per run.
+#[derive(Debug, Clone)]
+pub struct AccessClasses {
+    pub sockets: usize,
+    pub nodes: usize,
+    pub node_names: Vec<String>,
+    pub link_names: Vec<String>,
+    /// Class name per `[socket * nodes + node]`.
+    pub class_of: Vec<String>,
+    /// Whether `[socket * nodes + node]` is the requester's own memory.
+    pub is_local: Vec<bool>,
+    /// Links (index, direction a→b) a request from the socket to the node crosses.
+    pub route_links: Vec<Vec<(usize, bool)>>,
+}
+
+/// Derived view of a phase (or of the whole run), as written to results.json.
+#[derive(Debug, Clone, Serialize)]
+pub struct PhaseSummary {
+    pub accesses: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub instructions: u64,
+    pub llc_hits: u64,
+    pub llc_misses: u64,
+    pub writebacks: u64,
+    pub new_pages: u64,
+    /// Share of demand memory accesses served by the requester's own socket memory.
+    pub local_fraction: f64,
+    /// LLC misses per thousand instructions.
+    pub llc_mpki: f64,
+    /// Demand memory accesses by class: `local`, `remote_<h>hop`, `pool`.
+    pub by_class: BTreeMap<String, u64>,
+    /// Demand memory accesses by serving memory node.
+    pub by_node: BTreeMap<String, u64>,
+    /// Memory messages crossing each link (requests one way, data the other), per direction.
+    pub link_messages: BTreeMap<String, [u64; 2]>,
+}
+
+impl AccessClasses {
+    pub fn summarize(&self, c: &PhaseCounts) -> PhaseSummary {
+        let mut by_class: BTreeMap<String, u64> = BTreeMap::new();
+        let mut by_node: BTreeMap<String, u64> = self.node_names.iter().map(|n| (n.clone(), 0)).collect();
+        let mut link_messages: BTreeMap<String, [u64; 2]> =
+            self.link_names.iter().map(|n| (n.clone(), [0, 0])).collect();
+        let mut local = 0u64;
+        let mut link_counts = vec![[0u64; 2]; self.link_names.len()];
+        for s in 0..self.sockets {
+            for n in 0..self.nodes {
+                let i = s * self.nodes + n;
+                let d = c.demand[i];
+                let w = c.writeback_to[i];
+                if d > 0 {
+                    *by_class.entry(self.class_of[i].clone()).or_default() += d;
+                    *by_node.get_mut(&self.node_names[n]).expect("node name") += d;
+                    if self.is_local[i] {
+                        local += d;
+                    }
+                }
+                if d + w > 0 {
+                    // A demand read: request out, data back. A write-back: data out, ack back.
+                    for &(link, a_to_b) in &self.route_links[i] {
+                        let (out, back) = if a_to_b { (0, 1) } else { (1, 0) };
+                        link_counts[link][out] += d + w;
+                        link_counts[link][back] += d + w;
+                    }
+                }
+            }
+        }
+        for (name, counts) in self.link_names.iter().zip(link_counts) {
+            link_messages.insert(name.clone(), counts);
+        }
+        let mem = c.llc_misses.max(1) as f64;
+        PhaseSummary {
+            accesses: c.accesses,
+            reads: c.reads,
+            writes: c.writes,
+            instructions: c.instructions,
+            llc_hits: c.llc_hits,
+            llc_misses: c.llc_misses,
+            writebacks: c.writebacks,
+            new_pages: c.new_pages,
+            local_fraction: if c.llc_misses == 0 { 0.0 } else { local as f64 / mem },
+            llc_mpki: if c.instructions == 0 {
+                0.0
+            } else {
+                c.llc_misses as f64 * 1000.0 / c.instructions as f64
+            },
+            by_class,
+            by_node,
+            link_messages,
+        }
+    }
+}

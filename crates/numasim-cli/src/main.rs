@@ -30,6 +30,16 @@ enum Command {
     /// List workload generators and their parameters.
     #[command(subcommand)]
     Workload(commands::workload::WorkloadCommand),
+    /// List page-migration policies, profilers and their parameters.
+    #[command(subcommand)]
+    Policy(commands::policy::PolicyCommand),
+    /// Analyse a trace or an experiment's workload (sharing degree of pages).
+    #[command(subcommand)]
+    Analyze(commands::analyze::AnalyzeCommand),
+    /// Render results directories as one self-contained HTML report.
+    Report(commands::report::ReportArgs),
+    /// Draw one paper-ready figure (SVG or PNG) from results directories.
+    Plot(commands::report::PlotArgs),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +49,10 @@ fn main() -> ExitCode {
         Command::Machine(cmd) => commands::machine::run(cmd),
         Command::Trace(cmd) => commands::trace::run(cmd),
         Command::Workload(cmd) => commands::workload::run(cmd),
+        Command::Policy(cmd) => commands::policy::run(cmd),
+        Command::Analyze(cmd) => commands::analyze::run(cmd),
+        Command::Report(args) => commands::report::report(args),
+        Command::Plot(args) => commands::report::plot(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,8 +1,8 @@
 //! Conversion of any [`AccessSource`] into a native trace.
 //!
 //! Used by `numasim trace convert --from starnuma FILES... -o OUT` and by `trace record`.
-//! The source is drained thread by thread through the streaming [`NativeWriter`], so memory is
-//! O(threads × chunk) whatever the trace length.
+//! The source is drained one batch per thread, round-robin, through the streaming
+//! [`NativeWriter`], so memory is O(threads × chunk) whatever the trace length.
 
 use std::path::{Path, PathBuf};
 
@@ -34,13 +34,22 @@ pub fn convert_with_chunk_records(
     let mut writer = NativeWriter::create(out, threads, metadata)?;
     writer.set_chunk_records(chunk_records)?;
     let mut batch = Vec::new();
-    for t in 0..threads {
-        loop {
+    // One batch per thread, round-robin: generators coupled by barriers only ever buffer about
+    // one batch per thread (draining thread 0 first would force them to buffer all the others).
+    let mut live = vec![true; threads];
+    let mut remaining = threads;
+    while remaining > 0 {
+        for (t, alive) in live.iter_mut().enumerate() {
+            if !*alive {
+                continue;
+            }
             src.next_batch(t, &mut batch)?;
             if batch.is_empty() {
-                break;
+                *alive = false;
+                remaining -= 1;
+            } else {
+                writer.write_all(t, &batch)?;
             }
-            writer.write_all(t, &batch)?;
         }
     }
     writer.finish()

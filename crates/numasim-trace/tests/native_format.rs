@@ -102,7 +102,7 @@ fn all_sizes_round_trip_exactly() {
             },
         })
         .collect();
-    write_trace(&path, &[s.clone()], 100);
+    write_trace(&path, std::slice::from_ref(&s), 100);
     let mut r = NativeReader::open(&path).unwrap();
     assert_eq!(collect_all(&mut r).unwrap(), vec![s]);
 }
@@ -288,12 +288,12 @@ fn corrupt_header_values_rejected_without_allocation() {
         b
     };
     for (bytes, want_offset) in [
-        (chunk(0, u32::MAX, 10, 30), 24 + 8),
-        (chunk(0, 10, u32::MAX, 30), 24 + 12),
+        (chunk(0, u32::MAX, 10, 60), 24 + 8),
+        (chunk(0, 10, u32::MAX, 60), 24 + 12),
         (chunk(0, 10, 10, u32::MAX), 24 + 16),
         (chunk(0, 10, 10, 5), 24 + 16),
-        (chunk(7, 10, 10, 30), 24 + 4),
-        (chunk(0, 10, 1000, 30), 24 + 20 + 64),
+        (chunk(7, 10, 10, 60), 24 + 4),
+        (chunk(0, 10, 1000, 60), 24 + 20 + 64),
     ] {
         std::fs::write(&p, &bytes).unwrap();
         let off = expect_corrupt(read_all(&p, &[0]), bytes.len() as u64, "chunk header");
@@ -360,4 +360,41 @@ proptest! {
         prop_assert_eq!(ia.footprint_pages_4k, ib.footprint_pages_4k);
         prop_assert_eq!(&ia.per_thread, &ib.per_thread);
     }
+}
+
+/// Hand-built chunk whose lanes are each fine but whose records decrease across lanes.
+#[test]
+fn decreasing_instr_across_lanes_is_corrupt() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("lanes.nst");
+    // Records: lane 0 gets instr 10, lane 1 gets instr 5 (decreasing in record order).
+    // Each record: varint instr, varint zigzag vaddr (0), flags (size code 8 << 2).
+    let lanes: [Vec<u8>; 4] = [vec![10, 0, 8 << 2], vec![5, 0, 8 << 2], vec![], vec![]];
+    let mut payload = Vec::new();
+    for l in &lanes {
+        payload.extend_from_slice(&(l.len() as u32).to_le_bytes());
+    }
+    for l in &lanes {
+        payload.extend_from_slice(l);
+    }
+    let comp = zstd::bulk::compress(&payload, 1).unwrap();
+    let mut b = raw_header(1, 1, 4, b"null");
+    let chunk_offset = b.len() as u64;
+    b.extend_from_slice(b"CHNK");
+    for v in [0u32, 2, comp.len() as u32, payload.len() as u32] {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    b.extend_from_slice(&comp);
+    b.extend_from_slice(b"TEND");
+    b.extend_from_slice(&1u32.to_le_bytes());
+    b.extend_from_slice(&2u64.to_le_bytes());
+    std::fs::write(&p, &b).unwrap();
+    match read_all(&p, &[0]) {
+        Err(SourceError::Corrupt { offset, message, .. }) => {
+            assert_eq!(offset, chunk_offset);
+            assert!(message.contains("record 1"), "{message}");
+        }
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+    assert!(matches!(scan_info(&p), Err(SourceError::Corrupt { .. })));
 }

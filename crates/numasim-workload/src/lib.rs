@@ -6,9 +6,17 @@
 //! registered by name in [`registry`] (one entry per generator, each documenting its parameters)
 //! and are deterministic functions of their parameters and the experiment seed.
 
+pub mod genomics;
+pub mod graph;
+pub mod npb;
+pub mod omp;
 pub mod params;
 pub mod registry;
 pub mod rng;
+pub mod splash;
+pub mod stream;
 pub mod synthetic;
+pub mod thread_emit;
+pub mod vspace;
 
 pub use registry::{build, list, GeneratorInfo, ParamDoc, WorkloadError};

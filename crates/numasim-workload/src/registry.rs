@@ -34,10 +34,22 @@ struct Entry {
 }
 
 /// The registry. Adding a generator = one line here plus its module.
-const ENTRIES: &[Entry] = &[Entry {
-    info: crate::synthetic::info,
-    build: crate::synthetic::build,
-}];
+#[rustfmt::skip]
+const ENTRIES: &[Entry] = &[
+    Entry { info: crate::synthetic::info, build: crate::synthetic::build },
+    Entry { info: crate::graph::bfs::info, build: crate::graph::bfs::build },
+    Entry { info: crate::graph::cc::info, build: crate::graph::cc::build },
+    Entry { info: crate::graph::sssp::info, build: crate::graph::sssp::build },
+    Entry { info: crate::graph::tc::info, build: crate::graph::tc::build },
+    Entry { info: crate::graph::pr::info, build: crate::graph::pr::build },
+    Entry { info: crate::stream::info, build: crate::stream::build },
+    Entry { info: crate::npb::cg::info, build: crate::npb::cg::build },
+    Entry { info: crate::npb::is::info, build: crate::npb::is::build },
+    Entry { info: crate::npb::ep::info, build: crate::npb::ep::build },
+    Entry { info: crate::splash::ge::info, build: crate::splash::ge::build },
+    Entry { info: crate::genomics::fmi::info, build: crate::genomics::fmi::build },
+    Entry { info: crate::genomics::poa::info, build: crate::genomics::poa::build },
+];
 
 /// All generators, in registry order.
 pub fn list() -> Vec<GeneratorInfo> {

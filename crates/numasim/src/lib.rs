@@ -7,11 +7,16 @@
 //! LLC filter ([`cache`]), are placed and counted by page ([`mem`], [`stats`]) in the functional
 //! simulator ([`sim`]); [`experiment`] turns a TOML experiment into a results directory.
 
+pub mod analyze;
 pub mod cache;
 pub mod experiment;
 pub mod mem;
+pub mod migrate;
+mod prefetch;
+pub mod profile;
 pub mod sim;
 pub mod stats;
+pub mod timing;
 
 pub use numasim_config as config;
 pub use numasim_machine as machine;

@@ -1,4 +1,7 @@
+pub mod analyze;
 pub mod machine;
+pub mod policy;
+pub mod report;
 pub mod run;
 pub mod trace;
 pub mod workload;

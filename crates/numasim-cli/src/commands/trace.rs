@@ -34,6 +34,14 @@ pub enum TraceCommand {
         #[arg(short, long)]
         out: PathBuf,
     },
+    /// Run an experiment's workload (generator or trace) and save it as a native trace.
+    Record {
+        /// Experiment TOML whose `[workload]` is recorded.
+        experiment: PathBuf,
+        /// Output native trace.
+        #[arg(short, long)]
+        out: PathBuf,
+    },
 }
 
 fn detect(path: &PathBuf) -> anyhow::Result<Format> {
@@ -105,6 +113,25 @@ pub fn run(cmd: TraceCommand) -> anyhow::Result<()> {
                 }
             };
             println!("wrote {} ({:?})", out.display(), stats);
+            Ok(())
+        }
+        TraceCommand::Record { experiment, out } => {
+            let exp = numasim::experiment::Experiment::load(&experiment)?;
+            let mut src = numasim::experiment::resolve::source(&exp)?;
+            let meta = serde_json::json!({
+                "generator": "numasim trace record",
+                "experiment": experiment.display().to_string(),
+                "seed": exp.spec.seed,
+                "source": src.describe(),
+            });
+            let stats = numasim::trace::convert::convert(&mut *src, &out, &meta)?;
+            println!(
+                "wrote {} · {} threads · {} records · {} bytes",
+                out.display(),
+                stats.threads,
+                stats.records,
+                stats.file_bytes
+            );
             Ok(())
         }
     }

@@ -52,6 +52,14 @@ impl SetAssocCache {
         (((h as u128) * (self.sets as u128)) >> 64) as usize
     }
 
+    /// Hints the host CPU to fetch the set `line` maps to (simulator lookahead).
+    #[inline]
+    pub fn prefetch(&self, line: u64) {
+        let base = self.set_of(line) * self.ways;
+        crate::prefetch::read(self.tags.as_ptr().wrapping_add(base));
+        crate::prefetch::read(self.stamps.as_ptr().wrapping_add(base));
+    }
+
     /// Accesses line address `line` (byte address >> 6).
     #[inline]
     pub fn access(&mut self, line: u64, write: bool) -> Outcome {

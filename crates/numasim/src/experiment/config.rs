@@ -48,6 +48,9 @@ pub struct ExperimentSpec {
     pub mapping: MappingSpec,
     #[serde(default)]
     pub llc: LlcSpec,
+    /// `[migration]`: policy and profiler by name, their parameters beside them.
+    #[serde(default)]
+    pub migration: crate::migrate::MigrationSpec,
 }
 
 fn default_seed() -> u64 {
@@ -140,6 +143,8 @@ pub struct Experiment {
     pub spec: ExperimentSpec,
     pub source: Source,
     pub name: String,
+    /// `[migration]` validated, every default filled in.
+    pub migration: crate::migrate::Resolved,
 }
 
 impl Experiment {
@@ -153,7 +158,9 @@ impl Experiment {
     }
 
     pub fn from_source(source: Source, default_name: &str) -> Result<Self, ConfigError> {
-        let spec: ExperimentSpec = source.parse()?;
+        let mut spec: ExperimentSpec = source.parse()?;
+        let migration = crate::migrate::params::resolve(&spec.migration, &source)?;
+        spec.migration = crate::migrate::params::resolved_spec(&migration);
         if spec.phase_instructions == 0 {
             return Err(source.error("phase_instructions", "must be at least 1"));
         }
@@ -170,7 +177,12 @@ impl Experiment {
         if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
             return Err(source.error("name", "must be a plain name (no slashes, not starting with '.')"));
         }
-        Ok(Experiment { spec, source, name })
+        Ok(Experiment {
+            spec,
+            source,
+            name,
+            migration,
+        })
     }
 
     /// The experiment with every default written out, as TOML.

@@ -178,6 +178,15 @@ pub fn placement(exp: &Experiment, m: &Machine) -> Result<Placement, ConfigError
         }
         capacity[i] = Capacity::FractionOfFootprint(f);
     }
+    // StarNUMA sizes its pool at a fraction of the footprint (20 %) unless the user set one.
+    if let Some(f) = exp.migration.pool_capacity_fraction() {
+        for (i, n) in m.memory_nodes.iter().enumerate() {
+            let set = p.capacity_bytes.contains_key(&n.name) || p.capacity_fraction_of_footprint.contains_key(&n.name);
+            if n.attached_socket.is_none() && !set {
+                capacity[i] = Capacity::FractionOfFootprint(f);
+            }
+        }
+    }
     let nearest = (0..m.sockets.len())
         .map(|s| m.nearest_memory_order(s).to_vec())
         .collect();

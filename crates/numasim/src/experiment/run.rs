@@ -55,6 +55,8 @@ pub struct PhaseRecord {
     pub sharing: SharingReport,
     /// Pages on each memory node at the end of the phase.
     pub pages_per_node: BTreeMap<String, u64>,
+    /// What the migration policy did at the end of this phase, and its costs.
+    pub migration: crate::migrate::PhaseMigration,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -92,6 +94,8 @@ pub struct RunResults {
     pub sharing: SharingReport,
     pub pages_per_node: BTreeMap<String, u64>,
     pub phases: Vec<PhaseRecord>,
+    /// Migration policy, profiler and run-long moves and costs.
+    pub migration: crate::migrate::RunMigration,
     /// Wall-clock figures; the only part that differs between identical runs.
     pub perf: Perf,
 }
@@ -128,6 +132,13 @@ pub fn simulate(exp: &Experiment, progress: &mut dyn FnMut(&Progress)) -> Result
     };
     let (sockets, nodes) = (machine.sockets.len(), machine.memory_nodes.len());
     let mut sim = FunctionalSim::new(&cfg, sockets, nodes, thread_sockets.clone(), placement);
+    let mut migrator = crate::migrate::Migrator::new(&exp.migration, &machine, spec.placement.page_bytes, spec.seed);
+    if let Some(observer) = migrator.observer() {
+        sim.set_observer(observer);
+    }
+    if migrator.policy() == crate::migrate::PolicyKind::OracleStatic {
+        sim.fixed_home = crate::migrate::oracle::learn(exp, &machine)?;
+    }
     let node_names: Vec<String> = machine.memory_nodes.iter().map(|n| n.name.clone()).collect();
     let per_node = |v: Vec<u64>| -> BTreeMap<String, u64> { node_names.iter().cloned().zip(v).collect() };
 
@@ -138,15 +149,19 @@ pub fn simulate(exp: &Experiment, progress: &mut dyn FnMut(&Progress)) -> Result
         let Some(counts) = sim.run_phase(&mut *source)? else {
             break;
         };
-        // Phase boundary: migration policies act here (later issue).
+        // Phase boundary: migration policies act here.
+        let summary = classes.summarize(&counts);
+        let sharing = sharing_report(sim.pages.phase_sharing());
+        let migration = migrator.boundary(&mut sim, &summary, phases.len() as u64 + 1);
         phases.push(PhaseRecord {
             index: phases.len() as u64,
-            summary: classes.summarize(&counts),
-            sharing: sharing_report(sim.pages.phase_sharing()),
+            summary,
+            sharing,
             pages_per_node: per_node(sim.pages_per_node()),
+            migration,
         });
         total.add(&counts);
-        sim.pages.reset_phase();
+        sim.pages.end_phase();
         progress(&Progress {
             phases_done: phases.len() as u64,
             accesses: total.accesses,
@@ -182,6 +197,7 @@ pub fn simulate(exp: &Experiment, progress: &mut dyn FnMut(&Progress)) -> Result
         sharing: sharing_report(sim.pages.run_sharing()),
         pages_per_node: per_node(sim.pages_per_node()),
         phases,
+        migration: migrator.finish(),
         perf: Perf {
             wall_s,
             accesses_per_s: if wall_s > 0.0 {
@@ -216,6 +232,21 @@ pub fn run(
     Ok((path, results))
 }
 
+/// Migration columns of phases.csv (after the per-node page columns), then `moves_to_<node>`.
+const MIGRATION_COLUMNS: [&str; 11] = [
+    "moves",
+    "ping_pongs",
+    "pool_move_fraction",
+    "non_local_fraction",
+    "stalled_accesses",
+    "copy_bytes",
+    "shootdown_cycles",
+    "scan_entries",
+    "tracker_update_accesses",
+    "profile_accuracy",
+    "home_match",
+];
+
 /// One row per phase; class and node columns are the union over the run, in sorted order.
 pub fn phases_csv(r: &RunResults) -> std::io::Result<Vec<u8>> {
     let classes: std::collections::BTreeSet<&String> =
@@ -240,6 +271,8 @@ pub fn phases_csv(r: &RunResults) -> std::io::Result<Vec<u8>> {
     header.extend(classes.iter().map(|c| format!("class_{c}")));
     header.extend(r.machine.memory_nodes.iter().map(|n| format!("accesses_{n}")));
     header.extend(r.machine.memory_nodes.iter().map(|n| format!("pages_{n}")));
+    header.extend(MIGRATION_COLUMNS.iter().map(|c| c.to_string()));
+    header.extend(r.machine.memory_nodes.iter().map(|n| format!("moves_to_{n}")));
     w.write_record(&header).map_err(std::io::Error::other)?;
     for p in &r.phases {
         let s = &p.summary;
@@ -272,6 +305,27 @@ pub fn phases_csv(r: &RunResults) -> std::io::Result<Vec<u8>> {
                 .memory_nodes
                 .iter()
                 .map(|n| p.pages_per_node.get(n).copied().unwrap_or(0).to_string()),
+        );
+        let m = &p.migration;
+        let opt = |x: Option<f64>| x.map(|v| format!("{v:.6}")).unwrap_or_default();
+        row.extend([
+            m.moves.to_string(),
+            m.ping_pongs.to_string(),
+            format!("{:.6}", m.pool_move_fraction),
+            format!("{:.6}", m.non_local_fraction),
+            m.costs.stalled_accesses.to_string(),
+            m.costs.copy_bytes.to_string(),
+            m.costs.shootdown_cycles.to_string(),
+            m.costs.scan_entries.to_string(),
+            m.costs.tracker_update_accesses.to_string(),
+            opt(m.profile_accuracy),
+            opt(m.home_match),
+        ]);
+        row.extend(
+            r.machine
+                .memory_nodes
+                .iter()
+                .map(|n| m.moves_to.get(n).copied().unwrap_or(0).to_string()),
         );
         w.write_record(&row).map_err(std::io::Error::other)?;
     }

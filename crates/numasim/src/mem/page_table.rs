@@ -92,6 +92,15 @@ impl PageTable {
         (id, true)
     }
 
+    /// Asks the CPU to fetch the table slot of `vaddr` (lookahead in the simulator's loop).
+    #[inline]
+    pub fn prefetch_slot(&mut self, vaddr: u64) {
+        let vpage = vaddr >> self.page_shift;
+        if let Some(chunk) = self.chunk_of(vpage >> CHUNK_BITS, false) {
+            crate::prefetch::read(&self.chunks[chunk as usize][(vpage as usize) & (CHUNK_PAGES - 1)]);
+        }
+    }
+
     /// The page id of `vaddr` if it has been touched.
     #[inline]
     pub fn lookup(&mut self, vaddr: u64) -> Option<u32> {

@@ -12,6 +12,7 @@
 
 use crate::cache::{Outcome, SetAssocCache};
 use crate::mem::{PageTable, Placement, PlacementError};
+use crate::profile::Observer;
 use crate::stats::{PageStats, PhaseCounts};
 use numasim_trace::{Access, AccessSource, SourceError};
 
@@ -61,6 +62,11 @@ pub struct FunctionalSim {
     quantum_instructions: u64,
     phase: u64,
     thread_instr_at_phase_start: Vec<u64>,
+    /// Whether a migration profiler watches accesses (one predictable branch per access).
+    observing: bool,
+    observer: Option<Box<Observer>>,
+    /// Oracle static placement: home of each page id at first touch (empty = none).
+    pub fixed_home: Vec<u16>,
 }
 
 impl FunctionalSim {
@@ -100,6 +106,9 @@ impl FunctionalSim {
             quantum_instructions: cfg.quantum_instructions.max(1),
             phase: 0,
             thread_instr_at_phase_start: vec![0; threads],
+            observing: false,
+            observer: None,
+            fixed_home: Vec::new(),
         }
     }
 
@@ -194,6 +203,7 @@ impl FunctionalSim {
                 if a.instr >= limit {
                     break;
                 }
+                self.lookahead::<LLC>(socket, &buf, pos);
                 if let Err(e) = self.access::<LLC>(socket, &a) {
                     result = Err(e);
                     break;
@@ -213,6 +223,26 @@ impl FunctionalSim {
         }
     }
 
+    /// Prefetches what accesses a few positions ahead will need: the LLC set, the page-table
+    /// slot, and (once the slot is likely cached) the page's counter row and home entry.
+    #[inline(always)]
+    fn lookahead<const LLC: bool>(&mut self, socket: usize, buf: &[Access], pos: usize) {
+        const FAR: usize = 16;
+        const NEAR: usize = 8;
+        if let Some(far) = buf.get(pos + FAR) {
+            if LLC {
+                self.llcs[socket].prefetch(far.vaddr >> 6);
+            }
+            self.table.prefetch_slot(far.vaddr);
+        }
+        if let Some(near) = buf.get(pos + NEAR) {
+            if let Some(page) = self.table.lookup(near.vaddr) {
+                crate::prefetch::read(self.pages.row_ptr(page));
+                crate::prefetch::read(self.home.as_ptr().wrapping_add(page as usize));
+            }
+        }
+    }
+
     #[inline(always)]
     fn access<const LLC: bool>(&mut self, socket: usize, a: &Access) -> Result<(), SimError> {
         let c = &mut self.counts;
@@ -227,6 +257,9 @@ impl FunctionalSim {
             match self.llcs[socket].access(a.vaddr >> 6, write) {
                 Outcome::Hit => {
                     self.counts.llc_hits += 1;
+                    if self.observing {
+                        self.observe_hit(socket, a);
+                    }
                     return Ok(());
                 }
                 Outcome::Miss { writeback } => {
@@ -244,13 +277,51 @@ impl FunctionalSim {
         let node = self.home[page as usize] as usize;
         self.counts.demand[socket * self.nodes + node] += 1;
         self.pages.record(page, socket);
+        if self.observing {
+            self.observe(socket, page, a);
+        }
         Ok(())
+    }
+
+    /// Profiler hook for an access that reached memory (out of line: off the hot path).
+    #[inline(never)]
+    fn observe(&mut self, socket: usize, page: u32, a: &Access) {
+        if let Some(o) = self.observer.as_mut() {
+            o.observe(socket, page, a, true);
+        }
+    }
+
+    /// Profiler hook for an LLC hit (TLB-level sources see every access).
+    #[inline(never)]
+    fn observe_hit(&mut self, socket: usize, a: &Access) {
+        // A hit line was filled by a demand miss, so its page is mapped.
+        if let (Some(page), Some(o)) = (self.table.lookup(a.vaddr), self.observer.as_mut()) {
+            o.observe(socket, page, a, false);
+        }
+    }
+
+    /// Installs a migration profiler's observer.
+    pub fn set_observer(&mut self, observer: Observer) {
+        self.observer = Some(Box::new(observer));
+        self.observing = true;
+    }
+
+    pub fn observer_mut(&mut self) -> Option<&mut Observer> {
+        self.observer.as_deref_mut()
     }
 
     #[cold]
     fn first_touch(&mut self, socket: usize, page: u32) -> Result<(), PlacementError> {
         let vpage = self.table.vpage(page);
-        let node = self.placement.place(socket, vpage, self.table.pages() as u64)?;
+        let footprint = self.table.pages() as u64;
+        let mut node = self.placement.place(socket, vpage, footprint)?;
+        if let Some(&fixed) = self.fixed_home.get(page as usize) {
+            let fixed = fixed as usize;
+            if fixed != node && fixed < self.nodes && self.placement.has_room(fixed, footprint) {
+                self.placement.moved(node, fixed);
+                node = fixed;
+            }
+        }
         self.home.push(node as u16);
         self.pages.push_page();
         self.counts.new_pages += 1;

@@ -13,7 +13,7 @@ pub struct PageStats {
     words: usize,
     /// `[page * sockets + socket]`, reset at every phase boundary.
     pub phase_counts: Vec<u32>,
-    /// Run-long memory accesses per page.
+    /// Run-long memory accesses per page (up to the last phase end).
     pub total: Vec<u64>,
     /// Run-long sharer bitsets, `words` u64 per page.
     sharers: Vec<u64>,
@@ -42,13 +42,32 @@ impl PageStats {
         self.sharers.extend(std::iter::repeat_n(0, self.words));
     }
 
+    /// Counts one memory access. Only the phase row is touched here (one cache line per page on
+    /// a 16-socket machine); run-long totals and sharer sets are folded in at the phase end.
     #[inline]
     pub fn record(&mut self, page: u32, socket: usize) {
-        let p = page as usize;
-        let c = &mut self.phase_counts[p * self.sockets + socket];
+        let c = &mut self.phase_counts[page as usize * self.sockets + socket];
         *c = c.saturating_add(1);
-        self.total[p] += 1;
-        self.sharers[p * self.words + socket / 64] |= 1 << (socket % 64);
+    }
+
+    /// Address of a page's phase row, for prefetching.
+    #[inline]
+    pub fn row_ptr(&self, page: u32) -> *const u32 {
+        self.phase_counts.as_ptr().wrapping_add(page as usize * self.sockets)
+    }
+
+    /// Ends a phase: folds the phase counts into run-long totals and sharer sets, then zeroes them.
+    pub fn end_phase(&mut self) {
+        for p in 0..self.total.len() {
+            let row = &mut self.phase_counts[p * self.sockets..(p + 1) * self.sockets];
+            for (s, c) in row.iter_mut().enumerate() {
+                if *c > 0 {
+                    self.total[p] += u64::from(*c);
+                    self.sharers[p * self.words + s / 64] |= 1 << (s % 64);
+                    *c = 0;
+                }
+            }
+        }
     }
 
     pub fn pages(&self) -> usize {
@@ -78,16 +97,12 @@ impl PageStats {
         h
     }
 
-    /// Sharing distribution of the whole run so far.
+    /// Sharing distribution of the whole run up to the last [`end_phase`](Self::end_phase).
     pub fn run_sharing(&self) -> SharingHistogram {
         let mut h = SharingHistogram::new(self.sockets);
         for p in 0..self.pages() {
             h.add(self.run_sharers(p), self.total[p]);
         }
         h
-    }
-
-    pub fn reset_phase(&mut self) {
-        self.phase_counts.iter_mut().for_each(|c| *c = 0);
     }
 }

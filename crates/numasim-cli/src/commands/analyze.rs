@@ -1,0 +1,112 @@
+//! `numasim analyze sharing`: sharing-degree distribution of a trace or an experiment's workload.
+
+use clap::{Args, Subcommand};
+use numasim::analyze::{analyze_sharing, SharingAnalysis, SharingOptions};
+use std::path::PathBuf;
+
+#[derive(Subcommand)]
+pub enum AnalyzeCommand {
+    /// Pages and accesses by number of sharer sockets (StarNUMA Fig. 2 / Fig. 13), footprint,
+    /// read/write mix and first-touch local fraction. Writes JSON next to the input (or -o).
+    Sharing(SharingArgs),
+    /// How representative each profile source is vs every memory access: Tikir &
+    /// Hollingsworth's distance D and pages covered (their Table 1 / Fig. 2).
+    Profile(super::policy::ProfileArgs),
+}
+
+#[derive(Args)]
+pub struct SharingArgs {
+    /// Native trace file, or experiment TOML (its workload is generated in-process).
+    input: PathBuf,
+    /// Machine preset or file (required for a trace; overrides an experiment's machine).
+    #[arg(long)]
+    machine: Option<String>,
+    /// Threads per socket K: thread t on socket t / K (default: the experiment's mapping, or
+    /// threads spread evenly for a trace).
+    #[arg(long)]
+    threads_per_socket: Option<usize>,
+    /// Count LLC misses only (each socket's LLC from the machine) instead of every access.
+    #[arg(long)]
+    llc: bool,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Output JSON file (default: <input stem>.sharing.json next to the input).
+    #[arg(short, long)]
+    out: Option<PathBuf>,
+}
+
+pub fn run(cmd: AnalyzeCommand) -> anyhow::Result<()> {
+    match cmd {
+        AnalyzeCommand::Sharing(args) => sharing(args),
+        AnalyzeCommand::Profile(args) => super::policy::analyze_profile(args),
+    }
+}
+
+fn sharing(args: SharingArgs) -> anyhow::Result<()> {
+    let opts = SharingOptions {
+        machine: args.machine.clone(),
+        threads_per_socket: args.threads_per_socket,
+        llc: args.llc,
+    };
+    let a = analyze_sharing(&args.input, &opts)?;
+    let out = args.out.clone().unwrap_or_else(|| {
+        let stem = args
+            .input
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "input".into());
+        args.input.with_file_name(format!("{stem}.sharing.json"))
+    });
+    let json = serde_json::to_string_pretty(&a)?;
+    std::fs::write(&out, json.clone() + "\n").map_err(|e| anyhow::anyhow!("writing {}: {e}", out.display()))?;
+    if args.json {
+        println!("{json}");
+        return Ok(());
+    }
+    print_table(&a);
+    println!("written to {}", out.display());
+    Ok(())
+}
+
+fn print_table(a: &SharingAnalysis) {
+    println!(
+        "{} on {} · {} threads on {} sockets · counting {}",
+        a.input,
+        a.machine,
+        a.threads,
+        a.sockets,
+        if a.llc { "LLC misses" } else { "every access" }
+    );
+    println!(
+        "footprint {} pages ({:.1} MiB) · accesses {} · reads {} · writes {} ({:.1}% writes)",
+        a.pages,
+        a.footprint_bytes as f64 / (1 << 20) as f64,
+        a.accesses,
+        a.reads,
+        a.writes,
+        100.0 * a.writes as f64 / (a.reads + a.writes).max(1) as f64
+    );
+    println!("first-touch local fraction {:.3}", a.first_touch_local_fraction);
+    let (p, x) = (&a.page_buckets, &a.access_buckets);
+    let mut t = crate::table::Table::new(["sharers", "pages %", "accesses %"]);
+    for (name, pv, av) in [
+        ("1", p.one, x.one),
+        ("2-4", p.two_to_four, x.two_to_four),
+        ("5-8", p.five_to_eight, x.five_to_eight),
+        (">8", p.more_than_eight, x.more_than_eight),
+        ("all", p.all, x.all),
+    ] {
+        t.row([name.to_string(), format!("{:.1}", 100.0 * pv), format!("{:.1}", 100.0 * av)]);
+    }
+    print!("{}", t.render());
+    let mut t = crate::table::Table::new(["sharers", "pages", "accesses"]);
+    for s in 1..a.pages_by_sharers.len() {
+        t.row([
+            s.to_string(),
+            a.pages_by_sharers[s].to_string(),
+            a.accesses_by_sharers[s].to_string(),
+        ]);
+    }
+    print!("{}", t.render());
+}

@@ -1,0 +1,175 @@
+//! The `numasim` command as a user runs it: results directories, JSON output, and bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn numasim(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_numasim")).args(args).current_dir(cwd).output().expect("run numasim")
+}
+
+fn ok(out: &Output) -> String {
+    assert!(out.status.success(), "failed: {}\n{}", String::from_utf8_lossy(&out.stderr), String::from_utf8_lossy(&out.stdout));
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn err(out: &Output) -> String {
+    assert!(!out.status.success(), "unexpectedly succeeded: {}", String::from_utf8_lossy(&out.stdout));
+    let stderr = String::from_utf8(out.stderr.clone()).unwrap();
+    assert!(!stderr.contains("panicked"), "panic: {stderr}");
+    stderr
+}
+
+const SMALL: &str = r#"
+machine = "starnuma16-pool"
+seed = 7
+mode = "functional"
+phase_instructions = 20000
+[workload]
+kind = "synthetic"
+threads = 64
+footprint_bytes = 16777216
+accesses_per_thread = 20000
+[placement]
+policy = "first-touch"
+"#;
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn results_without_perf(dir: &Path) -> serde_json::Value {
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("results.json")).unwrap()).unwrap();
+    v.as_object_mut().unwrap().remove("perf");
+    v
+}
+
+#[test]
+fn run_writes_a_complete_deterministic_results_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(tmp.path(), "small.toml", SMALL);
+    ok(&numasim(&["run", "small.toml", "-o", "a"], tmp.path()));
+    ok(&numasim(&["run", "small.toml", "-o", "b"], tmp.path()));
+    for f in ["results.json", "phases.csv", "experiment.resolved.toml", "machine.json"] {
+        assert!(tmp.path().join("a").join(f).exists(), "{f}");
+    }
+    let a = results_without_perf(&tmp.path().join("a"));
+    assert_eq!(a, results_without_perf(&tmp.path().join("b")));
+    assert_eq!(std::fs::read(tmp.path().join("a/phases.csv")).unwrap(), std::fs::read(tmp.path().join("b/phases.csv")).unwrap());
+    assert_eq!(a["schema_version"], 1);
+    assert_eq!(a["totals"]["accesses"], 64 * 20000);
+    let local = a["totals"]["local_fraction"].as_f64().unwrap();
+    assert!(local > 0.0 && local < 1.0);
+    assert!(a["phases"].as_array().unwrap().len() >= 2);
+    let full: serde_json::Value = serde_json::from_slice(&std::fs::read(tmp.path().join("a/results.json")).unwrap()).unwrap();
+    assert!(full["perf"]["accesses_per_s"].as_f64().unwrap() > 0.0);
+    // The resolved experiment is itself a valid experiment that reproduces the run.
+    std::fs::copy(tmp.path().join("a/experiment.resolved.toml"), tmp.path().join("again.toml")).unwrap();
+    ok(&numasim(&["run", "again.toml", "-o", "c"], tmp.path()));
+    let mut c = results_without_perf(&tmp.path().join("c"));
+    c["name"] = a["name"].clone();
+    assert_eq!(a, c);
+    // Another seed changes the results.
+    write(tmp.path(), "seed8.toml", &SMALL.replace("seed = 7", "seed = 8"));
+    ok(&numasim(&["run", "seed8.toml", "-o", "d"], tmp.path()));
+    assert_ne!(a["totals"], results_without_perf(&tmp.path().join("d"))["totals"]);
+}
+
+#[test]
+fn bad_experiments_name_file_line_and_key_and_leave_no_results() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases = [
+        (SMALL.replace("seed = 7", "seed = 7\nsede = 3"), "sede", "bad1.toml:4"),
+        (SMALL.replace("threads = 64", "threads = 64\nthreds = 2"), "workload.threds", "bad2.toml:9"),
+        (SMALL.replace("starnuma16-pool", "no-such-machine"), "machine", "bad3.toml:2"),
+        (SMALL.replace("\"first-touch\"", "\"nearest\""), "placement.policy", "bad4.toml:12"),
+        (SMALL.replace("phase_instructions = 20000", "phase_instructions = \"many\""), "phase_instructions", "bad5.toml:5"),
+        (SMALL.replace("footprint_bytes = 16777216", "footprint_bytes = 10"), "workload.footprint_bytes", "bad6.toml:"),
+        (SMALL.replace("policy = \"first-touch\"", "policy = \"bind\"\nnodes = [\"s0.mem\", \"nope\"]"), "placement.nodes", "bad7.toml:"),
+    ];
+    for (i, (text, key, location)) in cases.iter().enumerate() {
+        let name = format!("bad{}.toml", i + 1);
+        write(tmp.path(), &name, text);
+        let stderr = err(&numasim(&["run", &name, "-o", "out"], tmp.path()));
+        assert!(stderr.contains(location), "{name}: expected {location} in: {stderr}");
+        assert!(stderr.contains(key), "{name}: expected key {key} in: {stderr}");
+        assert!(!tmp.path().join("out").exists(), "{name} left a results directory");
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().contains("partial")).collect();
+    assert!(leftovers.is_empty());
+}
+
+#[test]
+fn machine_show_json_has_the_documented_fields() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = ok(&numasim(&["machine", "show", "starnuma16-pool", "--json"], tmp.path()));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["sockets"].as_array().unwrap().len(), 16);
+    let mem = v["memory_nodes"].as_array().unwrap();
+    assert_eq!(mem.len(), 17);
+    let pool = mem.iter().find(|m| m["attached_socket"].is_null()).unwrap();
+    assert_eq!(pool["kind"], "cxl-pool");
+    assert!(pool["capacity_bytes"].as_u64().unwrap() > 0);
+    let lat = v["load_latency_ns"].as_array().unwrap();
+    assert_eq!(lat.len(), 16);
+    let mut seen: Vec<f64> = lat.iter().flat_map(|r| r.as_array().unwrap().iter().map(|x| x.as_f64().unwrap())).collect();
+    seen.sort_by(f64::total_cmp);
+    seen.dedup();
+    assert_eq!(seen, vec![80.0, 130.0, 180.0, 360.0]);
+    let table = ok(&numasim(&["machine", "show", "starnuma16-pool"], tmp.path()));
+    assert!(table.contains("unloaded load latency"));
+    let list: serde_json::Value = serde_json::from_str(&ok(&numasim(&["machine", "list", "--json"], tmp.path()))).unwrap();
+    assert!(list.as_array().unwrap().len() >= 9);
+}
+
+#[test]
+fn impossible_machine_file_is_refused_with_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = "name = \"m\"\ndescription = \"d\"\n[[sockets]]\nname = \"s0\"\ncores = 1\nfreq_ghz = 1.0\nllc_bytes = 1048576\nllc_ways = 8\n[[memory]]\nname = \"far\"\nkind = \"dram\"\ncapacity_bytes = 1073741824\nchannels = 1\ndram = \"ddr4-2400\"\naccess_latency_ns = 80\n";
+    write(tmp.path(), "m.toml", text);
+    let stderr = err(&numasim(&["machine", "show", "m.toml"], tmp.path()));
+    assert!(stderr.contains("m.toml"), "{stderr}");
+    assert!(stderr.contains("far"), "{stderr}");
+}
+
+#[test]
+fn starnuma_traces_convert_and_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Two threads in the StarNUMA artifact layout: (vaddr & !0xF) | rw, instruction count; a marker.
+    let mut names = vec![];
+    for t in 0..2u64 {
+        let mut bytes = Vec::new();
+        for i in 0..1000u64 {
+            let vaddr = 0x7f00_0000_0000 + ((i * 7 + t * 3) % 300) * 4096 + (i % 64) * 64;
+            let rw = (i % 3 == 0) as u64;
+            bytes.extend_from_slice(&((vaddr & !0xF) | rw).to_le_bytes());
+            bytes.extend_from_slice(&(i * 10 + 1).to_le_bytes());
+            if i == 500 {
+                bytes.extend_from_slice(&0xc0ffee_u64.to_le_bytes());
+                bytes.extend_from_slice(&(i * 10 + 1).to_le_bytes());
+            }
+        }
+        let name = format!("memtrace_t{t}.out");
+        std::fs::write(tmp.path().join(&name), bytes).unwrap();
+        names.push(name);
+    }
+    ok(&numasim(&["trace", "convert", "--from", "starnuma", &names[0], &names[1], "-o", "t.trace"], tmp.path()));
+    let info: serde_json::Value = serde_json::from_str(&ok(&numasim(&["trace", "info", "t.trace", "--json"], tmp.path()))).unwrap();
+    assert_eq!(info["threads"], 2);
+    assert_eq!(info["records"], 2000);
+    assert_eq!(info["writes"], 2 * 334);
+    let direct: serde_json::Value = serde_json::from_str(&ok(&numasim(&["trace", "info", &names[0], &names[1], "--json"], tmp.path()))).unwrap();
+    assert_eq!(direct["records"], 2000);
+    write(tmp.path(), "e.toml", "machine = \"two-socket\"\nphase_instructions = 5000\n[workload]\ntrace = \"t.trace\"\nformat = \"native\"\n");
+    ok(&numasim(&["run", "e.toml", "-o", "r"], tmp.path()));
+    let r = results_without_perf(&tmp.path().join("r"));
+    assert_eq!(r["totals"]["accesses"], 2000);
+    assert_eq!(r["threads"], 2);
+    // A truncated trace names a byte offset and leaves no results.
+    let bytes = std::fs::read(tmp.path().join("t.trace")).unwrap();
+    std::fs::write(tmp.path().join("t.trace"), &bytes[..bytes.len() / 2]).unwrap();
+    let stderr = err(&numasim(&["run", "e.toml", "-o", "r2"], tmp.path()));
+    assert!(stderr.contains("offset"), "{stderr}");
+    assert!(!tmp.path().join("r2").exists());
+}

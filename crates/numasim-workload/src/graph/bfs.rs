@@ -1,0 +1,551 @@
+//! `bfs`: direction-optimising breadth-first search, as GAP's `bfs.cc` (Beamer et al., SC'12).
+//!
+//! Per trial: `parent[v] = -degree(v)` (parallel), then top-down steps over a sliding queue
+//! (CAS on `parent`, thread-local queue buffers flushed into the shared queue) until the
+//! frontier's out-edges exceed `edges_to_check / alpha`; then bottom-up steps over bitmaps
+//! (every unvisited vertex scans its neighbours for one in the frontier) while the frontier
+//! grows or exceeds `n / beta`; then back to the queue. Arrays and element sizes as GAP:
+//! index 8 B, neighbours 4 B, parent 4 B, queue 4 B, bitmaps of 8 B words, per-thread
+//! `QueueBuffer`s of 16384 entries. Used by StarNUMA (GAP BFS on Kronecker graphs).
+
+use super::cost::*;
+use super::{common_docs, split_params, Graph, GraphParams};
+use crate::thread_emit::ThreadEmitter as Emitter;
+use crate::omp::{Kernel, Loop, OmpSource, Sched};
+use crate::params::check;
+use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
+use crate::rng::{stream, Rng};
+use crate::vspace::private_base;
+use numasim_trace::AccessSource;
+use rand::Rng as _;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// GAP's `QueueBuffer` capacity.
+const LOCAL_QUEUE: usize = 16384;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BfsParams {
+    /// Searches to run (each from a new random source with degree > 0).
+    pub trials: u32,
+    /// Fixed source vertex for every trial (default: random per trial).
+    pub source_vertex: Option<u64>,
+    pub alpha: u64,
+    pub beta: u64,
+}
+
+impl Default for BfsParams {
+    fn default() -> Self {
+        BfsParams {
+            trials: 1,
+            source_vertex: None,
+            alpha: 15,
+            beta: 18,
+        }
+    }
+}
+
+const KEYS: &[&str] = &["trials", "source_vertex", "alpha", "beta"];
+
+pub fn info() -> GeneratorInfo {
+    let d = BfsParams::default();
+    let mut params = common_docs();
+    params.extend([
+        ParamDoc {
+            name: "trials",
+            default: d.trials.to_string(),
+            description: "searches, each from a random source of non-zero degree",
+        },
+        ParamDoc {
+            name: "source_vertex",
+            default: "random".into(),
+            description: "fixed source vertex for every trial",
+        },
+        ParamDoc {
+            name: "alpha",
+            default: d.alpha.to_string(),
+            description: "switch to bottom-up when frontier edges > unexplored edges / alpha",
+        },
+        ParamDoc {
+            name: "beta",
+            default: d.beta.to_string(),
+            description: "back to top-down when the frontier shrinks below n / beta",
+        },
+    ]);
+    GeneratorInfo {
+        name: "bfs",
+        summary: "GAP direction-optimising BFS on a Kronecker or uniform graph (CSR)",
+        paper: "StarNUMA (GAP suite)",
+        params,
+    }
+}
+
+pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
+    let (common, own): (GraphParams, BfsParams) = split_params(table, KEYS)?;
+    let g = Arc::new(common.build_graph(false, seed));
+    Ok(Box::new(source(g, &common, own, seed)?))
+}
+
+/// The generator on an existing graph (benchmarks share one graph between runs).
+pub fn source(g: Arc<Graph>, common: &GraphParams, p: BfsParams, seed: u64) -> Result<OmpSource<Bfs>, WorkloadError> {
+    check(p.alpha >= 1, "alpha", "must be at least 1")?;
+    check(p.beta >= 1, "beta", "must be at least 1")?;
+    check(p.trials >= 1, "trials", "must be at least 1")?;
+    if let Some(s) = p.source_vertex {
+        check((s as usize) < g.n, "source_vertex", format!("must be below {} vertices", g.n))?;
+    }
+    check((0..g.n).any(|u| g.degree(u) > 0), "degree", "the graph has no edges")?;
+    let threads = common.threads;
+    Ok(OmpSource::new(Bfs::new(g, common.clone(), p, seed, threads), threads))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    TrialStart,
+    InitParent,
+    Setup,
+    TopDown,
+    QueueToBitmap,
+    ResetNext,
+    BottomUp,
+    BitmapToQueue,
+}
+
+/// The BFS state: GAP's data structures, real values.
+pub struct Bfs {
+    g: Arc<Graph>,
+    common: GraphParams,
+    p: BfsParams,
+    seed: u64,
+    rng: Rng,
+    sched: Sched,
+    step: Step,
+    trial: u32,
+    /// The current trial's source.
+    pub source: usize,
+    /// `parent[v]`: parent id, or `-degree` (or -1) if unvisited.
+    pub parent: Vec<i32>,
+    parent_base: u64,
+    queue: Vec<u32>,
+    queue_base: u64,
+    /// Sliding window `q_start..q_end` is the current frontier; `q_in` is the next free slot.
+    q_start: usize,
+    q_end: usize,
+    q_in: usize,
+    front: Vec<u64>,
+    front_base: u64,
+    next: Vec<u64>,
+    next_base: u64,
+    local: Vec<Vec<u32>>,
+    scout: Vec<u64>,
+    awake: Vec<u64>,
+    edges_to_check: u64,
+    scout_count: u64,
+    awake_count: u64,
+    old_awake_count: u64,
+    /// Steps run so far, by direction (for tests and descriptions).
+    pub top_down_steps: u64,
+    pub bottom_up_steps: u64,
+}
+
+impl Bfs {
+    fn new(g: Arc<Graph>, common: GraphParams, p: BfsParams, seed: u64, threads: usize) -> Bfs {
+        let n = g.n;
+        let mut space = g.space.clone();
+        let words = n.div_ceil(64);
+        let parent_base = space.alloc(n as u64 * 4);
+        let queue_base = space.alloc(n as u64 * 4);
+        let front_base = space.alloc(words as u64 * 8);
+        let next_base = space.alloc(words as u64 * 8);
+        Bfs {
+            sched: common.sched(),
+            common,
+            p,
+            seed,
+            rng: stream(seed, 0xBF5),
+            step: Step::TrialStart,
+            trial: 0,
+            source: 0,
+            parent: vec![-1; n],
+            parent_base,
+            queue: vec![0; n],
+            queue_base,
+            q_start: 0,
+            q_end: 0,
+            q_in: 0,
+            front: vec![0; words],
+            front_base,
+            next: vec![0; words],
+            next_base,
+            local: (0..threads).map(|_| Vec::with_capacity(LOCAL_QUEUE)).collect(),
+            scout: vec![0; threads],
+            awake: vec![0; threads],
+            edges_to_check: 0,
+            scout_count: 0,
+            awake_count: 0,
+            old_awake_count: 0,
+            top_down_steps: 0,
+            bottom_up_steps: 0,
+            g,
+        }
+    }
+
+    #[inline(always)]
+    fn parent_addr(&self, v: usize) -> u64 {
+        self.parent_base + v as u64 * 4
+    }
+
+    #[inline(always)]
+    fn local_addr(t: usize, i: usize) -> u64 {
+        private_base(t) + i as u64 * 4
+    }
+
+    /// `QueueBuffer::flush`: reserve a range of the shared queue and copy the local entries.
+    fn flush(&mut self, t: usize, e: &mut Emitter) {
+        let start = self.q_in;
+        for (i, &v) in self.local[t].iter().enumerate() {
+            e.read(COPY, Self::local_addr(t, i), 4);
+            e.write(COPY, self.queue_base + (start + i) as u64 * 4, 4);
+            self.queue[start + i] = v;
+        }
+        self.q_in += self.local[t].len();
+        self.local[t].clear();
+    }
+
+    #[inline(always)]
+    fn push_local(&mut self, t: usize, v: u32, e: &mut Emitter) {
+        let i = self.local[t].len();
+        e.write(QUEUE_PUSH, Self::local_addr(t, i), 4);
+        self.local[t].push(v);
+        if self.local[t].len() == LOCAL_QUEUE {
+            self.flush(t, e);
+        }
+    }
+
+    fn slide_window(&mut self) {
+        self.q_start = self.q_end;
+        self.q_end = self.q_in;
+    }
+
+    /// Decides the next step at the head of GAP's `while (!queue.empty())` loop.
+    fn loop_head(&mut self) -> Option<Loop> {
+        let n = self.g.n;
+        if self.q_start == self.q_end {
+            self.step = Step::TrialStart;
+            return self.next_loop();
+        }
+        let frontier = self.q_end - self.q_start;
+        if self.scout_count > self.edges_to_check / self.p.alpha {
+            self.step = Step::QueueToBitmap;
+            return Some(Loop {
+                items: frontier,
+                sched: Sched::Static,
+            });
+        }
+        let _ = n;
+        self.edges_to_check = self.edges_to_check.saturating_sub(self.scout_count);
+        self.step = Step::TopDown;
+        self.top_down_steps += 1;
+        self.scout.iter_mut().for_each(|s| *s = 0);
+        Some(Loop {
+            items: frontier,
+            sched: self.sched,
+        })
+    }
+
+    fn reset_next(&mut self) -> Option<Loop> {
+        self.step = Step::ResetNext;
+        Some(Loop {
+            items: self.next.len(),
+            sched: Sched::Serial,
+        })
+    }
+}
+
+impl Kernel for Bfs {
+    fn next_loop(&mut self) -> Option<Loop> {
+        let n = self.g.n;
+        match self.step {
+            Step::TrialStart => {
+                if self.trial >= self.p.trials {
+                    return None;
+                }
+                self.trial += 1;
+                self.source = match self.p.source_vertex {
+                    Some(s) => s as usize,
+                    None => loop {
+                        let s = self.rng.gen_range(0..n);
+                        if self.g.degree(s) > 0 {
+                            break s;
+                        }
+                    },
+                };
+                self.step = Step::InitParent;
+                Some(Loop {
+                    items: n,
+                    sched: Sched::Static,
+                })
+            }
+            Step::InitParent => {
+                // parent[source] = source; queue.push_back(source); curr.reset(); front.reset()
+                self.step = Step::Setup;
+                Some(Loop {
+                    items: self.front.len(),
+                    sched: Sched::Serial,
+                })
+            }
+            Step::Setup => {
+                self.edges_to_check = self.g.edges();
+                self.scout_count = self.g.degree(self.source);
+                self.loop_head()
+            }
+            Step::TopDown => {
+                self.scout_count = self.scout.iter().sum();
+                self.slide_window();
+                self.loop_head()
+            }
+            Step::QueueToBitmap => {
+                self.awake_count = (self.q_end - self.q_start) as u64;
+                self.slide_window();
+                self.old_awake_count = self.awake_count;
+                self.reset_next()
+            }
+            Step::ResetNext => {
+                self.step = Step::BottomUp;
+                self.bottom_up_steps += 1;
+                self.awake.iter_mut().for_each(|a| *a = 0);
+                Some(Loop { items: n, sched: self.sched })
+            }
+            Step::BottomUp => {
+                self.awake_count = self.awake.iter().sum();
+                std::mem::swap(&mut self.front, &mut self.next);
+                std::mem::swap(&mut self.front_base, &mut self.next_base);
+                if self.awake_count >= self.old_awake_count || self.awake_count > n as u64 / self.p.beta {
+                    self.old_awake_count = self.awake_count;
+                    return self.reset_next();
+                }
+                self.step = Step::BitmapToQueue;
+                Some(Loop {
+                    items: n,
+                    sched: Sched::Static,
+                })
+            }
+            Step::BitmapToQueue => {
+                self.slide_window();
+                self.scout_count = 1;
+                self.loop_head()
+            }
+        }
+    }
+
+    fn run(&mut self, t: usize, lo: usize, hi: usize, e: &mut Emitter) {
+        let g = Arc::clone(&self.g);
+        match self.step {
+            Step::InitParent => {
+                for u in lo..hi {
+                    e.read(VERTEX_START, g.offset_addr(u), 8);
+                    e.read(VERTEX_END, g.offset_addr(u + 1), 8);
+                    let d = g.degree(u) as i32;
+                    self.parent[u] = if d != 0 { -d } else { -1 };
+                    e.write(PROP_WRITE, self.parent_addr(u), 4);
+                }
+            }
+            Step::Setup => {
+                if lo == 0 {
+                    self.parent[self.source] = self.source as i32;
+                    e.write(PROP_WRITE, self.parent_addr(self.source), 4);
+                    self.q_start = 0;
+                    self.q_end = 0;
+                    self.q_in = 0;
+                    self.queue[0] = self.source as u32;
+                    self.q_in = 1;
+                    e.write(QUEUE_PUSH, self.queue_base, 4);
+                    self.slide_window();
+                }
+                for w in lo..hi {
+                    self.next[w] = 0;
+                    e.write(PROP_WRITE, self.next_base + w as u64 * 8, 8);
+                    self.front[w] = 0;
+                    e.write(PROP_WRITE, self.front_base + w as u64 * 8, 8);
+                }
+            }
+            Step::TopDown => {
+                let mut scout = 0u64;
+                for i in self.q_start + lo..self.q_start + hi {
+                    e.read(PROP_READ, self.queue_base + i as u64 * 4, 4);
+                    let u = self.queue[i];
+                    e.read(VERTEX_START, g.offset_addr(u as usize), 8);
+                    e.read(VERTEX_END, g.offset_addr(u as usize + 1), 8);
+                    let (s, end) = (g.offsets[u as usize], g.offsets[u as usize + 1]);
+                    for j in s..end {
+                        e.read(EDGE, g.neigh_addr(j), 4);
+                        let v = g.neigh[j as usize] as usize;
+                        e.read(PROP_READ, self.parent_addr(v), 4);
+                        let curr = self.parent[v];
+                        if curr < 0 {
+                            self.parent[v] = u as i32;
+                            e.write(CAS, self.parent_addr(v), 4);
+                            self.push_local(t, v as u32, e);
+                            scout += (-curr) as u64;
+                        }
+                    }
+                }
+                self.scout[t] += scout;
+            }
+            Step::QueueToBitmap => {
+                for i in self.q_start + lo..self.q_start + hi {
+                    e.read(PROP_READ, self.queue_base + i as u64 * 4, 4);
+                    let u = self.queue[i] as usize;
+                    self.front[u / 64] |= 1 << (u % 64);
+                    e.write(BITMAP_WRITE, self.front_base + (u / 64) as u64 * 8, 8);
+                }
+            }
+            Step::ResetNext => {
+                for w in lo..hi {
+                    self.next[w] = 0;
+                    e.write(PROP_WRITE, self.next_base + w as u64 * 8, 8);
+                }
+            }
+            Step::BottomUp => {
+                let mut awake = 0u64;
+                for u in lo..hi {
+                    e.read(PROP_READ, self.parent_addr(u), 4);
+                    if self.parent[u] >= 0 {
+                        continue;
+                    }
+                    e.read(VERTEX_START, g.offset_addr(u), 8);
+                    e.read(VERTEX_END, g.offset_addr(u + 1), 8);
+                    let (s, end) = (g.offsets[u], g.offsets[u + 1]);
+                    for j in s..end {
+                        e.read(EDGE, g.neigh_addr(j), 4);
+                        let v = g.neigh[j as usize] as usize;
+                        e.read(BITMAP_READ, self.front_base + (v / 64) as u64 * 8, 8);
+                        if self.front[v / 64] & (1 << (v % 64)) != 0 {
+                            self.parent[u] = v as i32;
+                            e.write(PROP_WRITE, self.parent_addr(u), 4);
+                            awake += 1;
+                            self.next[u / 64] |= 1 << (u % 64);
+                            e.write(BITMAP_WRITE, self.next_base + (u / 64) as u64 * 8, 8);
+                            break;
+                        }
+                    }
+                }
+                self.awake[t] += awake;
+            }
+            Step::BitmapToQueue => {
+                for u in lo..hi {
+                    e.read(BITMAP_READ, self.front_base + (u / 64) as u64 * 8, 8);
+                    if self.front[u / 64] & (1 << (u % 64)) != 0 {
+                        self.push_local(t, u as u32, e);
+                    }
+                }
+            }
+            Step::TrialStart => {}
+        }
+    }
+
+    fn finish_thread(&mut self, t: usize, e: &mut Emitter) {
+        if matches!(self.step, Step::TopDown | Step::BitmapToQueue) {
+            self.flush(t, e);
+        }
+    }
+
+    fn describe(&self) -> serde_json::Value {
+        serde_json::json!({
+            "generator": "bfs",
+            "seed": self.seed,
+            "params": self.common,
+            "kernel": self.p,
+            "vertices": self.g.n,
+            "edges_directed": self.g.edges(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::GraphKind;
+    use numasim_trace::collect_all;
+    use std::collections::VecDeque;
+
+    fn reference_depths(g: &Graph, s: usize) -> Vec<i64> {
+        let mut d = vec![-1i64; g.n];
+        d[s] = 0;
+        let mut q = VecDeque::from([s]);
+        while let Some(u) = q.pop_front() {
+            for &v in g.neighbours(u) {
+                if d[v as usize] < 0 {
+                    d[v as usize] = d[u] + 1;
+                    q.push_back(v as usize);
+                }
+            }
+        }
+        d
+    }
+
+    fn check_tree(kind: GraphKind, schedule: &str, threads: usize, seed: u64) -> (u64, u64) {
+        let common = GraphParams {
+            graph: kind,
+            scale: 11,
+            degree: 8,
+            threads,
+            schedule: toml::Value::String(schedule.into()).try_into().unwrap(),
+            chunk: 16,
+        };
+        let g = Arc::new(common.build_graph(false, seed));
+        let mut src = source(g.clone(), &common, BfsParams::default(), seed).unwrap();
+        src.run_to_end();
+        let bfs = src.kernel();
+        let depth = reference_depths(&g, bfs.source);
+        for v in 0..g.n {
+            let p = bfs.parent[v];
+            if depth[v] < 0 {
+                assert!(p < 0, "unreachable {v} has parent {p}");
+            } else if v == bfs.source {
+                assert_eq!(p, v as i32);
+            } else {
+                assert!(p >= 0, "reachable {v} unvisited");
+                assert!(g.neighbours(v).contains(&(p as u32)));
+                assert_eq!(depth[p as usize], depth[v] - 1, "parent of {v} not one level up");
+            }
+        }
+        (bfs.top_down_steps, bfs.bottom_up_steps)
+    }
+
+    #[test]
+    fn parents_form_a_bfs_tree() {
+        let (td, bu) = check_tree(GraphKind::Kronecker, "static", 4, 1);
+        assert!(td >= 1 && bu >= 1, "direction optimising uses both directions: {td} {bu}");
+        check_tree(GraphKind::Kronecker, "dynamic", 7, 2);
+        check_tree(GraphKind::Uniform, "static", 3, 3);
+        check_tree(GraphKind::Uniform, "dynamic", 1, 4);
+    }
+
+    fn run(seed: u64) -> Vec<Vec<numasim_trace::Access>> {
+        let t: toml::Table = toml::from_str("scale = 9\ndegree = 8\nthreads = 4\ntrials = 2").unwrap();
+        collect_all(&mut build(t, seed).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn deterministic_seeded_and_monotonic() {
+        let a = run(5);
+        assert_eq!(a, run(5));
+        assert_ne!(a, run(6));
+        for s in &a {
+            assert!(!s.is_empty());
+            assert!(s.windows(2).all(|w| w[0].instr < w[1].instr));
+        }
+    }
+
+    #[test]
+    fn bad_parameters_name_their_key() {
+        let t: toml::Table = toml::from_str("scale = 4\nsource_vertex = 99").unwrap();
+        assert_eq!(build(t, 1).err().unwrap().key, "source_vertex");
+        let t: toml::Table = toml::from_str("scael = 4").unwrap();
+        assert_eq!(build(t, 1).err().unwrap().key, "scael");
+        let t: toml::Table = toml::from_str("alpha = 0").unwrap();
+        assert_eq!(build(t, 1).err().unwrap().key, "alpha");
+    }
+}

@@ -1,0 +1,129 @@
+//! Graph analytics as in the GAP benchmark suite (Beamer, Asanović, Patterson).
+//!
+//! StarNUMA evaluates GAP's kernels on Kronecker graphs; their irregular accesses to a few
+//! hot, widely shared pages (hub neighbourhoods, frontier bitmaps, property arrays) are what
+//! makes "vagabond pages". Each generator builds a synthetic graph ([`generate`], [`csr`]),
+//! lays it out in a virtual address space, and *executes* the GAP kernel on it through the
+//! OpenMP-like runtime ([`crate::omp`]), emitting every load and store of the graph and
+//! property arrays in program order with instruction counts from [`cost`].
+//!
+//! Shared parameters of every graph kernel (kernel parameters are documented per kernel):
+//! `graph` (kronecker | uniform), `scale` (2^scale vertices), `degree` (generated edges per
+//! vertex; each is stored in both directions, so the CSR holds about 2·degree entries per
+//! vertex, as GAP's `-k`), `threads`, `schedule` (static | dynamic) and `chunk` (dynamic chunk).
+//! The experiment seed drives graph generation and source selection.
+
+pub mod bfs;
+pub mod cc;
+pub mod cost;
+pub mod csr;
+pub mod generate;
+pub mod pr;
+pub mod sssp;
+pub mod tc;
+
+pub use csr::{Graph, GraphKind};
+
+use crate::omp::{Sched, ScheduleName};
+use crate::params::{check, parse};
+use crate::registry::{ParamDoc, WorkloadError};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+/// Parameters every graph kernel takes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GraphParams {
+    pub graph: GraphKind,
+    pub scale: u32,
+    pub degree: u32,
+    pub threads: usize,
+    pub schedule: ScheduleName,
+    pub chunk: usize,
+}
+
+impl Default for GraphParams {
+    fn default() -> Self {
+        GraphParams {
+            graph: GraphKind::Kronecker,
+            scale: 16,
+            degree: 16,
+            threads: 16,
+            schedule: ScheduleName::Static,
+            chunk: 64,
+        }
+    }
+}
+
+impl GraphParams {
+    pub fn sched(&self) -> Sched {
+        Sched::from_param(self.schedule, self.chunk)
+    }
+
+    fn validate(&self) -> Result<(), WorkloadError> {
+        check((1..=4096).contains(&self.threads), "threads", "must be between 1 and 4096")?;
+        check((1..=26).contains(&self.scale), "scale", "must be between 1 and 26")?;
+        check((1..=1024).contains(&self.degree), "degree", "must be between 1 and 1024")?;
+        check(self.chunk >= 1, "chunk", "must be at least 1")?;
+        Ok(())
+    }
+
+    /// Generates the graph these parameters describe.
+    pub fn build_graph(&self, weighted: bool, seed: u64) -> Graph {
+        Graph::generate(self.graph, self.scale, self.degree, weighted, seed)
+    }
+}
+
+/// Documentation of the shared parameters, for `numasim workload list`.
+pub fn common_docs() -> Vec<ParamDoc> {
+    let d = GraphParams::default();
+    vec![
+        ParamDoc {
+            name: "graph",
+            default: "\"kronecker\"".into(),
+            description: "kronecker (Graph500 A=0.57 B=0.19 C=0.19, ids permuted) | uniform",
+        },
+        ParamDoc {
+            name: "scale",
+            default: d.scale.to_string(),
+            description: "2^scale vertices",
+        },
+        ParamDoc {
+            name: "degree",
+            default: d.degree.to_string(),
+            description: "generated edges per vertex (stored both ways, as GAP -k)",
+        },
+        ParamDoc {
+            name: "threads",
+            default: d.threads.to_string(),
+            description: "OpenMP threads (access streams)",
+        },
+        ParamDoc {
+            name: "schedule",
+            default: "\"static\"".into(),
+            description: "static | dynamic: OpenMP schedule of the main loops",
+        },
+        ParamDoc {
+            name: "chunk",
+            default: d.chunk.to_string(),
+            description: "chunk size of the dynamic schedule",
+        },
+    ]
+}
+
+/// Splits a `[workload]` table into the shared parameters and the kernel's own (`kernel_keys`).
+pub fn split_params<K: DeserializeOwned>(
+    mut table: toml::Table,
+    kernel_keys: &[&str],
+) -> Result<(GraphParams, K), WorkloadError> {
+    let mut own = toml::Table::new();
+    for k in kernel_keys {
+        if let Some(v) = table.remove(*k) {
+            own.insert((*k).to_string(), v);
+        }
+    }
+    let common: GraphParams = parse(table)?;
+    common.validate()?;
+    let kernel: K = parse(own)?;
+    Ok((common, kernel))
+}

@@ -1,0 +1,342 @@
+//! `is`: NPB IS — bucket sort of integer keys.
+//!
+//! `keys` keys in `0..max_key`, each the scaled sum of four uniform numbers (NPB's
+//! near-Gaussian key distribution), are ranked `iterations` times with NPB's bucketed
+//! algorithm and, after the last iteration, fully sorted. Arrays: `key_array` (u32),
+//! `key_buff2` (u32, keys grouped by bucket), `key_buff1` (u32 histogram over key values),
+//! `bucket_size` and `bucket_ptrs` (u32, one row of `buckets` per thread, in one shared array
+//! each), `sorted` (u32). Per iteration (barrier after each loop):
+//! 1. per thread: thread 0 modifies two keys (NPB's per-iteration key change); every thread
+//!    clears its `bucket_size` row;
+//! 2. static over keys: read key, increment the thread's bucket count;
+//! 3. per thread: bucket write pointers from every thread's counts (reads all rows);
+//! 4. static over keys (same split): scatter each key into `key_buff2` at its bucket pointer;
+//! 5. static over buckets: histogram the bucket's keys into `key_buff1`, prefix-sum the
+//!    bucket's key range (ranks), and on the last iteration place keys into `sorted`.
+//! Initialisation writes `key_array` (serial or static split).
+//!
+//! Cost model: key loads 2, bucket computation (shift) +1, counter read-modify-write 1+2,
+//! pointer loads 2, stores 1–2, prefix-sum step 3. Integer only (no flops).
+
+use super::Init;
+use crate::omp::{Kernel, Loop, OmpSource, Sched};
+use crate::params::{check, parse};
+use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
+use crate::rng::stream;
+use crate::thread_emit::ThreadEmitter as Emitter;
+use crate::vspace::AddressSpace;
+use numasim_trace::AccessSource;
+use rand::Rng as _;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct IsParams {
+    pub threads: usize,
+    pub init: Init,
+    pub keys: usize,
+    pub max_key: u32,
+    pub buckets: usize,
+    pub iterations: usize,
+}
+
+impl Default for IsParams {
+    fn default() -> Self {
+        IsParams {
+            threads: 8,
+            init: Init::Serial,
+            keys: 1 << 20,
+            max_key: 1 << 16,
+            buckets: 1 << 10,
+            iterations: 10,
+        }
+    }
+}
+
+pub fn info() -> GeneratorInfo {
+    let d = IsParams::default();
+    let p = |name, default: String, description| ParamDoc {
+        name,
+        default,
+        description,
+    };
+    GeneratorInfo {
+        name: "is",
+        summary: "NPB IS: bucketed integer sort (ranking iterations, then a full sort)",
+        paper: "Tikir & Hollingsworth; HyDM (NPB suite)",
+        params: vec![
+            p("threads", d.threads.to_string(), "number of threads"),
+            p("init", "\"serial\"".into(), Init::doc()),
+            p("keys", d.keys.to_string(), "number of keys (NPB class W: 2^20)"),
+            p("max_key", d.max_key.to_string(), "keys lie in 0..max_key (power of two)"),
+            p("buckets", d.buckets.to_string(), "number of buckets (power of two <= max_key)"),
+            p("iterations", d.iterations.to_string(), "ranking iterations"),
+        ],
+    }
+}
+
+pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
+    let p: IsParams = parse(table)?;
+    let threads = p.threads;
+    Ok(Box::new(OmpSource::new(Is::new(p, seed)?, threads)))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    Start,
+    Init,
+    Clear,
+    Count,
+    Pointers,
+    Scatter,
+    Rank,
+}
+
+pub struct Is {
+    params: IsParams,
+    seed: u64,
+    threads: usize,
+    shift: u32,
+    key_array: Vec<u32>,
+    key_buff2: Vec<u32>,
+    key_buff1: Vec<u32>,
+    bucket_size: Vec<u32>,
+    bucket_ptrs: Vec<u32>,
+    bucket_start: Vec<u32>,
+    /// The fully sorted keys (filled in the last iteration).
+    pub sorted: Vec<u32>,
+    a_keys: u64,
+    a_buff2: u64,
+    a_buff1: u64,
+    a_size: u64,
+    a_ptrs: u64,
+    a_sorted: u64,
+    step: Step,
+    iteration: usize,
+}
+
+impl Is {
+    pub fn new(params: IsParams, seed: u64) -> Result<Self, WorkloadError> {
+        check((1..=4096).contains(&params.threads), "threads", "must be between 1 and 4096")?;
+        check(
+            params.keys >= params.threads && params.keys <= 1 << 28,
+            "keys",
+            "must be at least `threads` and at most 2^28",
+        )?;
+        check(
+            params.max_key.is_power_of_two() && (2..=1 << 28).contains(&params.max_key),
+            "max_key",
+            "must be a power of two in 2..=2^28",
+        )?;
+        check(
+            params.buckets.is_power_of_two() && params.buckets <= params.max_key as usize,
+            "buckets",
+            "must be a power of two no larger than max_key",
+        )?;
+        check(
+            params.iterations >= 1 && params.iterations * 2 <= params.keys,
+            "iterations",
+            "must be at least 1 and at most keys / 2",
+        )?;
+        let mut rng = stream(seed, 0x15);
+        let quarter = params.max_key as f64 / 4.0;
+        let key_array: Vec<u32> = (0..params.keys)
+            .map(|_| {
+                let s: f64 = (0..4).map(|_| rng.gen::<f64>()).sum();
+                ((quarter * s) as u32).min(params.max_key - 1)
+            })
+            .collect();
+        let t = params.threads;
+        let nb = params.buckets;
+        let mut space = AddressSpace::new();
+        let n = params.keys as u64;
+        Ok(Is {
+            shift: (params.max_key / nb as u32).trailing_zeros(),
+            a_keys: space.alloc(n * 4),
+            a_buff2: space.alloc(n * 4),
+            a_buff1: space.alloc(params.max_key as u64 * 4),
+            a_size: space.alloc((t * nb) as u64 * 4),
+            a_ptrs: space.alloc((t * nb) as u64 * 4),
+            a_sorted: space.alloc(n * 4),
+            key_buff2: vec![0; params.keys],
+            key_buff1: vec![0; params.max_key as usize],
+            bucket_size: vec![0; t * nb],
+            bucket_ptrs: vec![0; t * nb],
+            bucket_start: vec![0; nb + 1],
+            sorted: vec![0; params.keys],
+            key_array,
+            threads: t,
+            params,
+            seed,
+            step: Step::Start,
+            iteration: 0,
+        })
+    }
+}
+
+impl Kernel for Is {
+    fn next_loop(&mut self) -> Option<Loop> {
+        let keys = self.params.keys;
+        let t = self.threads;
+        let (step, items, sched) = match self.step {
+            Step::Start => (Step::Init, keys, self.params.init.sched()),
+            Step::Init => (Step::Clear, t, Sched::PerThread),
+            Step::Clear => (Step::Count, keys, Sched::Static),
+            Step::Count => {
+                // Global bucket starts (what every thread's pointer computation sums up).
+                let nb = self.params.buckets;
+                let mut acc = 0u32;
+                for b in 0..nb {
+                    self.bucket_start[b] = acc;
+                    acc += (0..t).map(|u| self.bucket_size[u * nb + b]).sum::<u32>();
+                }
+                self.bucket_start[nb] = acc;
+                (Step::Pointers, t, Sched::PerThread)
+            }
+            Step::Pointers => (Step::Scatter, keys, Sched::Static),
+            Step::Scatter => (Step::Rank, self.params.buckets, Sched::Static),
+            Step::Rank => {
+                self.iteration += 1;
+                if self.iteration >= self.params.iterations {
+                    return None;
+                }
+                (Step::Clear, t, Sched::PerThread)
+            }
+        };
+        self.step = step;
+        Some(Loop { items, sched })
+    }
+
+    fn run(&mut self, t: usize, lo: usize, hi: usize, e: &mut Emitter) {
+        let nb = self.params.buckets;
+        match self.step {
+            Step::Start => {}
+            Step::Init => {
+                for i in lo..hi {
+                    e.write(2, self.a_keys + i as u64 * 4, 4);
+                }
+            }
+            Step::Clear => {
+                for u in lo..hi {
+                    if u == 0 {
+                        let it = self.iteration;
+                        let other = it + self.params.iterations;
+                        self.key_array[it] = it as u32;
+                        self.key_array[other] = self.params.max_key - 1 - it as u32;
+                        e.write(2, self.a_keys + it as u64 * 4, 4);
+                        e.write(2, self.a_keys + other as u64 * 4, 4);
+                    }
+                    for b in 0..nb {
+                        self.bucket_size[u * nb + b] = 0;
+                        e.write(2, self.a_size + (u * nb + b) as u64 * 4, 4);
+                    }
+                }
+            }
+            Step::Count => {
+                for i in lo..hi {
+                    let b = (self.key_array[i] >> self.shift) as usize;
+                    e.read(2, self.a_keys + i as u64 * 4, 4);
+                    let at = self.a_size + (t * nb + b) as u64 * 4;
+                    e.read(2, at, 4);
+                    e.write(2, at, 4);
+                    self.bucket_size[t * nb + b] += 1;
+                }
+            }
+            Step::Pointers => {
+                for u in lo..hi {
+                    for b in 0..nb {
+                        let mut ptr = self.bucket_start[b];
+                        for v in 0..u {
+                            e.read(2, self.a_size + (v * nb + b) as u64 * 4, 4);
+                            ptr += self.bucket_size[v * nb + b];
+                        }
+                        self.bucket_ptrs[u * nb + b] = ptr;
+                        e.write(2, self.a_ptrs + (u * nb + b) as u64 * 4, 4);
+                    }
+                }
+            }
+            Step::Scatter => {
+                for i in lo..hi {
+                    let k = self.key_array[i];
+                    let b = (k >> self.shift) as usize;
+                    e.read(2, self.a_keys + i as u64 * 4, 4);
+                    let at = self.a_ptrs + (t * nb + b) as u64 * 4;
+                    e.read(2, at, 4);
+                    let pos = self.bucket_ptrs[t * nb + b] as usize;
+                    self.bucket_ptrs[t * nb + b] += 1;
+                    e.write(2, at, 4);
+                    self.key_buff2[pos] = k;
+                    e.write(1, self.a_buff2 + pos as u64 * 4, 4);
+                }
+            }
+            Step::Rank => {
+                let last = self.iteration + 1 == self.params.iterations;
+                for b in lo..hi {
+                    let (k0, k1) = (b << self.shift, (b + 1) << self.shift);
+                    for v in k0..k1 {
+                        self.key_buff1[v] = 0;
+                        e.write(2, self.a_buff1 + v as u64 * 4, 4);
+                    }
+                    let (s, end) = (self.bucket_start[b] as usize, self.bucket_start[b + 1] as usize);
+                    for i in s..end {
+                        let k = self.key_buff2[i] as usize;
+                        e.read(2, self.a_buff2 + i as u64 * 4, 4);
+                        e.read(1, self.a_buff1 + k as u64 * 4, 4);
+                        e.write(2, self.a_buff1 + k as u64 * 4, 4);
+                        self.key_buff1[k] += 1;
+                    }
+                    // Prefix sum: key_buff1[v] = number of keys < v (the rank of v).
+                    let mut acc = s as u32;
+                    for v in k0..k1 {
+                        e.read(2, self.a_buff1 + v as u64 * 4, 4);
+                        let c = self.key_buff1[v];
+                        self.key_buff1[v] = acc;
+                        acc += c;
+                        e.write(2, self.a_buff1 + v as u64 * 4, 4);
+                    }
+                    if last {
+                        for i in s..end {
+                            let k = self.key_buff2[i] as usize;
+                            e.read(2, self.a_buff2 + i as u64 * 4, 4);
+                            e.read(1, self.a_buff1 + k as u64 * 4, 4);
+                            let pos = self.key_buff1[k] as usize;
+                            self.key_buff1[k] += 1;
+                            e.write(1, self.a_buff1 + k as u64 * 4, 4);
+                            self.sorted[pos] = k as u32;
+                            e.write(1, self.a_sorted + pos as u64 * 4, 4);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn describe(&self) -> serde_json::Value {
+        serde_json::json!({ "generator": "is", "seed": self.seed, "params": self.params })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::npb::testutil::{check_generator, via};
+
+    const SMALL: &str = "threads = 3\nkeys = 5000\nmax_key = 1024\nbuckets = 64\niterations = 3";
+
+    #[test]
+    fn deterministic_and_monotonic() {
+        check_generator(via(build), SMALL);
+    }
+
+    #[test]
+    fn output_is_the_sorted_input() {
+        let p: IsParams = parse(toml::from_str(SMALL).unwrap()).unwrap();
+        let mut src = OmpSource::new(Is::new(p, 9).unwrap(), 3);
+        src.run_to_end();
+        let k = src.kernel();
+        let mut expect = k.key_array.clone();
+        expect.sort_unstable();
+        assert_eq!(k.sorted, expect);
+        assert!(k.sorted.windows(2).all(|w| w[0] <= w[1]));
+    }
+}

@@ -1,0 +1,125 @@
+//! NAS Parallel Benchmark-style kernels: CG, MG, FT, IS, EP.
+//!
+//! Tikir & Hollingsworth (hardware monitors for dynamic page migration) run NPB's OpenMP
+//! kernels on a Sun Fire 6800, where the benchmarks' *serial initialisation* puts almost all
+//! pages on the initialising thread's board under first touch (their MG figure); HyDM runs NPB
+//! on KNL and ranks pages by arithmetic intensity, so the kernels count flops. Each kernel here
+//! executes the real algorithm on real arrays through the OpenMP-like runtime
+//! ([`crate::omp`]): `init = "serial"` means thread 0 writes every array before the parallel
+//! part (a `single` region), `init = "parallel"` means each thread first-touches the part it
+//! later computes on (the NPB 3.x OpenMP style).
+//!
+//! Common cost-model conventions (per access, the `cost` argument): a load or store is one
+//! instruction; index arithmetic/loop control adds 1–2; every floating-point operation is one
+//! instruction, counted in the cost of the access it precedes *and* recorded as flops.
+
+pub mod cg;
+pub mod ep;
+pub mod is;
+
+use crate::omp::Sched;
+use serde::{Deserialize, Serialize};
+
+/// Who first-touches the arrays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Init {
+    /// Thread 0 initialises everything (first touch puts it all on one node).
+    #[default]
+    Serial,
+    /// Each thread initialises the block it later works on.
+    Parallel,
+}
+
+impl Init {
+    /// The schedule of the initialisation loop.
+    pub fn sched(self) -> Sched {
+        match self {
+            Init::Serial => Sched::Serial,
+            Init::Parallel => Sched::Static,
+        }
+    }
+
+    pub fn doc() -> &'static str {
+        "serial (thread 0 writes all arrays first) | parallel (each thread first-touches its block)"
+    }
+}
+
+/// OpenMP `schedule(static)`: thread `t`'s contiguous block of `0..n` (the first `n % threads`
+/// threads get one more item), as [`crate::omp`] splits static loops.
+pub fn static_range(n: usize, threads: usize, t: usize) -> std::ops::Range<usize> {
+    let (q, r) = (n / threads, n % threads);
+    let start = t * q + t.min(r);
+    start..start + q + usize::from(t < r)
+}
+
+/// Test helpers shared by part B's generators.
+#[cfg(test)]
+pub(crate) mod testutil {
+    use numasim_trace::{collect_all, Access, AccessSource};
+
+    /// Drains `src` pulling threads round-robin, one batch at a time.
+    pub fn collect_interleaved(src: &mut dyn AccessSource) -> Vec<Vec<Access>> {
+        let n = src.threads();
+        let mut all = vec![Vec::new(); n];
+        let mut live = vec![true; n];
+        let mut buf = Vec::new();
+        while live.iter().any(|&l| l) {
+            for t in 0..n {
+                if live[t] {
+                    src.next_batch(t, &mut buf).unwrap();
+                    if buf.is_empty() {
+                        live[t] = false;
+                    }
+                    all[t].extend_from_slice(&buf);
+                }
+            }
+        }
+        all
+    }
+
+    /// Same seed -> identical output (whatever the pull order), other seed -> different,
+    /// strictly increasing instruction counts, every thread active. Returns seed 1's output.
+    pub fn check_generator(build: impl Fn(&str, u64) -> Box<dyn AccessSource>, params: &str) -> Vec<Vec<Access>> {
+        let a = collect_all(&mut build(params, 1)).unwrap();
+        let b = collect_interleaved(&mut *build(params, 1));
+        assert!(a == b, "output depends on the order threads are pulled");
+        let c = collect_all(&mut build(params, 2)).unwrap();
+        assert!(a != c, "a different seed gives the same output");
+        for (t, s) in a.iter().enumerate() {
+            assert!(!s.is_empty(), "thread {t} made no access");
+            assert!(
+                s.windows(2).all(|w| w[0].instr < w[1].instr),
+                "thread {t}: instruction counts not increasing"
+            );
+        }
+        a
+    }
+
+    /// Builds through a generator's `build` from TOML text.
+    pub fn via(
+        build: fn(toml::Table, u64) -> Result<Box<dyn AccessSource>, crate::WorkloadError>,
+    ) -> impl Fn(&str, u64) -> Box<dyn AccessSource> {
+        move |text: &str, seed| build(toml::from_str(text).unwrap(), seed).unwrap()
+    }
+
+    /// Fraction of accesses that go to pages (4 KiB) touched by exactly one thread.
+    pub fn single_thread_page_access_fraction(all: &[Vec<Access>]) -> f64 {
+        let mut owners: std::collections::HashMap<u64, (usize, bool)> = Default::default();
+        for (t, s) in all.iter().enumerate() {
+            for a in s {
+                let e = owners.entry(a.vaddr >> 12).or_insert((t, false));
+                if e.0 != t {
+                    e.1 = true;
+                }
+            }
+        }
+        let total: usize = all.iter().map(|s| s.len()).sum();
+        let single: usize = all
+            .iter()
+            .flatten()
+            .filter(|a| !owners[&(a.vaddr >> 12)].1)
+            .count();
+        single as f64 / total as f64
+    }
+}

@@ -1,0 +1,5 @@
+//! Analyses of access streams (traces or generators) that are not experiments themselves.
+
+pub mod sharing;
+
+pub use sharing::{analyze_sharing, SharingAnalysis, SharingOptions};

@@ -1,0 +1,84 @@
+//! Oracle static placement: each page placed once, at its best node by whole-run knowledge.
+//!
+//! Two passes (Tikir & Hollingsworth §5.2.3's profile-driven static placement, and the upper
+//! bound of static placement in StarNUMA's Fig. 9): the first pass runs the experiment without
+//! migration and sums every page's memory accesses per socket; the best node of a page is the
+//! one minimising access-weighted unloaded load latency. Capacity is respected greedily, pages
+//! with the most accesses first, against each node's capacity at the final footprint; a page
+//! whose best node is full takes its next best. The second pass re-runs the workload with each
+//! page placed at its chosen node on first touch (page ids are handed out in first-touch order,
+//! which placement does not influence in functional mode, so they match between passes).
+
+use super::mechanism::MachineInfo;
+
+/// Chooses a home for every page from run-long per-socket counts `[page * sockets + socket]`.
+/// `capacity[node]` is in pages at the final footprint.
+pub fn best_homes(totals: &[u64], mach: &MachineInfo, capacity: &[u64]) -> Vec<u16> {
+    let s = mach.sockets;
+    let pages = totals.len() / s.max(1);
+    let mut order: Vec<(u64, usize)> = (0..pages)
+        .map(|p| (totals[p * s..(p + 1) * s].iter().sum(), p))
+        .collect();
+    order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut used = vec![0u64; mach.nodes];
+    let mut homes = vec![u16::MAX; pages];
+    let mut costs: Vec<(f64, usize)> = Vec::with_capacity(mach.nodes);
+    for (_, p) in order {
+        let row = &totals[p * s..(p + 1) * s];
+        costs.clear();
+        for n in 0..mach.nodes {
+            let c: f64 = row.iter().enumerate().map(|(k, &c)| c as f64 * mach.latency_ns[k][n]).sum();
+            costs.push((c, n));
+        }
+        costs.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        if let Some(&(_, n)) = costs.iter().find(|&&(_, n)| used[n] < capacity[n]) {
+            used[n] += 1;
+            homes[p] = n as u16;
+        }
+    }
+    homes
+}
+
+/// First pass: runs the experiment without migration and returns the oracle home of every
+/// page id (see the module docs).
+pub fn learn(
+    exp: &crate::experiment::Experiment,
+    machine: &numasim_machine::Machine,
+) -> Result<Vec<u16>, crate::experiment::RunError> {
+    use crate::experiment::resolve;
+    use crate::sim::{FunctionalConfig, FunctionalSim};
+    let spec = &exp.spec;
+    let mut source = resolve::source(exp)?;
+    let threads = source.threads();
+    let thread_sockets = resolve::thread_sockets(exp, machine, threads)?;
+    let placement = resolve::placement(exp, machine)?;
+    let cfg = FunctionalConfig {
+        phase_instructions: spec.phase_instructions,
+        quantum_instructions: spec.quantum_instructions,
+        llc: spec
+            .llc
+            .enabled
+            .then(|| machine.sockets.iter().map(|s| (s.llc_bytes, s.llc_ways as usize)).collect()),
+        page_bytes: spec.placement.page_bytes,
+    };
+    let (sockets, nodes) = (machine.sockets.len(), machine.memory_nodes.len());
+    let mut sim = FunctionalSim::new(&cfg, sockets, nodes, thread_sockets, placement);
+    let mut totals: Vec<u64> = Vec::new();
+    let mut phases = 0u64;
+    while spec.max_phases.is_none_or(|m| phases < m) {
+        if sim.run_phase(&mut *source)?.is_none() {
+            break;
+        }
+        phases += 1;
+        let pages = sim.table.pages();
+        totals.resize(pages * sockets, 0);
+        for (t, &c) in totals.iter_mut().zip(&sim.pages.phase_counts[..pages * sockets]) {
+            *t += u64::from(c);
+        }
+        sim.pages.end_phase();
+    }
+    let mach = MachineInfo::from_machine(machine, spec.placement.page_bytes);
+    let footprint = sim.table.pages() as u64;
+    let capacity: Vec<u64> = (0..nodes).map(|n| sim.placement.capacity_pages(n, footprint)).collect();
+    Ok(best_homes(&totals, &mach, &capacity))
+}

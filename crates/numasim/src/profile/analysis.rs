@@ -1,0 +1,147 @@
+//! `numasim analyze profile`: how representative each profile source is (Tikir &
+//! Hollingsworth Table 1 and Fig. 2), measured on an experiment's workload and machine.
+//!
+//! The experiment runs once without migration; every source observes the same accesses at
+//! once. Over the whole run, each source's profile is compared with the `perfect` profile
+//! (every memory access, i.e. every transaction the interconnect carries): the distance D per
+//! socket (`|R_sample − R_all| / R_all`, R = the socket's share of events), its mean over
+//! sockets, the share of events sampled, the share of touched pages the source saw (Fig. 2's
+//! right axis), and the share of accesses whose page the source attributes to the right
+//! most-frequent socket (what a migration policy acts on).
+
+use super::page_profile::{distance, pages_covered, top_agreement};
+use super::{Observer, ObserverConfig, PageProfile, ProfilerKind};
+use crate::experiment::{resolve, Experiment, RunError};
+use crate::sim::{FunctionalConfig, FunctionalSim};
+use serde::Serialize;
+
+/// One source at one interval.
+#[derive(Debug, Clone, Serialize)]
+pub struct SourceReport {
+    pub source: &'static str,
+    pub sample_interval: u64,
+    /// D per socket (`null` where the socket made no memory access).
+    pub distance_per_socket: Vec<Option<f64>>,
+    pub mean_distance: f64,
+    /// Events recorded / memory accesses.
+    pub sampled_fraction: f64,
+    pub pages_covered: f64,
+    pub top_socket_agreement: f64,
+    pub events: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ProfileAnalysis {
+    pub experiment: String,
+    pub machine: String,
+    pub sockets: Vec<String>,
+    pub memory_accesses: u64,
+    pub touched_pages: u64,
+    pub sources: Vec<SourceReport>,
+}
+
+/// Interconnect sampling intervals swept by default (Table 1's 64…4K and beyond, Fig. 2).
+pub const DEFAULT_INTERVALS: &[u64] = &[64, 256, 1024, 4096, 16384, 65536, 1 << 20];
+
+/// Runs the analysis. `intervals` are the interconnect-sampling intervals to sweep; other
+/// sources use their default interval.
+pub fn analyze_profile(exp: &Experiment, intervals: &[u64], tlb_entries: usize) -> Result<ProfileAnalysis, RunError> {
+    let machine = resolve::machine(exp)?;
+    let spec = &exp.spec;
+    let mut source = resolve::source(exp)?;
+    let threads = source.threads();
+    let thread_sockets = resolve::thread_sockets(exp, &machine, threads)?;
+    let placement = resolve::placement(exp, &machine)?;
+    let cfg = FunctionalConfig {
+        phase_instructions: spec.phase_instructions,
+        quantum_instructions: spec.quantum_instructions,
+        llc: spec
+            .llc
+            .enabled
+            .then(|| machine.sockets.iter().map(|s| (s.llc_bytes, s.llc_ways as usize)).collect()),
+        page_bytes: spec.placement.page_bytes,
+    };
+    let sockets = machine.sockets.len();
+    let mut sim = FunctionalSim::new(&cfg, sockets, machine.memory_nodes.len(), thread_sockets, placement);
+    let mk = |kind: ProfilerKind, interval: u64| {
+        Observer::new(ObserverConfig {
+            kind,
+            sockets,
+            sample_interval: interval,
+            tlb_entries,
+            scan_fraction: 0.25,
+        })
+    };
+    let mut specs: Vec<(ProfilerKind, u64)> = intervals.iter().map(|&n| (ProfilerKind::Interconnect, n)).collect();
+    for k in [
+        ProfilerKind::CacheMiss,
+        ProfilerKind::TlbMiss,
+        ProfilerKind::TlbContent,
+        ProfilerKind::Atc,
+        ProfilerKind::HydmSampling,
+        ProfilerKind::HintingFaults,
+        ProfilerKind::Full,
+    ] {
+        specs.push((k, k.default_interval()));
+    }
+    let mut root = mk(ProfilerKind::Perfect, 1);
+    root.also = specs.iter().map(|&(k, n)| mk(k, n)).collect();
+    sim.set_observer(root);
+    let mut perfect = PageProfile::new(sockets, 0);
+    let mut run: Vec<PageProfile> = specs.iter().map(|_| PageProfile::new(sockets, 0)).collect();
+    let mut events = vec![0u64; specs.len()];
+    let mut phases = 0u64;
+    let mut mem_accesses = 0u64;
+    while spec.max_phases.is_none_or(|m| phases < m) {
+        let Some(counts) = sim.run_phase(&mut *source)? else {
+            break;
+        };
+        phases += 1;
+        mem_accesses += counts.llc_misses;
+        let pages = sim.table.pages();
+        let exact = sim.pages.phase_counts[..pages * sockets].to_vec();
+        perfect.add(&PageProfile {
+            sockets,
+            counts: exact.clone(),
+        });
+        let o = sim.observer_mut().expect("installed above");
+        for (i, sub) in o.also.iter_mut().enumerate() {
+            run[i].add(&sub.profile(&exact, pages));
+            let (_, c) = sub.end_phase(pages, &[], 0);
+            events[i] += c.samples;
+        }
+        o.end_phase(pages, &[], 0);
+        sim.pages.end_phase();
+    }
+    let sources = specs
+        .iter()
+        .zip(&run)
+        .zip(&events)
+        .map(|((&(k, n), prof), &ev)| {
+            let d = distance(prof, &perfect);
+            let defined: Vec<f64> = d.iter().flatten().copied().collect();
+            SourceReport {
+                source: k.name(),
+                sample_interval: n,
+                mean_distance: if defined.is_empty() {
+                    0.0
+                } else {
+                    defined.iter().sum::<f64>() / defined.len() as f64
+                },
+                distance_per_socket: d,
+                sampled_fraction: if mem_accesses == 0 { 0.0 } else { ev as f64 / mem_accesses as f64 },
+                pages_covered: pages_covered(prof, &perfect),
+                top_socket_agreement: top_agreement(prof, &perfect),
+                events: ev,
+            }
+        })
+        .collect();
+    Ok(ProfileAnalysis {
+        experiment: exp.name.clone(),
+        machine: machine.name.clone(),
+        sockets: machine.sockets.iter().map(|s| s.name.clone()).collect(),
+        memory_accesses: mem_accesses,
+        touched_pages: (0..perfect.pages()).filter(|&p| perfect.total(p) > 0).count() as u64,
+        sources,
+    })
+}

@@ -1,0 +1,170 @@
+//! The `[timing]` section of an experiment: core, cache, interconnect and DRAM parameters.
+//!
+//! Every key has a default, so `mode = "timing"` alone works. Core and cache defaults are
+//! StarNUMA Table I ("4-wide, 256-entry ROB", L1 "32KB ... 8-way ... 4-cycle", L2 "1 MB,
+//! 16-way, 14-cycle", LLC "30-cycle"); the LLC size and ways come from the machine file. DRAM
+//! timings come from [`DramTiming::preset`] by the memory node's [`DramKind`]; the burst time
+//! is not a free parameter but `line_bytes / channel_peak_gbps`, so the saturated bandwidth of
+//! the model approaches exactly the peak the machine file's DRAM grade promises.
+
+use numasim_machine::DramKind;
+use serde::{Deserialize, Serialize};
+
+/// `[timing]` as written by the user (strict keys, defaults documented per field).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TimingSpec {
+    /// Cycles per non-memory instruction (default 0.5: a 4-wide core sustaining IPC 2 between
+    /// memory stalls; not a paper figure).
+    pub base_cpi: f64,
+    /// Reorder-buffer entries W (default 256, Table I).
+    pub rob_entries: u32,
+    /// Outstanding LLC-miss loads per core M (default 16).
+    pub mshrs: u32,
+    /// Private L1-D (default 32 KiB, 8 ways, 4 cycles: Table I).
+    pub l1_bytes: u64,
+    pub l1_ways: u32,
+    pub l1_latency_cycles: u32,
+    /// Private L2 (default 1 MiB, 16 ways, 14 cycles: Table I).
+    pub l2_bytes: u64,
+    pub l2_ways: u32,
+    pub l2_latency_cycles: u32,
+    /// Shared per-socket LLC access latency (default 30 cycles: Table I).
+    pub llc_latency_cycles: u32,
+    /// Per-core TLB (default 1536 entries, 12 ways) and the page-walk latency of a miss
+    /// (default 30 cycles: walk caches assumed to hit; not a paper figure).
+    pub tlb_entries: u32,
+    pub tlb_ways: u32,
+    pub page_walk_cycles: u32,
+    /// Header-only message size (requests, forwards, invalidations, acks), bytes (default 16).
+    pub header_bytes: u32,
+    /// Latency of the owner socket's cache when it supplies a block transfer (default 0: the
+    /// StarNUMA §V-A accounting charges "80ns for memory access and directory lookup" plus the
+    /// network and nothing at the owner).
+    pub owner_snoop_ns: f64,
+    /// Multiplies every link bandwidth (default 1.0; 0.5 halves all links for studies).
+    pub link_bandwidth_scale: f64,
+    /// DRAM row (page) size per channel, bytes (default 8192).
+    pub dram_row_bytes: u64,
+    /// Model all-bank refresh (tREFI/tRFC of the preset); default false.
+    pub dram_refresh: bool,
+    /// How far (ns) a core may run ahead of the global clock on private work (default 20).
+    /// Queues (links, DRAM) are always served in exact time order; only private-cache and LLC
+    /// state may see another core's effect up to this late.
+    pub lookahead_ns: f64,
+}
+
+impl Default for TimingSpec {
+    fn default() -> Self {
+        TimingSpec {
+            base_cpi: 0.5,
+            rob_entries: 256,
+            mshrs: 16,
+            l1_bytes: 32 << 10,
+            l1_ways: 8,
+            l1_latency_cycles: 4,
+            l2_bytes: 1 << 20,
+            l2_ways: 16,
+            l2_latency_cycles: 14,
+            llc_latency_cycles: 30,
+            tlb_entries: 1536,
+            tlb_ways: 12,
+            page_walk_cycles: 30,
+            header_bytes: 16,
+            owner_snoop_ns: 0.0,
+            link_bandwidth_scale: 1.0,
+            dram_row_bytes: 8192,
+            dram_refresh: false,
+            lookahead_ns: 20.0,
+        }
+    }
+}
+
+impl TimingSpec {
+    /// Checks ranges; `Err((key, message))` names the key inside `[timing]`.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        let pos = |k: &'static str, v: f64| {
+            if v.is_finite() && v > 0.0 {
+                Ok(())
+            } else {
+                Err((k, format!("must be a positive number, got {v}")))
+            }
+        };
+        pos("base_cpi", self.base_cpi)?;
+        pos("link_bandwidth_scale", self.link_bandwidth_scale)?;
+        if !(self.owner_snoop_ns.is_finite() && self.owner_snoop_ns >= 0.0) {
+            return Err(("owner_snoop_ns", "must be a non-negative number".into()));
+        }
+        if !(self.lookahead_ns.is_finite() && self.lookahead_ns >= 0.0) {
+            return Err(("lookahead_ns", "must be a non-negative number".into()));
+        }
+        for (k, v) in [
+            ("rob_entries", self.rob_entries),
+            ("mshrs", self.mshrs),
+            ("l1_ways", self.l1_ways),
+            ("l2_ways", self.l2_ways),
+            ("tlb_entries", self.tlb_entries),
+            ("tlb_ways", self.tlb_ways),
+            ("header_bytes", self.header_bytes),
+        ] {
+            if v == 0 {
+                return Err((k, "must be at least 1".into()));
+            }
+        }
+        if self.mshrs > 1024 || self.rob_entries > 1 << 16 {
+            return Err(("mshrs", "mshrs ≤ 1024 and rob_entries ≤ 65536".into()));
+        }
+        for (k, v) in [("l1_bytes", self.l1_bytes), ("l2_bytes", self.l2_bytes)] {
+            if v < 64 || v > 1 << 30 {
+                return Err((k, "must be between 64 bytes and 1 GiB".into()));
+            }
+        }
+        if self.dram_row_bytes < 64 || !self.dram_row_bytes.is_power_of_two() {
+            return Err(("dram_row_bytes", "must be a power of two ≥ 64".into()));
+        }
+        Ok(())
+    }
+}
+
+/// DRAM timing of one grade, ns. Sources: JEDEC speed-bin typicals (DDR4-2133 15-15-15,
+/// DDR4-2400 17-17-17, DDR4-3200 22-22-22, DDR5-4800 40-39-39 with tRAS 32 ns, tREFI 3.9 µs,
+/// tRFC 295 ns); HBM2/MCDRAM: 14 ns tCL/tRCD/tRP, tRAS 33 ns (typical HBM2 datasheets);
+/// SDRAM at 150 MHz CL3 for the Sun Fire; Talbot & Kelly Table 1.2 "DRAM lookup 20" and
+/// "line access 24" cycles of 10 ns as tCL and the burst.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DramTiming {
+    pub t_rcd_ns: f64,
+    pub t_cl_ns: f64,
+    pub t_rp_ns: f64,
+    pub t_ras_ns: f64,
+    /// Data burst of one line on the channel: `line_bytes / channel_peak_gbps`.
+    pub t_bl_ns: f64,
+    pub banks: u32,
+    pub t_refi_ns: f64,
+    pub t_rfc_ns: f64,
+}
+
+impl DramTiming {
+    pub fn preset(kind: DramKind, line_bytes: u32) -> DramTiming {
+        let t_bl_ns = f64::from(line_bytes) / kind.channel_peak_gbps();
+        let (t_rcd_ns, t_cl_ns, t_rp_ns, t_ras_ns, banks, t_refi_ns, t_rfc_ns) = match kind {
+            DramKind::Ddr4_2133 => (14.06, 14.06, 14.06, 33.0, 16, 7800.0, 350.0),
+            DramKind::Ddr4_2400 => (14.16, 14.16, 14.16, 32.0, 16, 7800.0, 350.0),
+            DramKind::Ddr4_3200 => (13.75, 13.75, 13.75, 32.0, 16, 7800.0, 350.0),
+            DramKind::Ddr5_4800 => (16.25, 16.667, 16.25, 32.0, 32, 3900.0, 295.0),
+            DramKind::Hbm2 | DramKind::Mcdram => (14.0, 14.0, 14.0, 33.0, 16, 3900.0, 260.0),
+            DramKind::SdramSunfire => (20.0, 20.0, 20.0, 45.0, 4, 15600.0, 70.0),
+            DramKind::TalbotSim => (0.0, 200.0, 0.0, 0.0, 1, 1.0e12, 0.0),
+        };
+        DramTiming {
+            t_rcd_ns,
+            t_cl_ns,
+            t_rp_ns,
+            t_ras_ns,
+            t_bl_ns,
+            banks,
+            t_refi_ns,
+            t_rfc_ns,
+        }
+    }
+}

@@ -92,7 +92,10 @@ impl Figure {
         }
         match self {
             Figure::MachineGraph => {
-                let run = runs.iter().find(|r| charts::machine_graph::available_for(r)).expect("available");
+                let run = runs
+                    .iter()
+                    .find(|r| charts::machine_graph::available_for(r))
+                    .expect("available");
                 charts::machine_graph::svg(run)
             }
             Figure::LatencyHeatmap => {

@@ -16,7 +16,16 @@ const TEMPLATE: &str = include_str!("../templates/report.html");
 const CSS: &str = include_str!("../templates/report.css");
 
 /// Ids of every view the report can contain, in page order.
-pub const VIEWS: [&str; 8] = ["summary", "machine", "access-classes", "amat", "speedup", "sharing", "placement", "migration"];
+pub const VIEWS: [&str; 8] = [
+    "summary",
+    "machine",
+    "access-classes",
+    "amat",
+    "speedup",
+    "sharing",
+    "placement",
+    "migration",
+];
 
 #[derive(Serialize)]
 struct FigureCtx {
@@ -64,16 +73,28 @@ struct RunCtx {
 }
 
 fn workload_text(w: &serde_json::Value) -> String {
-    let gen = w.get("generator").or_else(|| w.get("kind")).and_then(|g| g.as_str()).unwrap_or("");
+    let gen = w
+        .get("generator")
+        .or_else(|| w.get("kind"))
+        .and_then(|g| g.as_str())
+        .unwrap_or("");
     let params = w.get("params");
-    let pick = |k: &str| params.and_then(|p| p.get(k)).map(|v| v.as_str().map(str::to_string).unwrap_or(v.to_string()));
+    let pick = |k: &str| {
+        params
+            .and_then(|p| p.get(k))
+            .map(|v| v.as_str().map(str::to_string).unwrap_or(v.to_string()))
+    };
     let mut parts = vec![gen.to_string()];
     for k in ["pattern", "name", "path", "threads"] {
         if let Some(v) = pick(k) {
             parts.push(format!("{k} {v}"));
         }
     }
-    let s = parts.into_iter().filter(|p| !p.is_empty()).collect::<Vec<_>>().join(" · ");
+    let s = parts
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join(" · ");
     if s.is_empty() {
         "—".into()
     } else {
@@ -112,8 +133,17 @@ fn run_ctx(r: &Run) -> RunCtx {
         llc_misses: format_count(t.summary.llc_misses),
         llc_mpki: format!("{:.2}", t.summary.llc_mpki),
         local_fraction: format!("{:.1}%", 100.0 * t.summary.local_fraction),
-        footprint: format!("{} pages ({:.1} MiB)", t.footprint_pages, t.footprint_bytes as f64 / (1 << 20) as f64),
-        wall_s: r.results.perf.as_ref().map(|p| format!("{:.2} s", p.wall_s)).unwrap_or_else(|| "—".into()),
+        footprint: format!(
+            "{} pages ({:.1} MiB)",
+            t.footprint_pages,
+            t.footprint_bytes as f64 / (1 << 20) as f64
+        ),
+        wall_s: r
+            .results
+            .perf
+            .as_ref()
+            .map(|p| format!("{:.2} s", p.wall_s))
+            .unwrap_or_else(|| "—".into()),
         numasim_version: r.results.numasim_version.clone().unwrap_or_else(|| "—".into()),
         resolved_toml: r.resolved_toml.clone(),
     }
@@ -139,7 +169,10 @@ fn machine_view(runs: &[Run]) -> Result<Option<ViewCtx>, ReportError> {
         }
         seen.push(m.name.clone());
         figures.push(FigureCtx {
-            caption: format!("Unloaded load latency of {} from every socket to every memory node, ns.", m.name),
+            caption: format!(
+                "Unloaded load latency of {} from every socket to every memory node, ns.",
+                m.name
+            ),
             svg: charts::latency_heatmap::svg(m)?,
         });
     }
@@ -199,7 +232,11 @@ fn access_table(runs: &[Run]) -> TableCtx {
 fn sharing_table(runs: &[Run]) -> TableCtx {
     TableCtx {
         caption: "Pages / accesses touched by every socket".into(),
-        header: vec!["Run".into(), "pages shared by all sockets".into(), "accesses to them".into()],
+        header: vec![
+            "Run".into(),
+            "pages shared by all sockets".into(),
+            "accesses to them".into(),
+        ],
         rows: runs
             .iter()
             .filter_map(|r| {
@@ -220,7 +257,10 @@ fn migration_view(runs: &[Run]) -> Result<Option<ViewCtx>, ReportError> {
     for r in runs {
         let Some(m) = migration::of(r) else { continue };
         figures.push(FigureCtx {
-            caption: format!("{}: pages migrated at each phase boundary by source → destination node.", r.label),
+            caption: format!(
+                "{}: pages migrated at each phase boundary by source → destination node.",
+                r.label
+            ),
             svg: charts::migration::svg(&r.label, &m)?,
         });
         let mut header = vec!["Source → destination".to_string()];
@@ -299,7 +339,10 @@ pub fn render(runs: &[Run]) -> Result<String, ReportError> {
     views.extend(single(
         "speedup",
         "Speedup",
-        format!("Execution-time speedup over the first run ({}), with the geometric mean.", runs[0].label),
+        format!(
+            "Execution-time speedup over the first run ({}), with the geometric mean.",
+            runs[0].label
+        ),
         Figure::Speedup,
         "Speedup over the first run; the last bar is the geometric mean of the others.",
         runs,
@@ -328,7 +371,9 @@ pub fn render(runs: &[Run]) -> Result<String, ReportError> {
     let mut env = minijinja::Environment::new();
     env.add_template("report.html", TEMPLATE)
         .map_err(|e| ReportError::render("report template", e))?;
-    let tmpl = env.get_template("report.html").map_err(|e| ReportError::render("report template", e))?;
+    let tmpl = env
+        .get_template("report.html")
+        .map_err(|e| ReportError::render("report template", e))?;
     let ctx = minijinja::context! {
         css => CSS,
         runs => runs.iter().map(run_ctx).collect::<Vec<_>>(),

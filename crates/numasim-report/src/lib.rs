@@ -46,7 +46,12 @@ pub enum FigureFormat {
 
 impl FigureFormat {
     pub fn from_path(path: &Path) -> Result<Self, ReportError> {
-        match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
             Some("svg") => Ok(FigureFormat::Svg),
             Some("png") => Ok(FigureFormat::Png),
             _ => Err(ReportError::render(

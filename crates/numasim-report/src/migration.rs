@@ -1,7 +1,8 @@
 //! Migration data, read from results.json when a run has it.
 //!
-//! Migration is being added to the simulator separately, so this reader is deliberately
-//! tolerant about the exact layout. It looks for a top-level `migration` object (its presence
+//! numasim writes `migration` (run-long: policy, total_moves, moves_from_to, ping_pongs) and per
+//! phase `phases[i].migration` (moves, moves_from_to, ping_pongs, capacity_pages_per_node);
+//! the reader also accepts a few other shapes so hand-made or older files still draw. It looks for a top-level `migration` object (its presence
 //! alone makes the Migration view appear) and, per phase, for the moves made at that phase's
 //! boundary in `phases[i].migration` (or directly in `phases[i]`):
 //! - `moves`: `{"SRC->DST": pages}` (also `→`), `{"SRC": {"DST": pages}}` or
@@ -59,7 +60,8 @@ impl Migration {
 }
 
 fn as_u64(v: &Value) -> Option<u64> {
-    v.as_u64().or_else(|| v.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64))
+    v.as_u64()
+        .or_else(|| v.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64))
 }
 
 fn first_u64(obj: &Value, keys: &[&str]) -> Option<u64> {
@@ -104,9 +106,19 @@ fn parse_moves(v: &Value) -> BTreeMap<(String, String), u64> {
 /// The run's migration data, or `None` when results.json has no `migration` object.
 pub fn of(run: &Run) -> Option<Migration> {
     let top = run.raw.get("migration").filter(|v| v.is_object())?;
-    let policy = top
+    // A run without a migration policy still writes the object; there is nothing to show then.
+    if top
         .get("policy")
-        .and_then(|p| p.as_str().map(str::to_string).or_else(|| p.get("name")?.as_str().map(str::to_string)));
+        .and_then(Value::as_str)
+        .is_some_and(|p| matches!(p, "none" | "off" | ""))
+    {
+        return None;
+    }
+    let policy = top.get("policy").and_then(|p| {
+        p.as_str()
+            .map(str::to_string)
+            .or_else(|| p.get("name")?.as_str().map(str::to_string))
+    });
     let raw_phases = run.raw.get("phases").and_then(Value::as_array);
     let phases = raw_phases
         .map(|ps| {
@@ -114,9 +126,13 @@ pub fn of(run: &Run) -> Option<Migration> {
                 .enumerate()
                 .map(|(i, p)| {
                     let m = p.get("migration").filter(|v| v.is_object()).unwrap_or(p);
-                    let moves = m.get("moves").map(parse_moves).unwrap_or_default();
+                    let moves = m
+                        .get("moves_from_to")
+                        .or_else(|| m.get("moves").filter(|v| !v.is_number()))
+                        .map(parse_moves)
+                        .unwrap_or_default();
                     let pages_moved = if moves.is_empty() {
-                        first_u64(m, &["pages_migrated", "migrated_pages", "pages_moved"]).unwrap_or(0)
+                        first_u64(m, &["moves", "pages_migrated", "migrated_pages", "pages_moved"]).unwrap_or(0)
                     } else {
                         moves.values().sum()
                     };
@@ -143,8 +159,20 @@ pub fn of(run: &Run) -> Option<Migration> {
                 .iter()
                 .map(|p| p.pages_per_node.get(&n.name).copied().unwrap_or(0))
                 .collect(),
-            capacity_pages: cap
-                .and_then(as_u64)
+            // Effective capacity (it may follow the footprint): the largest per-phase figure,
+            // else the configured one, else the machine's.
+            capacity_pages: raw_phases
+                .and_then(|ps| {
+                    ps.iter()
+                        .filter_map(|p| {
+                            p.get("migration")?
+                                .get("capacity_pages_per_node")?
+                                .get(&n.name)
+                                .and_then(as_u64)
+                        })
+                        .max()
+                })
+                .or_else(|| cap.and_then(as_u64))
                 .or_else(|| cap.and_then(|c| c.get(&n.name)).and_then(as_u64))
                 .or_else(|| (n.capacity_bytes > 0).then(|| n.capacity_bytes / page_bytes)),
         })
@@ -163,7 +191,10 @@ mod tests {
         assert_eq!(parse_moves(&json!({"m0->pool": 5})), want);
         assert_eq!(parse_moves(&json!({"m0 → pool": 5})), want);
         assert_eq!(parse_moves(&json!({"m0": {"pool": 5}})), want);
-        assert_eq!(parse_moves(&json!([{"from": "m0", "to": "pool", "pages": 2}, {"src": "m0", "dst": "pool", "count": 3}])), want);
+        assert_eq!(
+            parse_moves(&json!([{"from": "m0", "to": "pool", "pages": 2}, {"src": "m0", "dst": "pool", "count": 3}])),
+            want
+        );
         assert!(parse_moves(&json!({"m0->pool": 0})).is_empty());
         assert!(parse_moves(&json!("nonsense")).is_empty());
     }

@@ -16,7 +16,9 @@ pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, ReportError> {
     let mut opt = resvg::usvg::Options::default();
     let db = opt.fontdb_mut();
     db.load_system_fonts();
-    let family = SANS.iter().find(|f| db.faces().any(|face| face.families.iter().any(|(n, _)| n == *f)));
+    let family = SANS
+        .iter()
+        .find(|f| db.faces().any(|face| face.families.iter().any(|(n, _)| n == *f)));
     let Some(family) = family else {
         return Err(ReportError::render(
             "PNG",
@@ -26,10 +28,20 @@ pub fn svg_to_png(svg: &str, scale: f32) -> Result<Vec<u8>, ReportError> {
     db.set_sans_serif_family(*family);
     opt.font_family = family.to_string();
     let tree = resvg::usvg::Tree::from_str(svg, &opt).map_err(|e| ReportError::render("PNG (parsing SVG)", e))?;
-    let size = tree.size().to_int_size().scale_by(scale).ok_or_else(|| ReportError::render("PNG", "empty figure"))?;
+    let size = tree
+        .size()
+        .to_int_size()
+        .scale_by(scale)
+        .ok_or_else(|| ReportError::render("PNG", "empty figure"))?;
     let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height())
         .ok_or_else(|| ReportError::render("PNG", "figure too large"))?;
     pixmap.fill(resvg::tiny_skia::Color::WHITE);
-    resvg::render(&tree, resvg::tiny_skia::Transform::from_scale(scale, scale), &mut pixmap.as_mut());
-    pixmap.encode_png().map_err(|e| ReportError::render("PNG (encoding)", e))
+    resvg::render(
+        &tree,
+        resvg::tiny_skia::Transform::from_scale(scale, scale),
+        &mut pixmap.as_mut(),
+    );
+    pixmap
+        .encode_png()
+        .map_err(|e| ReportError::render("PNG (encoding)", e))
 }

@@ -361,7 +361,10 @@ mod tests {
     #[test]
     fn newer_schema_is_refused() {
         let d = dir_with(&MINIMAL.replace("\"schema_version\":1", "\"schema_version\":99"));
-        assert!(matches!(load_run(d.path()), Err(ReportError::Version { found: 99, .. })));
+        assert!(matches!(
+            load_run(d.path()),
+            Err(ReportError::Version { found: 99, .. })
+        ));
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! Timing data (AMAT split into unloaded and contention parts, run time), read from results.json
 //! when a run has it.
 //!
-//! The timing model is being added separately; until it lands no run has these fields and the
-//! AMAT and speedup views stay hidden. The reader looks for, in `totals`:
+//! Functional-mode runs have none of this and the AMAT and speedup views stay hidden. The reader
+//! looks for the top-level `timing` object (`amat_ns.by_class`, `sim_time_ns`), else, in `totals`:
 //! - `amat_by_class`: `{CLASS: {"unloaded_ns": f, "contention_ns": f, "accesses": n?}}`;
 //! - `runtime_ns` (or `exec_time_ns`, `cycles`): the run's execution time, for speedups.
 
@@ -17,6 +17,27 @@ pub struct ClassAmat {
 }
 
 pub fn amat_by_class(run: &Run) -> Option<Vec<ClassAmat>> {
+    // numasim's layout: `timing.amat_ns.by_class[c].{unloaded, contention}` (ns); older drafts:
+    // `totals.amat_by_class[c].{unloaded_ns, contention_ns}`.
+    if let Some(obj) = run
+        .raw
+        .get("timing")
+        .and_then(|t| t.get("amat_ns"))
+        .and_then(|a| a.get("by_class"))
+    {
+        let v: Vec<ClassAmat> = obj
+            .as_object()?
+            .iter()
+            .filter_map(|(class, x)| {
+                Some(ClassAmat {
+                    class: class.clone(),
+                    unloaded_ns: x.get("unloaded")?.as_f64()?,
+                    contention_ns: x.get("contention").and_then(Value::as_f64).unwrap_or(0.0),
+                })
+            })
+            .collect();
+        return (!v.is_empty()).then_some(v);
+    }
     let obj = run.raw.get("totals")?.get("amat_by_class")?.as_object()?;
     let v: Vec<ClassAmat> = obj
         .iter()
@@ -33,6 +54,14 @@ pub fn amat_by_class(run: &Run) -> Option<Vec<ClassAmat>> {
 
 /// Execution time of the run (any unit, the same for every run of a comparison).
 pub fn runtime(run: &Run) -> Option<f64> {
+    if let Some(t) = run
+        .raw
+        .get("timing")
+        .and_then(|t| t.get("sim_time_ns"))
+        .and_then(Value::as_f64)
+    {
+        return (t > 0.0).then_some(t);
+    }
     let t = run.raw.get("totals")?;
     ["runtime_ns", "exec_time_ns", "cycles"]
         .iter()

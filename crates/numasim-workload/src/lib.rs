@@ -8,6 +8,7 @@
 
 pub mod genomics;
 pub mod graph;
+pub mod kv;
 pub mod npb;
 pub mod omp;
 pub mod params;

@@ -165,7 +165,6 @@ impl<K: Kernel> OmpSource<K> {
                 self.current.expect("loop just started")
             }
         };
-        let mut any = false;
         match l.sched {
             Sched::Static | Sched::PerThread | Sched::Serial => {
                 for t in 0..self.em.len() {
@@ -174,7 +173,6 @@ impl<K: Kernel> OmpSource<K> {
                         let hi = (c.next + STATIC_GRAIN).min(c.end);
                         self.kernel.run(t, c.next, hi, &mut self.em[t]);
                         self.cursors[t].next = hi;
-                        any = true;
                     }
                 }
             }
@@ -190,7 +188,6 @@ impl<K: Kernel> OmpSource<K> {
                     let hi = (lo + chunk).min(l.items);
                     self.dynamic_next = hi;
                     self.kernel.run(t, lo, hi, &mut self.em[t]);
-                    any = true;
                 }
             }
         }
@@ -199,7 +196,6 @@ impl<K: Kernel> OmpSource<K> {
             _ => self.cursors.iter().any(|c| c.next < c.end),
         };
         if !left {
-            let _ = any;
             for t in 0..self.em.len() {
                 self.kernel.finish_thread(t, &mut self.em[t]);
             }
@@ -278,7 +274,11 @@ mod tests {
         let total: usize = all.iter().map(|s| s.len()).sum();
         assert_eq!(total, 3000);
         // Static: thread 1 owns items 250..500.
-        let loop1: Vec<u64> = all[1].iter().filter(|a| a.vaddr / 1_000_000 == 1).map(|a| a.vaddr).collect();
+        let loop1: Vec<u64> = all[1]
+            .iter()
+            .filter(|a| a.vaddr / 1_000_000 == 1)
+            .map(|a| a.vaddr)
+            .collect();
         assert_eq!(loop1.len(), 250);
         assert_eq!(loop1[0], 1_000_000 + 250 * 8);
         // Serial: only thread 0.
@@ -287,9 +287,18 @@ mod tests {
         }
         // Barrier: every access of loop k+1 has a larger instruction count than all of loop k.
         for k in 1..3u64 {
-            let end_k = all.iter().flatten().filter(|a| a.vaddr / 1_000_000 == k).map(|a| a.instr).max();
-            let start_next =
-                all.iter().flatten().filter(|a| a.vaddr / 1_000_000 == k + 1).map(|a| a.instr).min();
+            let end_k = all
+                .iter()
+                .flatten()
+                .filter(|a| a.vaddr / 1_000_000 == k)
+                .map(|a| a.instr)
+                .max();
+            let start_next = all
+                .iter()
+                .flatten()
+                .filter(|a| a.vaddr / 1_000_000 == k + 1)
+                .map(|a| a.instr)
+                .min();
             assert!(end_k < start_next);
         }
         for s in &all {

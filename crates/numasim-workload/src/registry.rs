@@ -49,6 +49,7 @@ const ENTRIES: &[Entry] = &[
     Entry { info: crate::splash::ge::info, build: crate::splash::ge::build },
     Entry { info: crate::genomics::fmi::info, build: crate::genomics::fmi::build },
     Entry { info: crate::genomics::poa::info, build: crate::genomics::poa::build },
+    Entry { info: crate::kv::masstree::info, build: crate::kv::masstree::build },
 ];
 
 /// All generators, in registry order.

@@ -78,8 +78,16 @@ pub fn info() -> GeneratorInfo {
         paper: "HyDM; Tikir & Hollingsworth (serial vs parallel first touch)",
         params: vec![
             p("threads", d.threads.to_string(), "OpenMP threads (access streams)"),
-            p("array_bytes", d.array_bytes.to_string(), "bytes of each of the arrays a, b, c"),
-            p("kernel", "\"triad\"".into(), "copy | scale | add | triad | all (the four in order)"),
+            p(
+                "array_bytes",
+                d.array_bytes.to_string(),
+                "bytes of each of the arrays a, b, c",
+            ),
+            p(
+                "kernel",
+                "\"triad\"".into(),
+                "copy | scale | add | triad | all (the four in order)",
+            ),
             p("iterations", d.iterations.to_string(), "repetitions of the kernel(s)"),
             p(
                 "init",

@@ -52,7 +52,7 @@ mod tests {
         let a = s.alloc(10);
         let b = s.alloc(3 << 20);
         let c = s.alloc(1);
-        assert!(b >= a + ALIGN && b % ALIGN == 0);
+        assert!(b >= a + ALIGN && b.is_multiple_of(ALIGN));
         assert!(c >= b + (3 << 20) + ALIGN - (3 << 20) % ALIGN);
     }
 }

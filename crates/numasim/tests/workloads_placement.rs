@@ -31,7 +31,11 @@ fn ge_serial_init_first_touch_puts_everything_on_one_board() {
     assert!(max_share(&rr.pages_per_node) < 0.3, "{:?}", rr.pages_per_node);
     // All demand traffic then goes to that one board: 1/6 of the threads are local.
     assert!(max_share(&ft.totals.summary.by_node) > 0.95);
-    assert!(ft.totals.summary.local_fraction < 0.3, "{}", ft.totals.summary.local_fraction);
+    assert!(
+        ft.totals.summary.local_fraction < 0.3,
+        "{}",
+        ft.totals.summary.local_fraction
+    );
 }
 
 #[test]
@@ -61,14 +65,22 @@ fn ge_parallel_init_first_touch_concentrates_late_accesses_unlike_round_robin() 
     };
     let (ft, rr) = (ge("first-touch"), ge("round-robin"));
     let (ft_early, ft_late, rr_late) = (major_boards(&ft, 0), major_boards(&ft, 2), major_boards(&rr, 2));
-    assert!(ft_late < ft_early, "first touch: {ft_early} boards early, {ft_late} late");
-    assert!(ft_late < rr_late, "late: first touch {ft_late} boards, round-robin {rr_late}");
+    assert!(
+        ft_late < ft_early,
+        "first touch: {ft_early} boards early, {ft_late} late"
+    );
+    assert!(
+        ft_late < rr_late,
+        "late: first touch {ft_late} boards, round-robin {rr_late}"
+    );
 }
 
 #[test]
 fn poa_accesses_go_to_single_sharer_pages() {
-    let r = run("machine = \"starnuma16-baseline\"\n[llc]\nenabled = false\n[mapping]\npolicy = \"scatter\"\n\
-                 [workload]\nkind = \"poa\"\nthreads = 16\ngraph_nodes = 150\nread_len = 80\nreads_per_thread = 2\n");
+    let r = run(
+        "machine = \"starnuma16-baseline\"\n[llc]\nenabled = false\n[mapping]\npolicy = \"scatter\"\n\
+                 [workload]\nkind = \"poa\"\nthreads = 16\ngraph_nodes = 150\nread_len = 80\nreads_per_thread = 2\n",
+    );
     let by = &r.sharing.accesses_by_sharers;
     let total: u64 = by.iter().sum();
     let single = by[1] as f64 / total as f64;
@@ -86,7 +98,11 @@ fn cg_serial_vs_parallel_init_under_first_touch() {
     let serial = cg("serial");
     let parallel = cg("parallel");
     assert!(max_share(&serial.pages_per_node) > 0.95, "{:?}", serial.pages_per_node);
-    assert!(max_share(&parallel.pages_per_node) < 0.5, "{:?}", parallel.pages_per_node);
+    assert!(
+        max_share(&parallel.pages_per_node) < 0.5,
+        "{:?}",
+        parallel.pages_per_node
+    );
     assert!(
         parallel.totals.summary.local_fraction > serial.totals.summary.local_fraction + 0.2,
         "{} vs {}",

@@ -97,7 +97,11 @@ fn print_table(a: &SharingAnalysis) {
         (">8", p.more_than_eight, x.more_than_eight),
         ("all", p.all, x.all),
     ] {
-        t.row([name.to_string(), format!("{:.1}", 100.0 * pv), format!("{:.1}", 100.0 * av)]);
+        t.row([
+            name.to_string(),
+            format!("{:.1}", 100.0 * pv),
+            format!("{:.1}", 100.0 * av),
+        ]);
     }
     print!("{}", t.render());
     let mut t = crate::table::Table::new(["sharers", "pages", "accesses"]);

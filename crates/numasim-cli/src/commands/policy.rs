@@ -40,7 +40,11 @@ pub fn run(cmd: PolicyCommand) -> anyhow::Result<()> {
             for p in policies {
                 println!("{} — {}\n  paper: {}", p.name, p.summary, p.paper);
                 if p.name != "none" {
-                    println!("  profiler: {} (default); also: {}", p.default_profiler, p.profilers.join(", "));
+                    println!(
+                        "  profiler: {} (default); also: {}",
+                        p.default_profiler,
+                        p.profilers.join(", ")
+                    );
                 }
                 if !p.params.is_empty() {
                     let mut t = Table::new(["parameter", "default", "meaning"]);
@@ -114,7 +118,11 @@ pub fn analyze_profile(args: ProfileArgs) -> anyhow::Result<()> {
     header.extend(["% sampled".into(), "% pages".into(), "% top agree".into()]);
     let mut t = Table::new(header);
     for s in &a.sources {
-        let mut row = vec![s.source.to_string(), s.sample_interval.to_string(), format!("{:.3}", s.mean_distance)];
+        let mut row = vec![
+            s.source.to_string(),
+            s.sample_interval.to_string(),
+            format!("{:.3}", s.mean_distance),
+        ];
         row.extend(
             s.distance_per_socket
                 .iter()

@@ -38,7 +38,8 @@ pub fn shares_percent(runs: &[Run], classes: &[String]) -> Vec<Vec<f64>> {
 }
 
 pub fn available(runs: &[Run]) -> bool {
-    runs.iter().any(|r| r.results.totals.summary.by_class.values().any(|&n| n > 0))
+    runs.iter()
+        .any(|r| r.results.totals.summary.by_class.values().any(|&n| n > 0))
 }
 
 pub fn svg(runs: &[Run]) -> Result<String, ReportError> {
@@ -58,7 +59,15 @@ pub fn svg(runs: &[Run]) -> Result<String, ReportError> {
             })
             .collect();
         let labels: Vec<String> = runs.iter().map(|r| r.label.clone()).collect();
-        stacked_bars(&plot, None, "Run", "Share of memory accesses (%)", &labels, &stacks, 100.0)?;
+        stacked_bars(
+            &plot,
+            None,
+            "Run",
+            "Share of memory accesses (%)",
+            &labels,
+            &stacks,
+            100.0,
+        )?;
         let items: Vec<_> = stacks.iter().rev().map(|s| (s.label.clone(), s.colour)).collect();
         legend(&key, Some("Served by"), &items)
     })

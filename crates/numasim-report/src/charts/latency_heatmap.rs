@@ -20,7 +20,13 @@ fn draw(area: &Area, m: &MachineFile) -> DrawResult {
     let cell = ((w as i32 - left - right_pad) / cols as i32)
         .min((h as i32 - top - bottom) / rows.max(1) as i32)
         .max(4);
-    let vals: Vec<f64> = m.load_latency_ns.iter().flatten().copied().filter(|v| v.is_finite()).collect();
+    let vals: Vec<f64> = m
+        .load_latency_ns
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|v| v.is_finite())
+        .collect();
     let lo = vals.iter().cloned().fold(f64::INFINITY, f64::min);
     let hi = vals.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     let t = |v: f64| if hi > lo { (v - lo) / (hi - lo) } else { 0.5 };
@@ -43,7 +49,11 @@ fn draw(area: &Area, m: &MachineFile) -> DrawResult {
     }
     for (c, n) in m.memory_nodes.iter().enumerate() {
         let st = text_style(FONT_TICK - 4, palette::BLACK, HPos::Center, VPos::Bottom);
-        area.draw(&Text::new(n.name.clone(), (left + c as i32 * cell + cell / 2, top - 4), st))?;
+        area.draw(&Text::new(
+            n.name.clone(),
+            (left + c as i32 * cell + cell / 2, top - 4),
+            st,
+        ))?;
     }
     let grid_w = cell * cols as i32;
     let grid_h = cell * rows as i32;
@@ -61,7 +71,10 @@ fn draw(area: &Area, m: &MachineFile) -> DrawResult {
     for i in 0..steps {
         let ya = top + bh - bh * (i + 1) / steps;
         let yb = top + bh - bh * i / steps;
-        area.draw(&Rectangle::new([(bx, ya), (bx + 20, yb)], palette::viridis(i as f64 / (steps - 1) as f64).filled()))?;
+        area.draw(&Rectangle::new(
+            [(bx, ya), (bx + 20, yb)],
+            palette::viridis(i as f64 / (steps - 1) as f64).filled(),
+        ))?;
     }
     let st = |v| text_style(FONT_TICK - 2, palette::BLACK, HPos::Left, v);
     area.draw(&Text::new(format!("{hi:.0} ns"), (bx + 26, top), st(VPos::Top)))?;

@@ -104,7 +104,10 @@ pub fn layout(m: &MachineFile) -> Vec<Vertex> {
             -PI / 2.0 + 2.0 * PI * (k as f64 + 0.5) / w as f64
         };
         let mut r = 0.42;
-        while placed.iter().any(|&(px, py)| (px - r * a.cos()).hypot(py - r * a.sin()) < 0.09) {
+        while placed
+            .iter()
+            .any(|&(px, py)| (px - r * a.cos()).hypot(py - r * a.sin()) < 0.09)
+        {
             r -= 0.1;
         }
         placed.push((r * a.cos(), r * a.sin()));
@@ -134,7 +137,10 @@ fn draw_colourbar(area: &Area, x0: i32, y0: i32, width: i32, max: u64) -> DrawRe
         let xb = x0 + width * (i + 1) / steps;
         area.draw(&Rectangle::new([(xa, y0), (xb, y0 + 16)], link_colour(t).filled()))?;
     }
-    area.draw(&Rectangle::new([(x0, y0), (x0 + width, y0 + 16)], palette::BLACK.stroke_width(1)))?;
+    area.draw(&Rectangle::new(
+        [(x0, y0), (x0 + width, y0 + 16)],
+        palette::BLACK.stroke_width(1),
+    ))?;
     let ts = |h| text_style(FONT_TICK, palette::BLACK, h, VPos::Top);
     area.draw(&Text::new("0".to_string(), (x0, y0 + 22), ts(HPos::Center)))?;
     area.draw(&Text::new(format_count(max), (x0 + width, y0 + 22), ts(HPos::Center)))?;
@@ -174,7 +180,12 @@ pub fn draw_run(area: &Area, run: &Run) -> DrawResult {
     let verts = layout(m);
     let pos: BTreeMap<&str, (i32, i32)> = verts
         .iter()
-        .map(|v| (v.name.as_str(), ((cx + radius * v.x) as i32, (cy + radius * v.y) as i32)))
+        .map(|v| {
+            (
+                v.name.as_str(),
+                ((cx + radius * v.x) as i32, (cy + radius * v.y) as i32),
+            )
+        })
         .collect();
     let msgs = &run.results.totals.summary.link_messages;
     let load = |name: &str| msgs.get(name).map(|[a, b]| a + b).unwrap_or(0);
@@ -226,7 +237,10 @@ pub fn draw_run(area: &Area, run: &Run) -> DrawResult {
             }
             VertexKind::Memory | VertexKind::Pool => {
                 let s = if v.kind == VertexKind::Pool { r + 10 } else { r - 2 };
-                area.draw(&Rectangle::new([(x - s, y - s * 3 / 4), (x + s, y + s * 3 / 4)], fill.filled()))?;
+                area.draw(&Rectangle::new(
+                    [(x - s, y - s * 3 / 4), (x + s, y + s * 3 / 4)],
+                    fill.filled(),
+                ))?;
             }
         }
         let inside = v.kind != VertexKind::Switch && v.name.chars().count() <= 4;
@@ -235,12 +249,20 @@ pub fn draw_run(area: &Area, run: &Run) -> DrawResult {
         } else {
             (y + r, VPos::Top, palette::BLACK)
         };
-        area.draw(&Text::new(v.name.clone(), (x, ty), text_style(font, colour, HPos::Center, vpos)))?;
+        area.draw(&Text::new(
+            v.name.clone(),
+            (x, ty),
+            text_style(font, colour, HPos::Center, vpos),
+        ))?;
         if matches!(v.kind, VertexKind::Memory | VertexKind::Pool) && served_total > 0 {
             let share = 100.0 * served.get(&v.name).copied().unwrap_or(0) as f64 / served_total as f64;
             let dy = if v.kind == VertexKind::Pool { r + 4 } else { r };
             let label = format!("{share:.0}%");
-            area.draw(&Text::new(label, (x, y + dy), text_style(font - 2, palette::BLACK, HPos::Center, VPos::Top)))?;
+            area.draw(&Text::new(
+                label,
+                (x, y + dy),
+                text_style(font - 2, palette::BLACK, HPos::Center, VPos::Top),
+            ))?;
         }
     }
     let bar_w = (w * 0.5) as i32;
@@ -250,7 +272,10 @@ pub fn draw_run(area: &Area, run: &Run) -> DrawResult {
 
 pub fn svg(run: &Run) -> Result<String, ReportError> {
     render_svg("machine graph figure", 820, 900, |root| {
-        let area = titled(root, &format!("Machine {} · link traffic of {}", run.results.machine.name, run.label))?;
+        let area = titled(
+            root,
+            &format!("Machine {} · link traffic of {}", run.results.machine.name, run.label),
+        )?;
         let (graph, key) = area.split_vertically(820);
         draw_run(&graph, run)?;
         let items = [
@@ -262,7 +287,11 @@ pub fn svg(run: &Run) -> Result<String, ReportError> {
         let mut x = 20;
         for (label, c) in items {
             key.draw(&Rectangle::new([(x, 8), (x + 16, 24)], c.filled()))?;
-            key.draw(&Text::new(label, (x + 22, 16), text_style(FONT_TICK - 2, palette::BLACK, HPos::Left, VPos::Center)))?;
+            key.draw(&Text::new(
+                label,
+                (x + 22, 16),
+                text_style(FONT_TICK - 2, palette::BLACK, HPos::Left, VPos::Center),
+            ))?;
             x += 40 + 9 * label.len() as i32;
         }
         let _ = FONT_LABEL;
@@ -302,7 +331,13 @@ mod tests {
                 mem("pool", None, "cxl-pool"),
             ],
             switches: vec![Switch { name: "x0".into() }, Switch { name: "x1".into() }],
-            links: vec![link("s0", "x0"), link("s1", "x0"), link("s0", "x1"), link("s1", "x1"), link("s2", "pool")],
+            links: vec![
+                link("s0", "x0"),
+                link("s1", "x0"),
+                link("s0", "x1"),
+                link("s1", "x1"),
+                link("s2", "pool"),
+            ],
             load_latency_ns: vec![],
         }
     }

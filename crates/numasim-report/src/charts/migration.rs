@@ -13,7 +13,12 @@ const TOP_PAIRS: usize = 6;
 fn moves_panel(area: &Area, m: &Migration) -> DrawResult {
     let (plot, key) = area.split_horizontally(area.dim_in_pixel().0.saturating_sub(230));
     let mut pairs = m.pairs();
-    let total = |p: &(String, String)| m.phases.iter().map(|x| x.moves.get(p).copied().unwrap_or(0)).sum::<u64>();
+    let total = |p: &(String, String)| {
+        m.phases
+            .iter()
+            .map(|x| x.moves.get(p).copied().unwrap_or(0))
+            .sum::<u64>()
+    };
     pairs.sort_by_key(|p| std::cmp::Reverse(total(p)));
     let cats: Vec<String> = m.phases.iter().map(|p| p.index.to_string()).collect();
     let mut stacks: Vec<Stack> = pairs
@@ -23,26 +28,46 @@ fn moves_panel(area: &Area, m: &Migration) -> DrawResult {
         .map(|(i, p)| Stack {
             label: format!("{} → {}", p.0, p.1),
             colour: palette::categorical(i),
-            values: m.phases.iter().map(|x| x.moves.get(p).copied().unwrap_or(0) as f64).collect(),
+            values: m
+                .phases
+                .iter()
+                .map(|x| x.moves.get(p).copied().unwrap_or(0) as f64)
+                .collect(),
         })
         .collect();
     let rest: Vec<f64> = m
         .phases
         .iter()
         .map(|x| {
-            let named: u64 = pairs.iter().take(TOP_PAIRS).map(|p| x.moves.get(p).copied().unwrap_or(0)).sum();
+            let named: u64 = pairs
+                .iter()
+                .take(TOP_PAIRS)
+                .map(|p| x.moves.get(p).copied().unwrap_or(0))
+                .sum();
             x.pages_moved.saturating_sub(named) as f64
         })
         .collect();
     if rest.iter().any(|&v| v > 0.0) {
         stacks.push(Stack {
-            label: if pairs.is_empty() { "pages moved".into() } else { "other pairs".into() },
+            label: if pairs.is_empty() {
+                "pages moved".into()
+            } else {
+                "other pairs".into()
+            },
             colour: palette::GREY,
             values: rest,
         });
     }
     let top = m.phases.iter().map(|p| p.pages_moved).max().unwrap_or(0) as f64;
-    stacked_bars(&plot, Some("Pages migrated per phase"), "Phase", "Pages migrated", &cats, &stacks, nice_max(top))?;
+    stacked_bars(
+        &plot,
+        Some("Pages migrated per phase"),
+        "Phase",
+        "Pages migrated",
+        &cats,
+        &stacks,
+        nice_max(top),
+    )?;
     let items: Vec<_> = stacks.iter().rev().map(|s| (s.label.clone(), s.colour)).collect();
     legend(&key, Some("Source → destination"), &items)
 }
@@ -57,7 +82,15 @@ fn ping_pong_panel(area: &Area, m: &Migration) -> DrawResult {
         colour: palette::REDDISH_PURPLE,
         values: v,
     }];
-    stacked_bars(&plot, Some("Ping-pongs per phase"), "Phase", "Pages moved back", &cats, &s, nice_max(top))
+    stacked_bars(
+        &plot,
+        Some("Ping-pongs per phase"),
+        "Phase",
+        "Pages moved back",
+        &cats,
+        &s,
+        nice_max(top),
+    )
 }
 
 fn pool_panel(area: &Area, m: &Migration) -> DrawResult {
@@ -66,7 +99,12 @@ fn pool_panel(area: &Area, m: &Migration) -> DrawResult {
     let top = m
         .pools
         .iter()
-        .flat_map(|p| p.pages.iter().map(|&x| x as f64).chain(p.capacity_pages.map(|c| c as f64)))
+        .flat_map(|p| {
+            p.pages
+                .iter()
+                .map(|&x| x as f64)
+                .chain(p.capacity_pages.map(|c| c as f64))
+        })
         .fold(0.0, f64::max);
     let mut chart = ChartBuilder::on(&plot)
         .margin(12)
@@ -81,7 +119,14 @@ fn pool_panel(area: &Area, m: &Migration) -> DrawResult {
         .y_desc("Pages")
         .axis_desc_style((FONT, FONT_LABEL))
         .label_style((FONT, FONT_TICK))
-        .x_label_formatter(&|x| if (x - x.round()).abs() < 1e-9 && *x >= 0.0 { format!("{}", x.round()) } else { String::new() })
+        .y_label_formatter(&|y| super::tick(*y, top))
+        .x_label_formatter(&|x| {
+            if (x - x.round()).abs() < 1e-9 && *x >= 0.0 {
+                format!("{}", x.round())
+            } else {
+                String::new()
+            }
+        })
         .draw()?;
     let mut items = Vec::new();
     for (i, p) in m.pools.iter().enumerate() {
@@ -92,7 +137,12 @@ fn pool_panel(area: &Area, m: &Migration) -> DrawResult {
         items.push((format!("{} pages", p.node), c));
         if let Some(cap) = p.capacity_pages {
             let cap = cap as f64;
-            chart.draw_series(DashedLineSeries::new(vec![(-0.5, cap), (n as f64 - 0.5, cap)], 10, 6, palette::BLACK.stroke_width(2)))?;
+            chart.draw_series(DashedLineSeries::new(
+                vec![(-0.5, cap), (n as f64 - 0.5, cap)],
+                10,
+                6,
+                palette::BLACK.stroke_width(2),
+            ))?;
             items.push((format!("{} capacity", p.node), palette::BLACK));
         }
     }

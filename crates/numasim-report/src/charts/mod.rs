@@ -45,15 +45,26 @@ pub fn legend(area: &Area, heading: Option<&str>, items: &[(String, RGBColor)]) 
     let (_, h) = area.dim_in_pixel();
     let mut y = 20i32;
     if let Some(t) = heading {
-        area.draw(&Text::new(t.to_string(), (8, y), text_style(FONT_TICK, palette::BLACK, HPos::Left, VPos::Center)))?;
+        area.draw(&Text::new(
+            t.to_string(),
+            (8, y),
+            text_style(FONT_TICK, palette::BLACK, HPos::Left, VPos::Center),
+        ))?;
         y += 30;
     }
     let step = ((h as i32 - y - 10) / items.len().max(1) as i32).clamp(16, 30);
     let size = if step < 24 { 14 } else { FONT_TICK };
     for (label, c) in items {
         area.draw(&Rectangle::new([(8, y - 8), (24, y + 8)], c.filled()))?;
-        area.draw(&Rectangle::new([(8, y - 8), (24, y + 8)], palette::BLACK.stroke_width(1)))?;
-        area.draw(&Text::new(label.clone(), (32, y), text_style(size, palette::BLACK, HPos::Left, VPos::Center)))?;
+        area.draw(&Rectangle::new(
+            [(8, y - 8), (24, y + 8)],
+            palette::BLACK.stroke_width(1),
+        ))?;
+        area.draw(&Text::new(
+            label.clone(),
+            (32, y),
+            text_style(size, palette::BLACK, HPos::Left, VPos::Center),
+        ))?;
         y += step;
     }
     Ok(())
@@ -87,14 +98,15 @@ pub fn stacked_bars(
     stacks: &[Stack],
     y_max: f64,
 ) -> DrawResult {
-    let n = categories.len().max(1) as i32;
+    let n = categories.len().max(1);
     let mut b = ChartBuilder::on(area);
     b.margin(12).x_label_area_size(70).y_label_area_size(90);
     if let Some(c) = caption {
         b.caption(c, (FONT, FONT_LABEL));
     }
-    let mut chart = b.build_cartesian_2d((0..n).into_segmented(), 0f64..y_max.max(1e-9))?;
-    let max_label = (60 / categories.len().max(1)).clamp(8, 28);
+    // Categories sit at x = 0, 1, …; their names are drawn under the axis by hand, because
+    // plotters' own tick placement on a numeric axis would not land on every category.
+    let mut chart = b.build_cartesian_2d(-0.5..(n as f64 - 0.5), 0f64..y_max.max(1e-9))?;
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -103,34 +115,51 @@ pub fn stacked_bars(
         .y_desc(y_desc)
         .axis_desc_style((FONT, FONT_LABEL))
         .label_style((FONT, FONT_TICK))
-        .x_labels(categories.len().max(1))
-        .x_label_formatter(&|v| match v {
-            SegmentValue::CenterOf(i) => categories.get(*i as usize).map(|s| short(s, max_label)).unwrap_or_default(),
-            _ => String::new(),
-        })
+        .x_labels(0)
+        .y_label_formatter(&|y| tick(*y, y_max))
         .draw()?;
+    let half = 0.36_f64.min(0.5 - 0.08 * (n as f64).min(3.0) / 3.0);
     let mut base = vec![0f64; categories.len()];
     for s in stacks {
-        let bars = (0..categories.len()).filter(|&i| s.values.get(i).copied().unwrap_or(0.0) > 0.0).map(|i| {
-            let v = s.values[i];
-            let mut r = Rectangle::new(
-                [(SegmentValue::Exact(i as i32), base[i]), (SegmentValue::Exact(i as i32 + 1), base[i] + v)],
-                s.colour.filled(),
-            );
-            r.set_margin(0, 0, 14, 14);
-            r
-        });
-        chart.draw_series(bars.collect::<Vec<_>>())?;
+        let bars: Vec<_> = (0..categories.len())
+            .filter(|&i| s.values.get(i).copied().unwrap_or(0.0) > 0.0)
+            .map(|i| {
+                let x = i as f64;
+                Rectangle::new(
+                    [(x - half, base[i]), (x + half, base[i] + s.values[i])],
+                    s.colour.filled(),
+                )
+            })
+            .collect();
+        chart.draw_series(bars)?;
         for (i, b) in base.iter_mut().enumerate() {
             *b += s.values.get(i).copied().unwrap_or(0.0);
         }
     }
+    let max_label = (90 / n).clamp(8, 28);
+    let (ox, oy) = area.get_base_pixel();
+    for (i, c) in categories.iter().enumerate() {
+        let (x, y) = chart.backend_coord(&(i as f64, 0.0));
+        let st = text_style(FONT_TICK, palette::BLACK, HPos::Center, VPos::Top);
+        area.draw(&Text::new(short(c, max_label), (x - ox, y - oy + 8), st))?;
+    }
     Ok(())
+}
+
+/// Tick label with as many decimals as the axis range needs.
+pub fn tick(y: f64, max: f64) -> String {
+    if max >= 10.0 {
+        format!("{y:.0}")
+    } else if max >= 1.0 {
+        format!("{y:.1}")
+    } else {
+        format!("{y:.2}")
+    }
 }
 
 /// A round upper bound for an axis: 1, 2 or 5 times a power of ten, at least `x`.
 pub fn nice_max(x: f64) -> f64 {
-    if !(x > 0.0) || !x.is_finite() {
+    if x.is_nan() || x <= 0.0 || !x.is_finite() {
         return 1.0;
     }
     let p = 10f64.powf(x.log10().floor());

@@ -54,12 +54,24 @@ pub fn draw_run(area: &super::Area, run: &Run) -> super::DrawResult {
     } else {
         (1.0, "")
     };
-    let y_desc = if unit.is_empty() { "Pages".to_string() } else { format!("Pages ({unit})") };
+    let y_desc = if unit.is_empty() {
+        "Pages".to_string()
+    } else {
+        format!("Pages ({unit})")
+    };
     let (plot, key) = area.split_horizontally(area.dim_in_pixel().0.saturating_sub(200));
     // One phase: a flat band from -0.4 to 0.4 so it is visible.
-    let xs: Vec<f64> = if phases == 1 { vec![-0.4, 0.4] } else { (0..phases).map(|i| i as f64).collect() };
+    let xs: Vec<f64> = if phases == 1 {
+        vec![-0.4, 0.4]
+    } else {
+        (0..phases).map(|i| i as f64).collect()
+    };
     let col = |i: usize| if phases == 1 { 0 } else { i };
-    let x_range = if phases == 1 { -0.5..0.5 } else { 0.0..(phases - 1) as f64 };
+    let x_range = if phases == 1 {
+        -0.5..0.5
+    } else {
+        0.0..(phases - 1) as f64
+    };
     let mut chart = ChartBuilder::on(&plot)
         .margin(12)
         .caption(&run.label, (FONT, FONT_LABEL))
@@ -74,7 +86,13 @@ pub fn draw_run(area: &super::Area, run: &Run) -> super::DrawResult {
         .axis_desc_style((FONT, FONT_LABEL))
         .label_style((FONT, FONT_TICK))
         .x_labels(phases.clamp(2, 12))
-        .x_label_formatter(&|x| if (x - x.round()).abs() < 1e-9 { format!("{}", x.round() as i64) } else { String::new() })
+        .x_label_formatter(&|x| {
+            if (x - x.round()).abs() < 1e-9 {
+                format!("{}", x.round() as i64)
+            } else {
+                String::new()
+            }
+        })
         .draw()?;
     let mut base = vec![0.0; phases];
     for ((_, colour), s) in nodes.iter().zip(&series) {

@@ -10,7 +10,12 @@ use crate::results::{Run, SharingBuckets};
 pub const BUCKETS: [&str; 4] = ["1 socket", "2–4 sockets", "5–8 sockets", "> 8 sockets"];
 
 pub fn bucket_colours() -> [plotters::style::RGBColor; 4] {
-    [palette::BLUISH_GREEN, palette::SKY_BLUE, palette::BLUE, palette::VERMILLION]
+    [
+        palette::BLUISH_GREEN,
+        palette::SKY_BLUE,
+        palette::BLUE,
+        palette::VERMILLION,
+    ]
 }
 
 fn values(b: &SharingBuckets) -> [f64; 4] {
@@ -44,9 +49,20 @@ pub fn svg(runs: &[Run]) -> Result<String, ReportError> {
                         .collect(),
                 })
                 .collect();
-            stacked_bars(panel, Some(what), "Run", &format!("{what} (%)"), &labels, &stacks, 100.0)?;
+            stacked_bars(
+                panel,
+                Some(what),
+                "Run",
+                &format!("{what} (%)"),
+                &labels,
+                &stacks,
+                100.0,
+            )?;
         }
-        let items: Vec<_> = (0..4).rev().map(|b| (BUCKETS[b].to_string(), bucket_colours()[b])).collect();
+        let items: Vec<_> = (0..4)
+            .rev()
+            .map(|b| (BUCKETS[b].to_string(), bucket_colours()[b]))
+            .collect();
         legend(&key, Some("Touched by"), &items)
     })
 }

@@ -37,8 +37,16 @@ pub fn amat_svg(runs: &[Run]) -> Result<String, ReportError> {
     for c in &classes {
         for contention in [false, true] {
             stacks.push(Stack {
-                label: format!("{} {}", palette::class_label(c), if contention { "contention" } else { "unloaded" }),
-                colour: if contention { lighter(palette::class_colour(c)) } else { palette::class_colour(c) },
+                label: format!(
+                    "{} {}",
+                    palette::class_label(c),
+                    if contention { "contention" } else { "unloaded" }
+                ),
+                colour: if contention {
+                    lighter(palette::class_colour(c))
+                } else {
+                    palette::class_colour(c)
+                },
                 values: runs
                     .iter()
                     .zip(&amats)
@@ -52,7 +60,9 @@ pub fn amat_svg(runs: &[Run]) -> Result<String, ReportError> {
             });
         }
     }
-    let top = (0..runs.len()).map(|i| stacks.iter().map(|s| s.values[i]).sum::<f64>()).fold(0.0, f64::max);
+    let top = (0..runs.len())
+        .map(|i| stacks.iter().map(|s| s.values[i]).sum::<f64>())
+        .fold(0.0, f64::max);
     let labels: Vec<String> = runs.iter().map(|r| r.label.clone()).collect();
     let w = (560 + 150 * runs.len() as u32).min(1400);
     render_svg("AMAT figure", w, 560, |root| {
@@ -80,13 +90,21 @@ pub fn speedup_svg(runs: &[Run]) -> Result<String, ReportError> {
     let mut values = s.clone();
     values.push(geo);
     let colours: Vec<RGBColor> = (0..values.len())
-        .map(|i| if i + 1 == values.len() { palette::BLACK } else { palette::BLUE })
+        .map(|i| {
+            if i + 1 == values.len() {
+                palette::BLACK
+            } else {
+                palette::BLUE
+            }
+        })
         .collect();
     let stacks: Vec<Stack> = (0..values.len())
         .map(|i| Stack {
             label: labels[i].clone(),
             colour: colours[i],
-            values: (0..values.len()).map(|j| if i == j { values[j] } else { 0.0 }).collect(),
+            values: (0..values.len())
+                .map(|j| if i == j { values[j] } else { 0.0 })
+                .collect(),
         })
         .collect();
     let top = values.iter().cloned().fold(0.0, f64::max);

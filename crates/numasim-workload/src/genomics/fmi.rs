@@ -7,7 +7,9 @@
 //! - `occ`: every 64 rows a checkpoint of the four symbol counts (4×u32 = 16 bytes),
 //! - `sa`: the suffix array sampled at every `sa_sample`-th row (u32),
 //! - `count`: the C array (rows of suffixes starting with a smaller symbol).
+//!
 //! `rank(c, i)` reads one checkpoint and the one or two BWT words between it and row i.
+//!
 //! Each query is a random substring of the text of `query_len` bases with `mutation_rate`
 //! random substitutions (so some queries have no occurrence), copied into the thread's query
 //! buffer; backward search narrows [sp, ep) with two ranks per base, then up to `max_locate`
@@ -73,12 +75,32 @@ pub fn info() -> GeneratorInfo {
         params: vec![
             p("threads", d.threads.to_string(), "number of threads"),
             p("init", "\"serial\"".into(), Init::doc()),
-            p("text_len", d.text_len.to_string(), "bases in the indexed text (build time ~ n log n)"),
+            p(
+                "text_len",
+                d.text_len.to_string(),
+                "bases in the indexed text (build time ~ n log n)",
+            ),
             p("query_len", d.query_len.to_string(), "bases per query"),
-            p("queries_per_thread", d.queries_per_thread.to_string(), "queries each thread runs"),
-            p("mutation_rate", d.mutation_rate.to_string(), "per-base substitution probability of a query"),
-            p("sa_sample", d.sa_sample.to_string(), "suffix-array sampling interval (rows)"),
-            p("max_locate", d.max_locate.to_string(), "occurrences located per query at most"),
+            p(
+                "queries_per_thread",
+                d.queries_per_thread.to_string(),
+                "queries each thread runs",
+            ),
+            p(
+                "mutation_rate",
+                d.mutation_rate.to_string(),
+                "per-base substitution probability of a query",
+            ),
+            p(
+                "sa_sample",
+                d.sa_sample.to_string(),
+                "suffix-array sampling interval (rows)",
+            ),
+            p(
+                "max_locate",
+                d.max_locate.to_string(),
+                "occurrences located per query at most",
+            ),
         ],
     }
 }
@@ -113,7 +135,7 @@ impl Index {
         let mut counts = [0u32; 4];
         let mut dollar_row = 0;
         for (i, &s) in sa.iter().enumerate() {
-            if i % 64 == 0 {
+            if i.is_multiple_of(64) {
                 occ.push(counts);
             }
             if s == 0 {
@@ -176,7 +198,7 @@ impl Index {
     /// Text position of row `i` (LF walk to a sampled row).
     pub fn locate(&self, mut i: usize) -> usize {
         let mut steps = 0;
-        while i % self.sa_sample != 0 {
+        while !i.is_multiple_of(self.sa_sample) {
             if i == self.dollar_row {
                 return steps;
             }
@@ -204,7 +226,11 @@ pub struct Fmi {
 
 impl Fmi {
     pub fn new(params: FmiParams, seed: u64) -> Result<Self, WorkloadError> {
-        check((1..=4096).contains(&params.threads), "threads", "must be between 1 and 4096")?;
+        check(
+            (1..=4096).contains(&params.threads),
+            "threads",
+            "must be between 1 and 4096",
+        )?;
         check(
             (64..=1 << 26).contains(&params.text_len),
             "text_len",
@@ -215,13 +241,21 @@ impl Fmi {
             "query_len",
             "must be between 1 and text_len",
         )?;
-        check(params.queries_per_thread >= 1, "queries_per_thread", "must be at least 1")?;
+        check(
+            params.queries_per_thread >= 1,
+            "queries_per_thread",
+            "must be at least 1",
+        )?;
         check(
             (0.0..=1.0).contains(&params.mutation_rate),
             "mutation_rate",
             "must be within 0..=1",
         )?;
-        check((1..=4096).contains(&params.sa_sample), "sa_sample", "must be between 1 and 4096")?;
+        check(
+            (1..=4096).contains(&params.sa_sample),
+            "sa_sample",
+            "must be between 1 and 4096",
+        )?;
         let text = random_dna(&mut stream(seed, 0xF0), params.text_len);
         let index = Index::new(text, params.sa_sample);
         let mut space = AddressSpace::new();
@@ -298,7 +332,7 @@ impl Kernel for Fmi {
                     e.write(2, self.a_bwt + w as u64 * 8, 8);
                 }
                 let s = self.index.sa_sample;
-                for r in (blk * 64..(blk * 64 + 64).min(self.index.rows)).filter(|r| r % s == 0) {
+                for r in (blk * 64..(blk * 64 + 64).min(self.index.rows)).filter(|r| r.is_multiple_of(s)) {
                     e.write(2, self.a_sa + (r / s) as u64 * 4, 4);
                 }
                 if blk == 0 {
@@ -328,12 +362,12 @@ impl Kernel for Fmi {
             self.hits[q] = (ep - sp) as u32;
             for row in sp..ep.min(sp + self.params.max_locate) {
                 let mut i = row;
-                while i % self.index.sa_sample != 0 && i != self.index.dollar_row {
+                while !i.is_multiple_of(self.index.sa_sample) && i != self.index.dollar_row {
                     e.read(3, self.a_bwt + (i / 32) as u64 * 8, 8);
                     let c = self.index.sym(i);
                     i = (self.index.count[c as usize] + self.rank_e(c, i, e)) as usize;
                 }
-                if i % self.index.sa_sample == 0 {
+                if i.is_multiple_of(self.index.sa_sample) {
                     e.read(3, self.a_sa + (i / self.index.sa_sample) as u64 * 4, 4);
                 }
             }
@@ -354,7 +388,9 @@ mod tests {
     const SMALL: &str = "threads = 3\ntext_len = 4000\nquery_len = 8\nqueries_per_thread = 50\nmutation_rate = 0.1";
 
     fn naive(text: &[u8], p: &[u8]) -> Vec<usize> {
-        (0..=text.len() - p.len()).filter(|&i| &text[i..i + p.len()] == p).collect()
+        (0..=text.len() - p.len())
+            .filter(|&i| &text[i..i + p.len()] == p)
+            .collect()
     }
 
     #[test]

@@ -67,10 +67,22 @@ pub fn info() -> GeneratorInfo {
         paper: "StarNUMA §IV-E (POA)",
         params: vec![
             p("threads", d.threads.to_string(), "number of threads"),
-            p("graph_nodes", d.graph_nodes.to_string(), "backbone length of each thread's graph"),
+            p(
+                "graph_nodes",
+                d.graph_nodes.to_string(),
+                "backbone length of each thread's graph",
+            ),
             p("read_len", d.read_len.to_string(), "bases per read (<= graph_nodes)"),
-            p("reads_per_thread", d.reads_per_thread.to_string(), "reads each thread aligns"),
-            p("error_rate", d.error_rate.to_string(), "per-base sequencing error probability"),
+            p(
+                "reads_per_thread",
+                d.reads_per_thread.to_string(),
+                "reads each thread aligns",
+            ),
+            p(
+                "error_rate",
+                d.error_rate.to_string(),
+                "per-base sequencing error probability",
+            ),
         ],
     }
 }
@@ -112,7 +124,11 @@ pub struct Poa {
 
 impl Poa {
     pub fn new(params: PoaParams, seed: u64) -> Result<Self, WorkloadError> {
-        check((1..=4096).contains(&params.threads), "threads", "must be between 1 and 4096")?;
+        check(
+            (1..=4096).contains(&params.threads),
+            "threads",
+            "must be between 1 and 4096",
+        )?;
         check(
             (2..=100_000).contains(&params.graph_nodes),
             "graph_nodes",
@@ -123,11 +139,7 @@ impl Poa {
             "read_len",
             "must be between 1 and graph_nodes",
         )?;
-        check(
-            params.reads_per_thread >= 1,
-            "reads_per_thread",
-            "must be at least 1",
-        )?;
+        check(params.reads_per_thread >= 1, "reads_per_thread", "must be at least 1")?;
         check(
             (0.0..=0.5).contains(&params.error_rate),
             "error_rate",
@@ -166,7 +178,7 @@ impl Poa {
                         match rng.gen_range(0..3) {
                             0 => read.push((b + rng.gen_range(1..4u8)) % 4),
                             1 => read.push(rng.gen_range(0..4u8)), // insertion
-                            _ => {}                                 // deletion
+                            _ => {}                                // deletion
                         }
                         if read.len() < params.read_len && rng.gen_bool(0.5) {
                             i += 1;
@@ -277,8 +289,8 @@ impl Kernel for Poa {
                             e.read(2, self.a_reads + (read_idx * m + j) as u64, 1);
                             e.write(2, a_read + j as u64, 1);
                         }
-                        for j in 0..cols {
-                            h[j] = 0;
+                        for (j, cell) in h[..cols].iter_mut().enumerate() {
+                            *cell = 0;
                             e.write(2, hc(0, j), 4);
                         }
                         self.best[t] = (0, 0, 0);
@@ -383,7 +395,11 @@ mod tests {
         };
         let mut src = OmpSource::new(Poa::new(p, 3).unwrap(), 2);
         src.run_to_end();
-        assert!(src.kernel().scores.iter().all(|&s| s == 40 * MATCH), "{:?}", src.kernel().scores);
+        assert!(
+            src.kernel().scores.iter().all(|&s| s == 40 * MATCH),
+            "{:?}",
+            src.kernel().scores
+        );
         // Every aligned base added weight to the graph.
         let w: u32 = src.kernel().graphs.iter().flat_map(|g| g.weight.iter()).sum();
         let nodes: usize = src.kernel().graphs.iter().map(|g| g.base.len()).sum();

@@ -10,11 +10,11 @@
 
 use super::cost::*;
 use super::{common_docs, split_params, Graph, GraphParams};
-use crate::thread_emit::ThreadEmitter as Emitter;
 use crate::omp::{Kernel, Loop, OmpSource, Sched};
 use crate::params::check;
 use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
 use crate::rng::{stream, Rng};
+use crate::thread_emit::ThreadEmitter as Emitter;
 use crate::vspace::private_base;
 use numasim_trace::AccessSource;
 use rand::Rng as _;
@@ -93,7 +93,11 @@ pub fn source(g: Arc<Graph>, common: &GraphParams, p: BfsParams, seed: u64) -> R
     check(p.beta >= 1, "beta", "must be at least 1")?;
     check(p.trials >= 1, "trials", "must be at least 1")?;
     if let Some(s) = p.source_vertex {
-        check((s as usize) < g.n, "source_vertex", format!("must be below {} vertices", g.n))?;
+        check(
+            (s as usize) < g.n,
+            "source_vertex",
+            format!("must be below {} vertices", g.n),
+        )?;
     }
     check((0..g.n).any(|u| g.degree(u) > 0), "degree", "the graph has no edges")?;
     let threads = common.threads;
@@ -230,7 +234,6 @@ impl Bfs {
 
     /// Decides the next step at the head of GAP's `while (!queue.empty())` loop.
     fn loop_head(&mut self) -> Option<Loop> {
-        let n = self.g.n;
         if self.q_start == self.q_end {
             self.step = Step::TrialStart;
             return self.next_loop();
@@ -243,7 +246,6 @@ impl Bfs {
                 sched: Sched::Static,
             });
         }
-        let _ = n;
         self.edges_to_check = self.edges_to_check.saturating_sub(self.scout_count);
         self.step = Step::TopDown;
         self.top_down_steps += 1;
@@ -315,7 +317,10 @@ impl Kernel for Bfs {
                 self.step = Step::BottomUp;
                 self.bottom_up_steps += 1;
                 self.awake.iter_mut().for_each(|a| *a = 0);
-                Some(Loop { items: n, sched: self.sched })
+                Some(Loop {
+                    items: n,
+                    sched: self.sched,
+                })
             }
             Step::BottomUp => {
                 self.awake_count = self.awake.iter().sum();
@@ -517,7 +522,10 @@ mod tests {
     #[test]
     fn parents_form_a_bfs_tree() {
         let (td, bu) = check_tree(GraphKind::Kronecker, "static", 4, 1);
-        assert!(td >= 1 && bu >= 1, "direction optimising uses both directions: {td} {bu}");
+        assert!(
+            td >= 1 && bu >= 1,
+            "direction optimising uses both directions: {td} {bu}"
+        );
         check_tree(GraphKind::Kronecker, "dynamic", 7, 2);
         check_tree(GraphKind::Uniform, "static", 3, 3);
         check_tree(GraphKind::Uniform, "dynamic", 1, 4);

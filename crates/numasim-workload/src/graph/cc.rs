@@ -211,7 +211,10 @@ impl Kernel for Cc {
                         let c = self.load(v, e);
                         *counts.entry(c).or_default() += 1;
                     }
-                    self.giant = counts.iter().max_by_key(|(c, k)| (**k, std::cmp::Reverse(**c))).map_or(0, |(c, _)| *c);
+                    self.giant = counts
+                        .iter()
+                        .max_by_key(|(c, k)| (**k, std::cmp::Reverse(**c)))
+                        .map_or(0, |(c, _)| *c);
                 }
             }
             Step::Finish => {

@@ -61,9 +61,17 @@ impl GraphParams {
     }
 
     fn validate(&self) -> Result<(), WorkloadError> {
-        check((1..=4096).contains(&self.threads), "threads", "must be between 1 and 4096")?;
+        check(
+            (1..=4096).contains(&self.threads),
+            "threads",
+            "must be between 1 and 4096",
+        )?;
         check((1..=26).contains(&self.scale), "scale", "must be between 1 and 26")?;
-        check((1..=1024).contains(&self.degree), "degree", "must be between 1 and 1024")?;
+        check(
+            (1..=1024).contains(&self.degree),
+            "degree",
+            "must be between 1 and 1024",
+        )?;
         check(self.chunk >= 1, "chunk", "must be at least 1")?;
         Ok(())
     }

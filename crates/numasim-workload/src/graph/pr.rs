@@ -220,7 +220,10 @@ mod tests {
             chunk: 16,
         };
         let g = Arc::new(common.build_graph(false, 2));
-        assert!((0..g.n).all(|v| g.degree(v) > 0), "test graph must have no dangling vertex");
+        assert!(
+            (0..g.n).all(|v| g.degree(v) > 0),
+            "test graph must have no dangling vertex"
+        );
         let p = PrParams {
             iterations: 20,
             tolerance: 0.0,
@@ -240,8 +243,8 @@ mod tests {
                 .map(|u| 0.15 / n + 0.85 * g.neighbours(u).iter().map(|&v| c[v as usize]).sum::<f64>())
                 .collect();
         }
-        for v in 0..g.n {
-            assert!((pr.scores[v] as f64 - s[v]).abs() < 1e-5);
+        for (got, want) in pr.scores.iter().zip(&s) {
+            assert!((*got as f64 - want).abs() < 1e-5);
         }
     }
 

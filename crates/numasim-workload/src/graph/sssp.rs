@@ -82,10 +82,18 @@ pub fn source(g: Arc<Graph>, common: &GraphParams, p: SsspParams, seed: u64) -> 
     check(p.delta >= 1, "delta", "must be at least 1")?;
     check(p.trials >= 1, "trials", "must be at least 1")?;
     if let Some(s) = p.source_vertex {
-        check((s as usize) < g.n, "source_vertex", format!("must be below {} vertices", g.n))?;
+        check(
+            (s as usize) < g.n,
+            "source_vertex",
+            format!("must be below {} vertices", g.n),
+        )?;
     }
     check((0..g.n).any(|u| g.degree(u) > 0), "degree", "the graph has no edges")?;
-    check(!g.weights.is_empty() || g.edges() == 0, "graph", "sssp needs a weighted graph")?;
+    check(
+        !g.weights.is_empty() || g.edges() == 0,
+        "graph",
+        "sssp needs a weighted graph",
+    )?;
     let threads = common.threads;
     let mut space = g.space.clone();
     let dist_base = space.alloc(g.n as u64 * 4);

@@ -9,6 +9,7 @@
 //! 1. `q = A·p` and the partial dot product `p·q`;
 //! 2. `x += α p`, `r -= α q` and the partial `r·r`;
 //! 3. `p = r + β p`.
+//!
 //! The scalar α, β updates run between loops (per-thread partials summed in thread order).
 //! Initialisation writes every array (the matrix rows and the vectors), by thread 0 alone
 //! (`init = "serial"`, NPB's `makea` before the parallel region) or row block by row block.
@@ -124,7 +125,11 @@ pub struct Cg {
 
 impl Cg {
     pub fn new(params: CgParams, seed: u64) -> Result<Self, WorkloadError> {
-        check((1..=4096).contains(&params.threads), "threads", "must be between 1 and 4096")?;
+        check(
+            (1..=4096).contains(&params.threads),
+            "threads",
+            "must be between 1 and 4096",
+        )?;
         check(
             params.rows >= 2 && params.rows <= 1 << 26,
             "rows",
@@ -384,19 +389,21 @@ mod tests {
         let mut src = build(toml::Table::new(), 1).unwrap();
         let start = std::time::Instant::now();
         let (mut n, mut buf) = (0usize, Vec::new());
-        let threads = src.threads();
-        let mut live = vec![true; threads];
+        let mut live = vec![true; src.threads()];
         while live.iter().any(|&l| l) {
-            for t in 0..threads {
-                if live[t] {
+            for (t, l) in live.iter_mut().enumerate() {
+                if *l {
                     src.next_batch(t, &mut buf).unwrap();
-                    live[t] = !buf.is_empty();
+                    *l = !buf.is_empty();
                     n += buf.len();
                 }
             }
         }
         let s = start.elapsed().as_secs_f64();
-        eprintln!("cg: {n} accesses in {s:.2} s (incl. matrix build) = {:.1} M accesses/s", n as f64 / s / 1e6);
+        eprintln!(
+            "cg: {n} accesses in {s:.2} s (incl. matrix build) = {:.1} M accesses/s",
+            n as f64 / s / 1e6
+        );
     }
 
     #[test]

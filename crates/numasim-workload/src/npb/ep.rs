@@ -60,7 +60,11 @@ pub fn info() -> GeneratorInfo {
         params: vec![
             p("threads", d.threads.to_string(), "number of threads"),
             p("init", "\"serial\"".into(), Init::doc()),
-            p("pairs_log2", d.pairs_log2.to_string(), "2^pairs_log2 random pairs in total"),
+            p(
+                "pairs_log2",
+                d.pairs_log2.to_string(),
+                "2^pairs_log2 random pairs in total",
+            ),
             p(
                 "block_pairs",
                 d.block_pairs.to_string(),
@@ -93,7 +97,11 @@ pub struct Ep {
 
 impl Ep {
     pub fn new(params: EpParams, seed: u64) -> Result<Self, WorkloadError> {
-        check((1..=4096).contains(&params.threads), "threads", "must be between 1 and 4096")?;
+        check(
+            (1..=4096).contains(&params.threads),
+            "threads",
+            "must be between 1 and 4096",
+        )?;
         check(
             (1..=1 << 20).contains(&params.block_pairs),
             "block_pairs",

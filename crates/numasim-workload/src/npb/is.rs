@@ -13,6 +13,7 @@
 //! 4. static over keys (same split): scatter each key into `key_buff2` at its bucket pointer;
 //! 5. static over buckets: histogram the bucket's keys into `key_buff1`, prefix-sum the
 //!    bucket's key range (ranks), and on the last iteration place keys into `sorted`.
+//!
 //! Initialisation writes `key_array` (serial or static split).
 //!
 //! Cost model: key loads 2, bucket computation (shift) +1, counter read-modify-write 1+2,
@@ -68,8 +69,16 @@ pub fn info() -> GeneratorInfo {
             p("threads", d.threads.to_string(), "number of threads"),
             p("init", "\"serial\"".into(), Init::doc()),
             p("keys", d.keys.to_string(), "number of keys (NPB class W: 2^20)"),
-            p("max_key", d.max_key.to_string(), "keys lie in 0..max_key (power of two)"),
-            p("buckets", d.buckets.to_string(), "number of buckets (power of two <= max_key)"),
+            p(
+                "max_key",
+                d.max_key.to_string(),
+                "keys lie in 0..max_key (power of two)",
+            ),
+            p(
+                "buckets",
+                d.buckets.to_string(),
+                "number of buckets (power of two <= max_key)",
+            ),
             p("iterations", d.iterations.to_string(), "ranking iterations"),
         ],
     }
@@ -117,7 +126,11 @@ pub struct Is {
 
 impl Is {
     pub fn new(params: IsParams, seed: u64) -> Result<Self, WorkloadError> {
-        check((1..=4096).contains(&params.threads), "threads", "must be between 1 and 4096")?;
+        check(
+            (1..=4096).contains(&params.threads),
+            "threads",
+            "must be between 1 and 4096",
+        )?;
         check(
             params.keys >= params.threads && params.keys <= 1 << 28,
             "keys",

@@ -110,7 +110,11 @@ pub struct Ge {
 
 impl Ge {
     pub fn new(params: GeParams, seed: u64) -> Result<Self, WorkloadError> {
-        check((1..=4096).contains(&params.threads), "threads", "must be between 1 and 4096")?;
+        check(
+            (1..=4096).contains(&params.threads),
+            "threads",
+            "must be between 1 and 4096",
+        )?;
         check(
             (2..=16384).contains(&params.n) && params.n >= params.threads,
             "n",
@@ -193,7 +197,7 @@ impl Kernel for Ge {
             })
         } else if self.step < 2 * n {
             let k = (self.step - 2) / 2;
-            if self.step % 2 == 0 {
+            if self.step.is_multiple_of(2) {
                 let mut best = k;
                 for i in k..n {
                     if self.a[self.perm[i] * n + k].abs() > self.a[self.perm[best] * n + k].abs() {
@@ -235,7 +239,7 @@ impl Kernel for Ge {
                 e.write(2, self.a_b + i as u64 * 8, 8);
                 e.write(2, self.a_perm + i as u64 * 4, 4);
             }
-        } else if self.step < 2 * n && self.step % 2 == 0 {
+        } else if self.step < 2 * n && self.step.is_multiple_of(2) {
             let k = (self.step - 2) / 2;
             for i in k..n {
                 e.read(2, self.a_perm + i as u64 * 4, 4);
@@ -305,7 +309,10 @@ mod tests {
     #[test]
     fn deterministic_and_monotonic() {
         check_generator(via(build), "threads = 3\nn = 40");
-        check_generator(via(build), "threads = 3\nn = 40\npartition = \"contiguous\"\ninit = \"serial\"");
+        check_generator(
+            via(build),
+            "threads = 3\nn = 40\npartition = \"contiguous\"\ninit = \"serial\"",
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! experiment's workload, before any placement policy is studied: the distribution of pages and
 //! of accesses by sharer count (distinct sockets whose threads touch the page), footprint,
 //! read/write mix and the fraction of accesses that first-touch placement makes local. It runs
-//! the ordinary functional simulator with first-touch placement (no migration), counting every
+//! the ordinary functional simulator with first-touch placement (no migration, phases only as counting units), counting every
 //! access (LLC filter off) unless `llc` asks for LLC misses only, so its numbers are exactly
 //! those a first-touch experiment would report.
 
@@ -15,8 +15,8 @@ use numasim_config::{ConfigError, Source};
 use serde::Serialize;
 use std::path::Path;
 
-/// Phases are irrelevant here: one long phase.
-const ONE_PHASE_INSTRUCTIONS: u64 = 1 << 60;
+/// Phases only bound the per-phase counters (u32) that are folded into run totals.
+const PHASE_INSTRUCTIONS: u64 = 100_000_000;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AnalyzeError {
@@ -108,10 +108,10 @@ fn experiment_of(input: &Path, opts: &SharingOptions) -> Result<Experiment, Anal
         }
         exp
     };
-    // First touch with the machine's own capacities, no migration, one phase.
+    // First touch with the machine's own capacities, no migration.
     exp.spec.placement = Default::default();
     exp.spec.llc.enabled = opts.llc;
-    exp.spec.phase_instructions = ONE_PHASE_INSTRUCTIONS;
+    exp.spec.phase_instructions = PHASE_INSTRUCTIONS;
     exp.spec.max_phases = None;
     Ok(exp)
 }
@@ -140,7 +140,7 @@ pub fn analyze_sharing(input: &Path, opts: &SharingOptions) -> Result<SharingAna
     }
     let placement = resolve::placement(&exp, &machine)?;
     let cfg = FunctionalConfig {
-        phase_instructions: ONE_PHASE_INSTRUCTIONS,
+        phase_instructions: PHASE_INSTRUCTIONS,
         quantum_instructions: exp.spec.quantum_instructions,
         llc: opts.llc.then(|| {
             machine
@@ -156,6 +156,7 @@ pub fn analyze_sharing(input: &Path, opts: &SharingOptions) -> Result<SharingAna
     let mut total = PhaseCounts::new(sockets, nodes);
     while let Some(counts) = sim.run_phase(&mut *source)? {
         total.add(&counts);
+        sim.pages.end_phase();
     }
     let summary = resolve::access_classes(&machine).summarize(&total);
     let h = sim.pages.run_sharing();

@@ -51,6 +51,10 @@ pub struct ExperimentSpec {
     /// `[migration]`: policy and profiler by name, their parameters beside them.
     #[serde(default)]
     pub migration: crate::migrate::MigrationSpec,
+    /// `[timing]`: core, cache, link and DRAM parameters of timing mode (defaults in
+    /// [`crate::timing::TimingSpec`]; written to the resolved experiment only when not default).
+    #[serde(default, skip_serializing_if = "crate::timing::TimingSpec::is_default")]
+    pub timing: crate::timing::TimingSpec,
 }
 
 fn default_seed() -> u64 {
@@ -170,8 +174,14 @@ impl Experiment {
         if spec.placement.page_bytes != 4096 && spec.placement.page_bytes != 2 << 20 {
             return Err(source.error("placement.page_bytes", "must be 4096 (4 KiB) or 2097152 (2 MiB)"));
         }
-        if spec.mode == Mode::Timing {
-            return Err(source.error("mode", "timing mode is not implemented yet; use \"functional\""));
+        if let Err((key, msg)) = spec.timing.validate() {
+            return Err(source.error(format!("timing.{key}"), msg));
+        }
+        if spec.mode == Mode::Timing && migration.policy != crate::migrate::PolicyKind::None {
+            return Err(source.error(
+                "migration.policy",
+                "migration policies are not supported in timing mode yet; use policy \"none\" or mode \"functional\"",
+            ));
         }
         let name = spec.name.clone().unwrap_or_else(|| default_name.to_string());
         if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {

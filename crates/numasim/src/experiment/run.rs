@@ -57,6 +57,9 @@ pub struct PhaseRecord {
     pub pages_per_node: BTreeMap<String, u64>,
     /// What the migration policy did at the end of this phase, and its costs.
     pub migration: crate::migrate::PhaseMigration,
+    /// Timing mode only: the phase's simulated time and AMAT.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timing: Option<crate::timing::PhaseTiming>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -98,9 +101,12 @@ pub struct RunResults {
     pub migration: crate::migrate::RunMigration,
     /// Wall-clock figures; the only part that differs between identical runs.
     pub perf: Perf,
+    /// Timing mode only: AMAT, IPC, utilisations (see `numasim::timing`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timing: Option<crate::timing::TimingResults>,
 }
 
-fn sharing_report(h: crate::stats::SharingHistogram) -> SharingReport {
+pub(crate) fn sharing_report(h: crate::stats::SharingHistogram) -> SharingReport {
     SharingReport {
         page_buckets: h.page_buckets(),
         access_buckets: h.access_buckets(),
@@ -111,6 +117,9 @@ fn sharing_report(h: crate::stats::SharingHistogram) -> SharingReport {
 
 /// Simulates an experiment in memory.
 pub fn simulate(exp: &Experiment, progress: &mut dyn FnMut(&Progress)) -> Result<(Machine, RunResults), RunError> {
+    if exp.spec.mode == Mode::Timing {
+        return crate::timing::simulate(exp, progress);
+    }
     let machine = resolve::machine(exp)?;
     let mut source = resolve::source(exp)?;
     let threads = source.threads();
@@ -159,6 +168,7 @@ pub fn simulate(exp: &Experiment, progress: &mut dyn FnMut(&Progress)) -> Result
             sharing,
             pages_per_node: per_node(sim.pages_per_node()),
             migration,
+            timing: None,
         });
         total.add(&counts);
         sim.pages.end_phase();
@@ -206,6 +216,7 @@ pub fn simulate(exp: &Experiment, progress: &mut dyn FnMut(&Progress)) -> Result
                 0.0
             },
         },
+        timing: None,
     };
     Ok((machine, results))
 }
@@ -271,6 +282,10 @@ pub fn phases_csv(r: &RunResults) -> std::io::Result<Vec<u8>> {
     header.extend(classes.iter().map(|c| format!("class_{c}")));
     header.extend(r.machine.memory_nodes.iter().map(|n| format!("accesses_{n}")));
     header.extend(r.machine.memory_nodes.iter().map(|n| format!("pages_{n}")));
+    let timed = r.timing.is_some();
+    if timed {
+        header.extend(["sim_time_ns", "amat_ns", "amat_unloaded_ns", "amat_contention_ns", "block_transfers"].map(String::from));
+    }
     header.extend(MIGRATION_COLUMNS.iter().map(|c| c.to_string()));
     header.extend(r.machine.memory_nodes.iter().map(|n| format!("moves_to_{n}")));
     w.write_record(&header).map_err(std::io::Error::other)?;
@@ -306,6 +321,14 @@ pub fn phases_csv(r: &RunResults) -> std::io::Result<Vec<u8>> {
                 .iter()
                 .map(|n| p.pages_per_node.get(n).copied().unwrap_or(0).to_string()),
         );
+        if timed {
+            let t = p.timing.as_ref();
+            row.push(format!("{:.3}", t.map_or(0.0, |t| t.sim_time_ns)));
+            row.push(format!("{:.3}", t.map_or(0.0, |t| t.amat_ns.total)));
+            row.push(format!("{:.3}", t.map_or(0.0, |t| t.amat_ns.unloaded)));
+            row.push(format!("{:.3}", t.map_or(0.0, |t| t.amat_ns.contention)));
+            row.push(t.map_or(0, |t| t.block_transfers).to_string());
+        }
         let m = &p.migration;
         let opt = |x: Option<f64>| x.map(|v| format!("{v:.6}")).unwrap_or_default();
         row.extend([

@@ -51,7 +51,11 @@ impl Autonuma {
                 continue;
             }
             let socket = ctx.mach.attached_socket[node].unwrap_or(0);
-            let mut order: Vec<usize> = ctx.mach.nearest[socket].iter().copied().filter(|&n| n != node).collect();
+            let mut order: Vec<usize> = ctx.mach.nearest[socket]
+                .iter()
+                .copied()
+                .filter(|&n| n != node)
+                .collect();
             order.sort_by_key(|&n| !ctx.mach.pool_nodes.contains(&n));
             if let Some(&dest) = order.iter().find(|&&n| ctx.free(n) > 0) {
                 if ctx.move_page(p as u32, dest) {
@@ -76,10 +80,9 @@ impl Autonuma {
                 continue;
             }
             let cap = ctx.capacity(dest) as f64;
-            if ctx.free(dest) == 0 || (ctx.used(dest) + 1) as f64 > self.watermark * cap {
-                if self.demote_one(ctx, dest) {
-                    moved += 1;
-                }
+            let full = ctx.free(dest) == 0 || (ctx.used(dest) + 1) as f64 > self.watermark * cap;
+            if full && self.demote_one(ctx, dest) {
+                moved += 1;
             }
             if ctx.move_page(p as u32, dest) {
                 moved += 1;

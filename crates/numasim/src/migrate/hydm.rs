@@ -62,7 +62,14 @@ pub fn predict_next(series: &VecDeque<f64>) -> f64 {
 }
 
 impl Hydm {
-    pub fn new(window: usize, threshold: f64, group_pages: u64, groups_per_window: u64, fast: Option<usize>, interval: u64) -> Self {
+    pub fn new(
+        window: usize,
+        threshold: f64,
+        group_pages: u64,
+        groups_per_window: u64,
+        fast: Option<usize>,
+        interval: u64,
+    ) -> Self {
         Hydm {
             window,
             threshold,
@@ -118,7 +125,13 @@ impl Hydm {
             }
         }
         let n_active = active.iter().filter(|&&a| a).count().max(1) as f64;
-        let pf_avg = faults.iter().zip(&active).filter(|(_, &a)| a).map(|(&f, _)| f as f64).sum::<f64>() / n_active;
+        let pf_avg = faults
+            .iter()
+            .zip(&active)
+            .filter(|(_, &a)| a)
+            .map(|(&f, _)| f as f64)
+            .sum::<f64>()
+            / n_active;
         let mut order: Vec<(f64, usize)> = (0..g_n)
             .filter(|&g| active[g])
             .map(|g| (predict_next(&self.history[g]), g))
@@ -133,7 +146,10 @@ impl Hydm {
                 continue;
             }
             chosen += 1;
-            let need = self.groups.pages_of[g].iter().filter(|&&p| ctx.home(p as usize) != fast).count() as u64;
+            let need = self.groups.pages_of[g]
+                .iter()
+                .filter(|&&p| ctx.home(p as usize) != fast)
+                .count() as u64;
             let cap = ctx.capacity(fast) as f64;
             if (ctx.used(fast) + need) as f64 <= self.threshold * cap {
                 for &p in &self.groups.pages_of[g] {

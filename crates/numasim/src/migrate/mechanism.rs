@@ -62,7 +62,9 @@ impl MachineInfo {
             local_node: (0..sockets)
                 .map(|s| m.local_memory(s).next().unwrap_or(m.nearest_memory_order(s)[0]))
                 .collect(),
-            pool_nodes: (0..nodes).filter(|&n| m.memory_nodes[n].attached_socket.is_none()).collect(),
+            pool_nodes: (0..nodes)
+                .filter(|&n| m.memory_nodes[n].attached_socket.is_none())
+                .collect(),
             attached_socket: m.memory_nodes.iter().map(|n| n.attached_socket).collect(),
             latency_ns: m.load_latency_matrix(),
             nearest: (0..sockets).map(|s| m.nearest_memory_order(s).to_vec()).collect(),

@@ -38,7 +38,7 @@ use std::collections::BTreeMap;
 enum Policy {
     None,
     Starnuma {
-        alg: starnuma::Alg1,
+        alg: Box<starnuma::Alg1>,
         groups: groups::Groups,
         t0: bool,
         last: Option<starnuma::Alg1Outcome>,
@@ -110,7 +110,12 @@ pub struct Migrator {
     acc_weight: (f64, f64, u64),
 }
 
-fn add_moves(to: &mut BTreeMap<String, u64>, ft: &mut BTreeMap<String, BTreeMap<String, u64>>, mach: &MachineInfo, moves: &[Move]) {
+fn add_moves(
+    to: &mut BTreeMap<String, u64>,
+    ft: &mut BTreeMap<String, BTreeMap<String, u64>>,
+    mach: &MachineInfo,
+    moves: &[Move],
+) {
     for m in moves {
         let (f, t) = (&mach.node_names[m.from as usize], &mach.node_names[m.to as usize]);
         *to.entry(t.clone()).or_default() += 1;
@@ -142,14 +147,19 @@ impl Migrator {
                     (r.int("hi_start"), r.int("lo_start"))
                 };
                 Policy::Starnuma {
-                    alg: starnuma::Alg1::new(p, hi, lo),
+                    alg: Box::new(starnuma::Alg1::new(p, hi, lo)),
                     groups: groups::Groups::new(r.int("region_bytes") / page_bytes.max(1)),
                     t0,
                     last: None,
                 }
             }
-            PolicyKind::PerfectBaseline => Policy::Majority(majority::Majority::baseline(r.int("migration_limit_pages"))),
-            PolicyKind::Tikir => Policy::Majority(majority::Majority::tikir(r.int("freeze_intervals"), r.int("min_accesses"))),
+            PolicyKind::PerfectBaseline => {
+                Policy::Majority(majority::Majority::baseline(r.int("migration_limit_pages")))
+            }
+            PolicyKind::Tikir => Policy::Majority(majority::Majority::tikir(
+                r.int("freeze_intervals"),
+                r.int("min_accesses"),
+            )),
             PolicyKind::Hydm => {
                 let named = r.word("fast_node");
                 let fast = if named.is_empty() {
@@ -166,11 +176,18 @@ impl Migrator {
                     r.int("sample_interval").max(1),
                 )))
             }
-            PolicyKind::Autonuma => Policy::Autonuma(autonuma::Autonuma::new(r.int("max_moves_per_phase"), r.float("demote_watermark"))),
+            PolicyKind::Autonuma => Policy::Autonuma(autonuma::Autonuma::new(
+                r.int("max_moves_per_phase"),
+                r.float("demote_watermark"),
+            )),
             PolicyKind::OracleStatic => Policy::OracleStatic,
         };
         let cost = CostParams {
-            shootdown: if r.word("shootdown").is_empty() { "hardware".into() } else { r.word("shootdown").to_string() },
+            shootdown: if r.word("shootdown").is_empty() {
+                "hardware".into()
+            } else {
+                r.word("shootdown").to_string()
+            },
             shootdown_initiator_cycles: r.int("shootdown_initiator_cycles"),
             shootdown_handler_cycles: r.int("shootdown_handler_cycles"),
             inflight_accesses_per_page: r.int("inflight_accesses_per_page"),
@@ -184,7 +201,11 @@ impl Migrator {
         Migrator {
             total: RunMigration {
                 policy: r.policy.name(),
-                profiler: if r.policy == PolicyKind::None { "none" } else { r.profiler.name() },
+                profiler: if r.policy == PolicyKind::None {
+                    "none"
+                } else {
+                    r.profiler.name()
+                },
                 params,
                 total_moves: 0,
                 moves_to: BTreeMap::new(),
@@ -306,16 +327,26 @@ impl Migrator {
         let mut moves_to = BTreeMap::new();
         let mut moves_from_to = BTreeMap::new();
         add_moves(&mut moves_to, &mut moves_from_to, &self.mach, &moves);
-        let to_pool = moves.iter().filter(|m| self.mach.pool_nodes.contains(&(m.to as usize))).count();
+        let to_pool = moves
+            .iter()
+            .filter(|m| self.mach.pool_nodes.contains(&(m.to as usize)))
+            .count();
         let footprint = pages as u64;
         let used = sim.placement.used_pages().to_vec();
         let by_node = |f: &dyn Fn(usize) -> u64| -> BTreeMap<String, u64> {
-            (0..self.mach.nodes).map(|n| (self.mach.node_names[n].clone(), f(n))).collect()
+            (0..self.mach.nodes)
+                .map(|n| (self.mach.node_names[n].clone(), f(n)))
+                .collect()
         };
         let pages_per_node = by_node(&|n| used[n]);
         let capacity_pages_per_node = by_node(&|n| sim.placement.capacity_pages(n, footprint));
         let footprint_share_per_node = (0..self.mach.nodes)
-            .map(|n| (self.mach.node_names[n].clone(), used[n] as f64 / footprint.max(1) as f64))
+            .map(|n| {
+                (
+                    self.mach.node_names[n].clone(),
+                    used[n] as f64 / footprint.max(1) as f64,
+                )
+            })
             .collect();
         let (profile_accuracy, home_match) = if active {
             let acc = profile.as_ref().map(|p| page_profile::top_agreement(p, &perfect));
@@ -343,7 +374,11 @@ impl Migrator {
         };
         let rec = PhaseMigration {
             moves: moves.len() as u64,
-            pool_move_fraction: if moves.is_empty() { 0.0 } else { to_pool as f64 / moves.len() as f64 },
+            pool_move_fraction: if moves.is_empty() {
+                0.0
+            } else {
+                to_pool as f64 / moves.len() as f64
+            },
             moves_to,
             moves_from_to,
             ping_pongs,
@@ -351,7 +386,11 @@ impl Migrator {
             pages_per_node,
             capacity_pages_per_node,
             footprint_share_per_node,
-            non_local_fraction: if summary.llc_misses == 0 { 0.0 } else { 1.0 - summary.local_fraction },
+            non_local_fraction: if summary.llc_misses == 0 {
+                0.0
+            } else {
+                1.0 - summary.local_fraction
+            },
             profile_accuracy,
             home_match,
             profiler_samples: obs_counts.samples,
@@ -378,7 +417,11 @@ impl Migrator {
             .iter()
             .map(|&n| t.moves_to.get(&self.mach.node_names[n]).copied().unwrap_or(0))
             .sum();
-        t.pool_move_fraction = if t.total_moves == 0 { 0.0 } else { to_pool as f64 / t.total_moves as f64 };
+        t.pool_move_fraction = if t.total_moves == 0 {
+            0.0
+        } else {
+            to_pool as f64 / t.total_moves as f64
+        };
         if self.acc_weight.2 > 0 {
             let w = self.acc_weight.2 as f64;
             if self.resolved.profiler != ProfilerKind::Perfect || self.acc_weight.0 > 0.0 {

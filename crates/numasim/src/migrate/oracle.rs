@@ -27,7 +27,11 @@ pub fn best_homes(totals: &[u64], mach: &MachineInfo, capacity: &[u64]) -> Vec<u
         let row = &totals[p * s..(p + 1) * s];
         costs.clear();
         for n in 0..mach.nodes {
-            let c: f64 = row.iter().enumerate().map(|(k, &c)| c as f64 * mach.latency_ns[k][n]).sum();
+            let c: f64 = row
+                .iter()
+                .enumerate()
+                .map(|(k, &c)| c as f64 * mach.latency_ns[k][n])
+                .sum();
             costs.push((c, n));
         }
         costs.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
@@ -55,10 +59,13 @@ pub fn learn(
     let cfg = FunctionalConfig {
         phase_instructions: spec.phase_instructions,
         quantum_instructions: spec.quantum_instructions,
-        llc: spec
-            .llc
-            .enabled
-            .then(|| machine.sockets.iter().map(|s| (s.llc_bytes, s.llc_ways as usize)).collect()),
+        llc: spec.llc.enabled.then(|| {
+            machine
+                .sockets
+                .iter()
+                .map(|s| (s.llc_bytes, s.llc_ways as usize))
+                .collect()
+        }),
         page_bytes: spec.placement.page_bytes,
     };
     let (sockets, nodes) = (machine.sockets.len(), machine.memory_nodes.len());

@@ -103,7 +103,12 @@ const fn float(name: &'static str, d: f64, lo: f64, hi: f64, description: &'stat
         check: Check::Range(lo, hi),
     }
 }
-const fn word(name: &'static str, d: &'static str, words: &'static [&'static str], description: &'static str) -> ParamDef {
+const fn word(
+    name: &'static str,
+    d: &'static str,
+    words: &'static [&'static str],
+    description: &'static str,
+) -> ParamDef {
     ParamDef {
         name,
         default: ParamDefault::Str(d),
@@ -250,23 +255,83 @@ impl PolicyKind {
             PolicyKind::None | PolicyKind::OracleStatic => vec![],
             PolicyKind::Starnuma | PolicyKind::StarnumaT0 => {
                 let mut v = vec![
-                    int("region_bytes", 512 << 10, 4096.0, (1u64 << 40) as f64, "tracker region size (bytes; a multiple of the page size)"),
-                    int("migration_limit_pages", 262_144, 0.0, 1e12, "per-phase limit of pages migrated (paper: 0..256K)"),
-                    int("pool_sharers", 8, 1.0, 1e6, "a region with at least this many sharers goes to the pool"),
-                    float("pool_capacity_fraction", 0.2, 0.0, 1.0, "pool capacity as a fraction of the footprint, unless [placement] sets one"),
+                    int(
+                        "region_bytes",
+                        512 << 10,
+                        4096.0,
+                        (1u64 << 40) as f64,
+                        "tracker region size (bytes; a multiple of the page size)",
+                    ),
+                    int(
+                        "migration_limit_pages",
+                        262_144,
+                        0.0,
+                        1e12,
+                        "per-phase limit of pages migrated (paper: 0..256K)",
+                    ),
+                    int(
+                        "pool_sharers",
+                        8,
+                        1.0,
+                        1e6,
+                        "a region with at least this many sharers goes to the pool",
+                    ),
+                    float(
+                        "pool_capacity_fraction",
+                        0.2,
+                        0.0,
+                        1.0,
+                        "pool capacity as a fraction of the footprint, unless [placement] sets one",
+                    ),
                 ];
                 if self == PolicyKind::Starnuma {
                     v.extend([
-                        int("hi_start", 20_000, 1.0, 1e15, "initial HI threshold (region accesses per phase)"),
-                        int("hi_min", 20_000, 1.0, 1e15, "lowest HI threshold the adaptation may reach"),
-                        int("hi_max", 400_000, 1.0, 1e15, "highest HI threshold the adaptation may reach"),
+                        int(
+                            "hi_start",
+                            20_000,
+                            1.0,
+                            1e15,
+                            "initial HI threshold (region accesses per phase)",
+                        ),
+                        int(
+                            "hi_min",
+                            20_000,
+                            1.0,
+                            1e15,
+                            "lowest HI threshold the adaptation may reach",
+                        ),
+                        int(
+                            "hi_max",
+                            400_000,
+                            1.0,
+                            1e15,
+                            "highest HI threshold the adaptation may reach",
+                        ),
                         int("lo_start", 1_000, 0.0, 1e15, "initial LO (victim) threshold"),
-                        int("lo_max", 10_000, 0.0, 1e15, "highest LO threshold the adaptation may reach"),
+                        int(
+                            "lo_max",
+                            10_000,
+                            0.0,
+                            1e15,
+                            "highest LO threshold the adaptation may reach",
+                        ),
                     ]);
                 } else {
                     v.extend([
-                        int("hi_sharers", 16, 1.0, 1e6, "T0: a region qualifies when touched by this many sockets"),
-                        int("lo_sharers", 1, 0.0, 1e6, "T0: a region with at most this many sharers may be evicted"),
+                        int(
+                            "hi_sharers",
+                            16,
+                            1.0,
+                            1e6,
+                            "T0: a region qualifies when touched by this many sockets",
+                        ),
+                        int(
+                            "lo_sharers",
+                            1,
+                            0.0,
+                            1e6,
+                            "T0: a region with at most this many sharers may be evicted",
+                        ),
                     ]);
                 }
                 v
@@ -279,19 +344,72 @@ impl PolicyKind {
                 "per-phase limit of pages migrated; candidates with the most remote accesses first",
             )],
             PolicyKind::Tikir => vec![
-                int("freeze_intervals", 3, 0.0, 1e6, "intervals a migrated page stays frozen (paper: 3)"),
-                int("min_accesses", 0, 0.0, 1e12, "minimum profiled accesses to consider a page (paper: none, 0)"),
+                int(
+                    "freeze_intervals",
+                    3,
+                    0.0,
+                    1e6,
+                    "intervals a migrated page stays frozen (paper: 3)",
+                ),
+                int(
+                    "min_accesses",
+                    0,
+                    0.0,
+                    1e12,
+                    "minimum profiled accesses to consider a page (paper: none, 0)",
+                ),
             ],
             PolicyKind::Hydm => vec![
-                int("window", 5, 2.0, 1000.0, "W: windows of history for the regression (paper: 5 or 10)"),
-                float("threshold", 0.9, 0.0, 1.0, "t: fast-tier use above which no promotion happens (paper: 0.9)"),
-                int("group_bytes", 16 << 20, 4096.0, (1u64 << 40) as f64, "size of a page group (HyDM's unit, an application there)"),
-                int("groups_per_window", 1, 1.0, 1e9, "groups promoted per window (paper: one application)"),
-                word("fast_node", "", &[], "fast-tier memory node (default: the node of kind mcdram/hbm, else none)"),
+                int(
+                    "window",
+                    5,
+                    2.0,
+                    1000.0,
+                    "W: windows of history for the regression (paper: 5 or 10)",
+                ),
+                float(
+                    "threshold",
+                    0.9,
+                    0.0,
+                    1.0,
+                    "t: fast-tier use above which no promotion happens (paper: 0.9)",
+                ),
+                int(
+                    "group_bytes",
+                    16 << 20,
+                    4096.0,
+                    (1u64 << 40) as f64,
+                    "size of a page group (HyDM's unit, an application there)",
+                ),
+                int(
+                    "groups_per_window",
+                    1,
+                    1.0,
+                    1e9,
+                    "groups promoted per window (paper: one application)",
+                ),
+                word(
+                    "fast_node",
+                    "",
+                    &[],
+                    "fast-tier memory node (default: the node of kind mcdram/hbm, else none)",
+                ),
             ],
             PolicyKind::Autonuma => vec![
-                int("max_moves_per_phase", 65_536, 0.0, 1e12, "rate limit of promotions+moves per phase (pages)"),
-                float("demote_watermark", 0.95, 0.0, 1.0, "demote cold pages when a fast node is fuller than this"),
+                int(
+                    "max_moves_per_phase",
+                    65_536,
+                    0.0,
+                    1e12,
+                    "rate limit of promotions+moves per phase (pages)",
+                ),
+                float(
+                    "demote_watermark",
+                    0.95,
+                    0.0,
+                    1.0,
+                    "demote cold pages when a fast node is fuller than this",
+                ),
             ],
         }
     }
@@ -321,10 +439,22 @@ pub fn profiler_params(kind: ProfilerKind) -> Vec<ParamDef> {
         ));
     }
     if kind.uses_tlb() {
-        v.push(int("tlb_entries", 64, 1.0, 65536.0, "entries of each socket's fully associative LRU TLB model"));
+        v.push(int(
+            "tlb_entries",
+            64,
+            1.0,
+            65536.0,
+            "entries of each socket's fully associative LRU TLB model",
+        ));
     }
     if kind == ProfilerKind::HintingFaults {
-        v.push(float("scan_fraction", 0.25, 0.0, 1.0, "share of pages poisoned at each boundary"));
+        v.push(float(
+            "scan_fraction",
+            0.25,
+            0.0,
+            1.0,
+            "share of pages poisoned at each boundary",
+        ));
     }
     v
 }
@@ -365,7 +495,8 @@ impl Resolved {
     }
     /// The pool capacity fraction a StarNUMA policy asks for.
     pub fn pool_capacity_fraction(&self) -> Option<f64> {
-        matches!(self.policy, PolicyKind::Starnuma | PolicyKind::StarnumaT0).then(|| self.float("pool_capacity_fraction"))
+        matches!(self.policy, PolicyKind::Starnuma | PolicyKind::StarnumaT0)
+            .then(|| self.float("pool_capacity_fraction"))
     }
 
     pub fn word(&self, name: &str) -> &str {
@@ -410,7 +541,11 @@ pub fn resolve(spec: &MigrationSpec, source: &Source) -> Result<Resolved, Config
                 let names: Vec<&str> = policy.profilers().iter().map(|p| p.name()).collect();
                 return Err(source.error(
                     "migration.profiler",
-                    format!("policy `{}` cannot use profiler `{name}`; it takes: {}", policy.name(), names.join(", ")),
+                    format!(
+                        "policy `{}` cannot use profiler `{name}`; it takes: {}",
+                        policy.name(),
+                        names.join(", ")
+                    ),
                 ));
             }
             p
@@ -428,7 +563,11 @@ pub fn resolve(spec: &MigrationSpec, source: &Source) -> Result<Resolved, Config
                     "unknown parameter for policy `{}` with profiler `{}`; allowed: {}",
                     policy.name(),
                     profiler.name(),
-                    if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
                 ),
             ));
         };
@@ -507,7 +646,8 @@ mod tests {
         let e = parse("[migration]\npolicy = \"tikir\"\nhi_start = 5\n").unwrap_err();
         assert_eq!(e.key, "migration.hi_start");
         assert_eq!(e.line, Some(3));
-        let e = parse("[migration]\npolicy = \"tikir\"\nprofiler = \"interconnect\"\nsample_interval = 0\n").unwrap_err();
+        let e =
+            parse("[migration]\npolicy = \"tikir\"\nprofiler = \"interconnect\"\nsample_interval = 0\n").unwrap_err();
         assert_eq!(e.key, "migration.sample_interval");
         let e = parse("[migration]\npolicy = \"nope\"\n").unwrap_err();
         assert!(e.message.contains("starnuma"), "{}", e.message);

@@ -102,7 +102,13 @@ impl Alg1 {
     }
 
     /// One migration phase; `phase` is the 1-based number of the phase that just ended.
-    pub fn run(&mut self, stats: &[RegionStat], space: &mut dyn Space, phase: u64, rng: &mut SplitMix64) -> Alg1Outcome {
+    pub fn run(
+        &mut self,
+        stats: &[RegionStat],
+        space: &mut dyn Space,
+        phase: u64,
+        rng: &mut SplitMix64,
+    ) -> Alg1Outcome {
         let n = stats.len();
         self.migrations.resize(n, 0);
         self.run_sharers.resize(n, 0);
@@ -228,7 +234,11 @@ impl Alg1 {
             }
         }
         if out.no_victim > 0 {
-            self.lo = self.lo.saturating_mul(2).min(self.p.lo_max).max(self.lo.min(self.p.lo_max));
+            self.lo = self
+                .lo
+                .saturating_mul(2)
+                .min(self.p.lo_max)
+                .max(self.lo.min(self.p.lo_max));
         }
     }
 }

@@ -55,10 +55,13 @@ pub fn analyze_profile(exp: &Experiment, intervals: &[u64], tlb_entries: usize) 
     let cfg = FunctionalConfig {
         phase_instructions: spec.phase_instructions,
         quantum_instructions: spec.quantum_instructions,
-        llc: spec
-            .llc
-            .enabled
-            .then(|| machine.sockets.iter().map(|s| (s.llc_bytes, s.llc_ways as usize)).collect()),
+        llc: spec.llc.enabled.then(|| {
+            machine
+                .sockets
+                .iter()
+                .map(|s| (s.llc_bytes, s.llc_ways as usize))
+                .collect()
+        }),
         page_bytes: spec.placement.page_bytes,
     };
     let sockets = machine.sockets.len();
@@ -129,7 +132,11 @@ pub fn analyze_profile(exp: &Experiment, intervals: &[u64], tlb_entries: usize) 
                     defined.iter().sum::<f64>() / defined.len() as f64
                 },
                 distance_per_socket: d,
-                sampled_fraction: if mem_accesses == 0 { 0.0 } else { ev as f64 / mem_accesses as f64 },
+                sampled_fraction: if mem_accesses == 0 {
+                    0.0
+                } else {
+                    ev as f64 / mem_accesses as f64
+                },
                 pages_covered: pages_covered(prof, &perfect),
                 top_socket_agreement: top_agreement(prof, &perfect),
                 events: ev,

@@ -82,7 +82,11 @@ impl Tlb {
 
     /// Valid entries as (slot, page).
     pub fn valid(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
-        self.pages.iter().enumerate().filter(|(_, &p)| p != EMPTY).map(|(i, &p)| (i, p))
+        self.pages
+            .iter()
+            .enumerate()
+            .filter(|(_, &p)| p != EMPTY)
+            .map(|(i, &p)| (i, p))
     }
 
     /// Drops entries whose page is flagged in `moved` (a shootdown); returns their counters' sum.

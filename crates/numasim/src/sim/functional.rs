@@ -423,4 +423,41 @@ mod tests {
         let err = s.run_phase(&mut VecSource::new(vec![vec![]])).err().unwrap();
         assert!(matches!(err, SimError::ThreadCount { .. }));
     }
+
+    /// Everything the simulator reports, phase by phase, for comparing runs.
+    fn fingerprint(streams: &[Vec<Access>], batch: usize, llc: bool) -> Vec<(Vec<u64>, Vec<u64>, u64, u64, Vec<u32>)> {
+        let mut s = sim(llc, streams.len());
+        let mut src = VecSource::new(streams.to_vec()).with_batch(batch);
+        let mut out = vec![];
+        while let Some(c) = s.run_phase(&mut src).unwrap() {
+            out.push((c.demand, c.writeback_to, c.llc_hits, c.instructions, s.pages.phase_counts.clone()));
+            s.pages.end_phase();
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn results_do_not_depend_on_how_sources_batch(
+            raw in proptest::collection::vec(proptest::collection::vec((0u64..40, 0u64..64, proptest::bool::ANY), 0..300), 1..4),
+            batch_a in 1usize..50,
+            batch_b in 50usize..5000,
+            llc in proptest::bool::ANY,
+        ) {
+            let streams: Vec<Vec<Access>> = raw
+                .iter()
+                .map(|s| {
+                    let mut instr = 0;
+                    s.iter()
+                        .map(|&(step, page, w)| {
+                            instr += step;
+                            let vaddr = page * 4096 + (step % 64) * 64;
+                            if w { Access::write(instr, vaddr, 8) } else { Access::read(instr, vaddr, 8) }
+                        })
+                        .collect()
+                })
+                .collect();
+            proptest::prop_assert_eq!(fingerprint(&streams, batch_a, llc), fingerprint(&streams, batch_b, llc));
+        }
+    }
 }

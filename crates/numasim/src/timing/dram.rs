@@ -147,7 +147,9 @@ impl MemoryController {
     /// (channel, bank) a row maps to.
     #[inline]
     pub fn place(&self, row: u64) -> (usize, usize) {
-        let h = row.wrapping_add(0x632B_E59B_D9B4_E019).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let h = row
+            .wrapping_add(0x632B_E59B_D9B4_E019)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let h = h ^ (h >> 29);
         let ch = ((h as u32 as u64 * u64::from(self.channels)) >> 32) as usize;
         let b = (((h >> 32) * u64::from(self.banks)) >> 32) as usize;
@@ -300,7 +302,10 @@ mod tests {
             for refresh in [false, true] {
                 let (got, expect) = random_read_gbps(refresh, kind);
                 // Random bank choice leaves some banks idle while others queue: expect 85–100 %.
-                assert!(got <= expect * 1.001 && got >= 0.85 * expect, "{kind} refresh={refresh}: {got} vs {expect}");
+                assert!(
+                    got <= expect * 1.001 && got >= 0.85 * expect,
+                    "{kind} refresh={refresh}: {got} vs {expect}"
+                );
             }
         }
     }

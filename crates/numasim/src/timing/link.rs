@@ -197,7 +197,10 @@ mod tests {
             wait += w;
             end = start + link.service_ps(bytes);
         }
-        (wait as f64 / n as f64 / 1000.0, link.bytes as f64 / (end as f64 / 1000.0))
+        (
+            wait as f64 / n as f64 / 1000.0,
+            link.bytes as f64 / (end as f64 / 1000.0),
+        )
     }
 
     #[test]

@@ -81,6 +81,11 @@ impl Default for TimingSpec {
 }
 
 impl TimingSpec {
+    /// Whether every key has its default (then the resolved experiment omits `[timing]`).
+    pub fn is_default(&self) -> bool {
+        *self == TimingSpec::default()
+    }
+
     /// Checks ranges; `Err((key, message))` names the key inside `[timing]`.
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         let pos = |k: &'static str, v: f64| {

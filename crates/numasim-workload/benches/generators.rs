@@ -1,0 +1,55 @@
+//! Generation rate of the BFS and STREAM generators (accesses per second on one core).
+//! The graph is built once outside the timed loop; each iteration runs a whole BFS trial.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use numasim_trace::AccessSource;
+use numasim_workload::graph::{bfs, GraphParams};
+use numasim_workload::stream;
+use std::sync::Arc;
+
+fn drain(src: &mut dyn AccessSource) -> u64 {
+    let mut buf = Vec::new();
+    let mut n = 0u64;
+    let mut live = vec![true; src.threads()];
+    while live.iter().any(|&l| l) {
+        for (t, l) in live.iter_mut().enumerate() {
+            if *l {
+                src.next_batch(t, &mut buf).unwrap();
+                *l = !buf.is_empty();
+                n += buf.len() as u64;
+            }
+        }
+    }
+    n
+}
+
+fn bench(c: &mut Criterion) {
+    let common = GraphParams {
+        scale: 16,
+        threads: 64,
+        ..Default::default()
+    };
+    let g = Arc::new(common.build_graph(false, 1));
+    let count = drain(&mut bfs::source(g.clone(), &common, Default::default(), 1).unwrap());
+    let mut grp = c.benchmark_group("generate");
+    grp.sample_size(10);
+    grp.throughput(Throughput::Elements(count));
+    grp.bench_function("bfs_kron16_64t", |b| {
+        b.iter(|| drain(&mut bfs::source(g.clone(), &common, Default::default(), 1).unwrap()))
+    });
+    let p = stream::StreamParams {
+        threads: 64,
+        array_bytes: 8 << 20,
+        iterations: 2,
+        ..Default::default()
+    };
+    let count = drain(&mut stream::source(p.clone(), 1).unwrap());
+    grp.throughput(Throughput::Elements(count));
+    grp.bench_function("stream_triad_8MiB_64t", |b| {
+        b.iter(|| drain(&mut stream::source(p.clone(), 1).unwrap()))
+    });
+    grp.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

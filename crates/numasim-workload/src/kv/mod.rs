@@ -1,0 +1,3 @@
+//! Key-value store workloads (StarNUMA §IV-E: Masstree).
+
+pub mod masstree;

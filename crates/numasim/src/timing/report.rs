@@ -1,0 +1,254 @@
+//! What timing mode adds to results.json (`timing` at the top level and in every phase).
+
+use super::engine::{ClassSums, TimingCounts, TimingSim};
+use numasim_machine::Machine;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Means over one class's LLC-miss loads, ns.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClassAmat {
+    pub count: u64,
+    pub mean: f64,
+    pub unloaded: f64,
+    pub contention: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Amat {
+    /// Mean over every LLC-miss load, ns.
+    pub total: f64,
+    pub unloaded: f64,
+    pub contention: f64,
+    pub by_class: BTreeMap<String, ClassAmat>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Ipc {
+    pub mean: f64,
+    pub per_core: Vec<f64>,
+    pub per_socket: BTreeMap<String, f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ThreadTiming {
+    pub socket: String,
+    pub instructions: u64,
+    pub llc_misses: u64,
+    pub llc_mpki: f64,
+    pub ipc: f64,
+    pub time_ns: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DirUse {
+    pub bytes: u64,
+    pub messages: u64,
+    pub utilisation: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeDram {
+    pub accesses: u64,
+    pub row_hit_fraction: f64,
+    pub channel_utilisation: Vec<f64>,
+}
+
+/// How each node's `access_latency_ns` is split (see the module docs).
+#[derive(Debug, Clone, Serialize)]
+pub struct Calibration {
+    pub access_latency_ns: f64,
+    pub lookup_path_ns: f64,
+    pub dram_row_miss_ns: f64,
+    pub onchip_fixed_ns: f64,
+    /// > 0 when the closed form alone exceeds `access_latency_ns` (fixed part clamped to 0).
+    pub excess_ns: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TimingResults {
+    pub sim_time_ns: f64,
+    pub amat_ns: Amat,
+    pub ipc: Ipc,
+    pub block_transfers: BTreeMap<String, u64>,
+    pub invalidations: u64,
+    pub tlb_misses: u64,
+    pub threads: Vec<ThreadTiming>,
+    /// Per link: `[a→b, b→a]`.
+    pub links: BTreeMap<String, [DirUse; 2]>,
+    pub memory: BTreeMap<String, NodeDram>,
+    pub calibration: BTreeMap<String, Calibration>,
+    pub params: super::TimingSpec,
+}
+
+/// Per-phase timing figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct PhaseTiming {
+    pub sim_time_ns: f64,
+    pub amat_ns: Amat,
+    pub block_transfers: u64,
+}
+
+fn ns(p: u64) -> f64 {
+    p as f64 / 1000.0
+}
+
+pub fn amat(names: &[String], classes: &[ClassSums]) -> Amat {
+    let mut all = ClassSums::default();
+    let mut by_class = BTreeMap::new();
+    let mean = |s: &ClassSums| {
+        let n = s.count.max(1) as f64;
+        (
+            ns(s.unloaded_ps + s.wait_ps) / n,
+            ns(s.unloaded_ps) / n,
+            ns(s.wait_ps) / n,
+        )
+    };
+    for (name, s) in names.iter().zip(classes) {
+        all.count += s.count;
+        all.unloaded_ps += s.unloaded_ps;
+        all.wait_ps += s.wait_ps;
+        if s.count > 0 {
+            let (m, u, c) = mean(s);
+            by_class.insert(
+                name.clone(),
+                ClassAmat {
+                    count: s.count,
+                    mean: m,
+                    unloaded: u,
+                    contention: c,
+                },
+            );
+        }
+    }
+    let (total, unloaded, contention) = mean(&all);
+    Amat {
+        total,
+        unloaded,
+        contention,
+        by_class,
+    }
+}
+
+pub fn phase(sim: &TimingSim, t: &TimingCounts) -> PhaseTiming {
+    PhaseTiming {
+        sim_time_ns: ns(t.end_ps - t.start_ps),
+        amat_ns: amat(&sim.class_names, &t.classes),
+        block_transfers: t.block_transfers_3hop + t.block_transfers_4hop,
+    }
+}
+
+pub fn run(sim: &TimingSim, m: &Machine, total: &TimingCounts) -> TimingResults {
+    let sim_ps = (0..sim.threads())
+        .map(|c| sim.core_stats(c).2)
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let mut per_core = Vec::new();
+    let mut threads = Vec::new();
+    let mut sock: Vec<(u64, f64)> = vec![(0, 0.0); m.sockets.len()];
+    for c in 0..sim.threads() {
+        let (instr, misses, end) = sim.core_stats(c);
+        let s = sim.core_socket(c);
+        let cycles = ns(end) * m.sockets[s].freq_ghz;
+        let ipc = if cycles > 0.0 { instr as f64 / cycles } else { 0.0 };
+        per_core.push(ipc);
+        sock[s].0 += 1;
+        sock[s].1 += ipc;
+        threads.push(ThreadTiming {
+            socket: m.sockets[s].name.clone(),
+            instructions: instr,
+            llc_misses: misses,
+            llc_mpki: if instr > 0 {
+                misses as f64 * 1000.0 / instr as f64
+            } else {
+                0.0
+            },
+            ipc,
+            time_ns: ns(end),
+        });
+    }
+    let per_socket = m
+        .sockets
+        .iter()
+        .zip(&sock)
+        .filter(|(_, (n, _))| *n > 0)
+        .map(|(s, (n, sum))| (s.name.clone(), sum / *n as f64))
+        .collect();
+    let mean = per_core.iter().sum::<f64>() / per_core.len().max(1) as f64;
+    let dir = |i: usize| {
+        let d = &sim.fabric.dirs[i];
+        DirUse {
+            bytes: d.bytes,
+            messages: d.messages,
+            utilisation: d.busy_ps as f64 / sim_ps as f64,
+        }
+    };
+    let links = m
+        .links
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.name.clone(), [dir(2 * i), dir(2 * i + 1)]))
+        .collect();
+    let mut memory = BTreeMap::new();
+    let mut calibration = BTreeMap::new();
+    for (i, n) in m.memory_nodes.iter().enumerate() {
+        let mc = &sim.mem[i];
+        memory.insert(
+            n.name.clone(),
+            NodeDram {
+                accesses: mc.accesses,
+                row_hit_fraction: mc.row_hits as f64 / mc.accesses.max(1) as f64,
+                channel_utilisation: mc.bus_busy_ps.iter().map(|&b| b as f64 / sim_ps as f64).collect(),
+            },
+        );
+        calibration.insert(
+            n.name.clone(),
+            Calibration {
+                access_latency_ns: n.access_latency_ns,
+                lookup_path_ns: ns(sim.lookup_ps[n.attached_socket.unwrap_or(0)]),
+                dram_row_miss_ns: ns(mc.t.row_miss()),
+                onchip_fixed_ns: ns(sim.fixed_ps[i]),
+                excess_ns: ns(sim.mismatch_ps[i]),
+            },
+        );
+    }
+    TimingResults {
+        sim_time_ns: ns(sim_ps),
+        amat_ns: amat(&sim.class_names, &total.classes),
+        ipc: Ipc {
+            mean,
+            per_core,
+            per_socket,
+        },
+        block_transfers: BTreeMap::from([
+            ("3hop".to_string(), total.block_transfers_3hop),
+            ("4hop_via_pool".to_string(), total.block_transfers_4hop),
+        ]),
+        invalidations: total.invalidations,
+        tlb_misses: total.tlb_misses,
+        threads,
+        links,
+        memory,
+        calibration,
+        params: sim.spec.clone(),
+    }
+}
+
+impl TimingCounts {
+    pub fn add(&mut self, o: &TimingCounts) {
+        if self.classes.len() < o.classes.len() {
+            self.classes.resize(o.classes.len(), ClassSums::default());
+        }
+        for (a, b) in self.classes.iter_mut().zip(&o.classes) {
+            a.count += b.count;
+            a.unloaded_ps += b.unloaded_ps;
+            a.wait_ps += b.wait_ps;
+        }
+        self.block_transfers_3hop += o.block_transfers_3hop;
+        self.block_transfers_4hop += o.block_transfers_4hop;
+        self.invalidations += o.invalidations;
+        self.tlb_misses += o.tlb_misses;
+        self.end_ps = self.end_ps.max(o.end_ps);
+    }
+}

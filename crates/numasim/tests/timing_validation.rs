@@ -1,0 +1,217 @@
+//! Timing mode validated against closed forms and the StarNUMA presets (issue 6).
+
+use numasim::experiment::{simulate, Experiment, RunResults};
+use numasim::machine::Machine;
+use numasim::mem::{Capacity, Placement, PlacementPolicy};
+use numasim::timing::{TimingConfig, TimingSim, TimingSpec};
+use numasim_config::Source;
+
+fn sim(m: &Machine) -> TimingSim {
+    let cfg = TimingConfig {
+        spec: TimingSpec::default(),
+        phase_instructions: 1_000_000,
+        page_bytes: 4096,
+        llc: true,
+    };
+    let nearest = (0..m.sockets.len())
+        .map(|s| m.nearest_memory_order(s).to_vec())
+        .collect();
+    let placement = Placement::new(
+        PlacementPolicy::FirstTouch,
+        vec![Capacity::Pages(1 << 20); m.memory_nodes.len()],
+        nearest,
+    );
+    TimingSim::new(&cfg, m, vec![0], placement).unwrap()
+}
+
+#[test]
+fn unloaded_loads_see_exactly_the_derived_latency_matrix() {
+    for name in [
+        "starnuma16-pool",
+        "starnuma16-pool-scaled",
+        "starnuma16-baseline-scaled",
+    ] {
+        let m = Machine::load(name).unwrap();
+        let mut s = sim(&m);
+        let mut row = 0;
+        for r in 0..m.sockets.len() {
+            for n in 0..m.memory_nodes.len() {
+                row += 1;
+                let (total, unloaded, wait) = s.probe_load(r, n, None, row);
+                let want = (m.load_latency_ns(r, n) * 1000.0).round() as u64;
+                assert_eq!(
+                    (total, unloaded, wait),
+                    (want, want, 0),
+                    "{name} s{r} → {}",
+                    m.memory_nodes[n].name
+                );
+            }
+        }
+        // The paper's four figures.
+        let pool = m.memory_index("pool");
+        let lat = |r: usize, n: usize| m.load_latency_ns(r, n);
+        assert_eq!(lat(0, 0), 80.0);
+        assert_eq!(lat(0, 1), 130.0);
+        assert_eq!(lat(0, 15), 360.0);
+        if let Some(p) = pool {
+            assert_eq!(lat(0, p), 180.0);
+        }
+    }
+}
+
+/// Mean unloaded block-transfer latency over requester R, owner O ≠ R, and home H uniform over
+/// the given homes (H may be R's or O's own memory), ns.
+fn bt_average(m: &Machine, homes: &[usize]) -> f64 {
+    let mut s = sim(m);
+    let (mut sum, mut n, mut row) = (0u64, 0u64, 0u64);
+    let sockets = m.sockets.len();
+    for r in 0..sockets {
+        for o in (0..sockets).filter(|&o| o != r) {
+            for &h in homes {
+                row += 1;
+                let (total, unloaded, wait) = s.probe_load(r, h, Some(o), row);
+                assert_eq!((total, wait), (unloaded, 0));
+                sum += total;
+                n += 1;
+            }
+        }
+    }
+    sum as f64 / n as f64 / 1000.0
+}
+
+#[test]
+fn block_transfer_averages_match_starnuma_within_two_percent() {
+    let base = Machine::load("starnuma16-baseline-scaled").unwrap();
+    let homes: Vec<usize> = (0..16).collect();
+    let bt3 = bt_average(&base, &homes);
+    // 80 + E[d(R,H)] + E[d(H,O)] + E[d(O,R)] = 80 + 109.6875 + 109.6875 + 117 ns.
+    assert!((bt3 - 416.375).abs() < 1e-6, "{bt3}");
+    assert!((bt3 - 413.0).abs() / 413.0 < 0.02, "3-hop {bt3} vs 413");
+    let pool = Machine::load("starnuma16-pool-scaled").unwrap();
+    let p = pool.memory_index("pool").unwrap();
+    let bt4 = bt_average(&pool, &[p]);
+    assert!((bt4 - 280.0).abs() / 280.0 < 0.02, "4-hop {bt4} vs 280");
+    // A direct check of one inter-chassis 3-hop case: 80 + 140 × 3.
+    let mut s = sim(&base);
+    assert_eq!(s.probe_load(0, 5, Some(10), 1).0, 500_000);
+}
+
+fn run(text: &str) -> RunResults {
+    let exp = Experiment::from_source(Source::from_text("t.toml", text), "t").expect("valid experiment");
+    simulate(&exp, &mut |_| {}).expect("simulation runs").1
+}
+
+fn synthetic(machine: &str, pattern: &str, extra: &str, placement: &str) -> String {
+    format!(
+        "machine = \"{machine}\"\nseed = 5\nmode = \"timing\"\nphase_instructions = 200000\n{extra}\n\
+         [placement]\n{placement}\n\
+         [workload]\nkind = \"synthetic\"\nthreads = 64\npattern = \"{pattern}\"\nfootprint_bytes = 67108864\n\
+         accesses_per_thread = 20000\ninstructions_per_access = 4\nlines_per_visit = 1\n"
+    )
+}
+
+#[test]
+fn timing_runs_are_deterministic_and_report_the_outputs() {
+    let text = synthetic("starnuma16-pool-scaled", "shared-hot", "", "policy = \"first-touch\"");
+    let a = run(&text);
+    let b = run(&text);
+    let strip = |r: &RunResults| {
+        let mut v = serde_json::to_value(r).unwrap();
+        v.as_object_mut().unwrap().remove("perf");
+        v.to_string()
+    };
+    assert_eq!(strip(&a), strip(&b));
+    let t = a.timing.as_ref().unwrap();
+    assert!(t.sim_time_ns > 0.0 && t.ipc.mean > 0.0 && t.ipc.per_core.len() == 64);
+    assert!(t.amat_ns.total > 80.0, "{}", t.amat_ns.total);
+    for c in ["local", "remote_1hop", "remote_3hop", "block_transfer"] {
+        let k = &t.amat_ns.by_class[c];
+        assert!(k.count > 0 && k.unloaded > 0.0 && k.contention >= 0.0, "{c}: {k:?}");
+        assert!((k.mean - k.unloaded - k.contention).abs() < 1e-6);
+    }
+    assert!(t.invalidations > 0);
+    assert!(a.phases.iter().all(|p| p.timing.is_some()));
+    let csv = String::from_utf8(numasim::experiment::run::phases_csv(&a).unwrap()).unwrap();
+    assert!(csv.lines().next().unwrap().contains("amat_ns"));
+}
+
+#[test]
+fn halving_link_bandwidth_raises_amat() {
+    let full = run(&synthetic(
+        "starnuma16-baseline-scaled",
+        "uniform",
+        "",
+        "policy = \"first-touch\"",
+    ));
+    let half = run(&synthetic(
+        "starnuma16-baseline-scaled",
+        "uniform",
+        "[timing]\nlink_bandwidth_scale = 0.5",
+        "policy = \"first-touch\"",
+    ));
+    let (f, h) = (full.timing.unwrap(), half.timing.unwrap());
+    assert!(
+        h.amat_ns.total > f.amat_ns.total * 1.1,
+        "{} vs {}",
+        h.amat_ns.total,
+        f.amat_ns.total
+    );
+    assert!(h.amat_ns.contention > f.amat_ns.contention);
+    assert!(h.ipc.mean < f.ipc.mean);
+}
+
+/// Mean contention over LLC-miss loads that leave the socket (remote, pool, block transfer).
+fn off_socket_contention(r: &RunResults) -> f64 {
+    let t = r.timing.as_ref().unwrap();
+    let (mut n, mut c) = (0u64, 0.0);
+    for (name, k) in &t.amat_ns.by_class {
+        if name != "local" {
+            n += k.count;
+            c += k.contention * k.count as f64;
+        }
+    }
+    c / n as f64
+}
+
+#[test]
+fn the_pool_lowers_contention_for_heavily_shared_pages() {
+    let base = run(&synthetic(
+        "starnuma16-baseline-scaled",
+        "shared-hot",
+        "",
+        "policy = \"first-touch\"",
+    ));
+    let pool = run(&synthetic(
+        "starnuma16-pool-scaled",
+        "shared-hot",
+        "",
+        "policy = \"bind\"\nnodes = [\"pool\"]",
+    ));
+    let (b, p) = (off_socket_contention(&base), off_socket_contention(&pool));
+    assert!(p < b, "pool {p} ns vs baseline {b} ns");
+    assert!(pool.timing.unwrap().amat_ns.total < base.timing.unwrap().amat_ns.total);
+}
+
+#[test]
+fn timing_section_is_strict() {
+    let err = Experiment::from_source(
+        Source::from_text(
+            "t.toml",
+            "machine = \"two-socket\"\nmode = \"timing\"\n[workload]\nkind = \"synthetic\"\n[timing]\nrob = 3\n",
+        ),
+        "t",
+    )
+    .err()
+    .unwrap();
+    assert!(err.to_string().contains("rob"), "{err}");
+    let err = Experiment::from_source(
+        Source::from_text(
+            "t.toml",
+            "machine = \"two-socket\"\nmode = \"timing\"\n[workload]\nkind = \"synthetic\"\n[timing]\nmshrs = 0\n",
+        ),
+        "t",
+    )
+    .err()
+    .unwrap();
+    assert!(err.to_string().contains("timing.mshrs"), "{err}");
+}

@@ -18,6 +18,7 @@
 pub mod cg;
 pub mod ep;
 pub mod is;
+pub mod mg;
 
 use crate::omp::Sched;
 use serde::{Deserialize, Serialize};

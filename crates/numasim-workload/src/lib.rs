@@ -10,6 +10,7 @@ pub mod genomics;
 pub mod graph;
 pub mod kv;
 pub mod npb;
+pub mod oltp;
 pub mod omp;
 pub mod params;
 pub mod registry;

@@ -46,10 +46,14 @@ const ENTRIES: &[Entry] = &[
     Entry { info: crate::npb::cg::info, build: crate::npb::cg::build },
     Entry { info: crate::npb::is::info, build: crate::npb::is::build },
     Entry { info: crate::npb::ep::info, build: crate::npb::ep::build },
+    Entry { info: crate::npb::mg::info, build: crate::npb::mg::build },
+    Entry { info: crate::npb::ft::info, build: crate::npb::ft::build },
     Entry { info: crate::splash::ge::info, build: crate::splash::ge::build },
+    Entry { info: crate::splash::ocean::info, build: crate::splash::ocean::build },
     Entry { info: crate::genomics::fmi::info, build: crate::genomics::fmi::build },
     Entry { info: crate::genomics::poa::info, build: crate::genomics::poa::build },
     Entry { info: crate::kv::masstree::info, build: crate::kv::masstree::build },
+    Entry { info: crate::oltp::tpcc::info, build: crate::oltp::tpcc::build },
 ];
 
 /// All generators, in registry order.

@@ -318,13 +318,13 @@ impl Kernel for Mg {
                     for x in 0..nc {
                         let mut acc = 0.0;
                         let mut first = true;
-                        for dz in 0..3 {
+                        for (dz, wz) in WEIGHT.iter().enumerate() {
                             let fz = (2 * z + mf + dz) & mf;
-                            for dy in 0..3 {
+                            for (dy, wy) in WEIGHT.iter().enumerate() {
                                 let fy = (2 * y + mf + dy) & mf;
-                                for dx in 0..3 {
+                                for (dx, wx) in WEIGHT.iter().enumerate() {
                                     let fx = (2 * x + mf + dx) & mf;
-                                    let w = WEIGHT[dz] * WEIGHT[dy] * WEIGHT[dx];
+                                    let w = wz * wy * wx;
                                     let j = idx(nf, fz, fy, fx);
                                     e.flops(1);
                                     e.read(if first { 4 } else { 2 }, af + j as u64 * F64, 8);

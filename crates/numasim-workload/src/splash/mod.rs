@@ -1,6 +1,6 @@
 //! SPLASH-2-style kernels studied by Talbot & Kelly (first-touch vs round-robin placement,
-//! reactive proxies): Gaussian elimination (GE). Ocean (red-black SOR on a few grids) is not
-//! written yet; [`Partition`] is shared so it can take the same parameter.
+//! reactive proxies): Gaussian elimination (`ge`) and Ocean's red-black SOR on several grids
+//! (`ocean`), which share [`Partition`].
 //!
 //! Both take `partition`: `non-contiguous` stores each grid/matrix as one row-major array, so
 //! a thread's block may share or span pages with other threads' blocks (SPLASH-2's
@@ -8,6 +8,7 @@
 //! own contiguous, page-aligned region (Ocean-Contig's 4-D arrays, "tuned for locality").
 
 pub mod ge;
+pub mod ocean;
 
 use serde::{Deserialize, Serialize};
 

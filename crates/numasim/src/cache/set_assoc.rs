@@ -1,8 +1,8 @@
 //! A set-associative, write-back, LRU cache of 64 B lines, as flat arrays.
 //!
 //! Used as the per-socket shared LLC filter: only misses (and dirty evictions) reach memory.
-//! Tags and LRU stamps sit in two flat vectors, one set contiguous, so a lookup touches two
-//! short runs of memory. Set counts need not be powers of two (28 cores × 2 MiB is not); the
+//! Tags sit in one flat vector, each set contiguous and kept in recency order, so a lookup
+//! touches one short run of memory. Set counts need not be powers of two (28 cores × 2 MiB is not); the
 //! set is chosen by a multiply-shift over a hashed line address.
 
 /// Result of one access.
@@ -22,9 +22,8 @@ const DIRTY: u64 = 1 << 63;
 pub struct SetAssocCache {
     sets: u64,
     ways: usize,
+    /// Per set, ways in recency order (index 0 = most recently used); invalid ways trail.
     tags: Vec<u64>,
-    stamps: Vec<u64>,
-    clock: u64,
 }
 
 impl SetAssocCache {
@@ -33,13 +32,7 @@ impl SetAssocCache {
         let ways = ways.max(1);
         let sets = (size_bytes / 64 / ways as u64).max(1);
         let n = (sets as usize) * ways;
-        SetAssocCache {
-            sets,
-            ways,
-            tags: vec![INVALID; n],
-            stamps: vec![0; n],
-            clock: 0,
-        }
+        SetAssocCache { sets, ways, tags: vec![INVALID; n] }
     }
 
     pub fn sets(&self) -> u64 {
@@ -57,52 +50,51 @@ impl SetAssocCache {
     pub fn prefetch(&self, line: u64) {
         let base = self.set_of(line) * self.ways;
         crate::prefetch::read(self.tags.as_ptr().wrapping_add(base));
-        crate::prefetch::read(self.stamps.as_ptr().wrapping_add(base));
+        crate::prefetch::read(self.tags.as_ptr().wrapping_add(base + self.ways - 1));
     }
 
     /// Accesses line address `line` (byte address >> 6).
+    ///
+    /// LRU is kept by order: a hit moves its way to the front, a miss evicts the last way and
+    /// inserts at the front. A set is one contiguous run of tags (128 B for 16 ways), so a
+    /// lookup touches two adjacent host cache lines and no separate recency array.
     #[inline]
     pub fn access(&mut self, line: u64, write: bool) -> Outcome {
-        self.clock += 1;
         let base = self.set_of(line) * self.ways;
-        let tags = &mut self.tags[base..base + self.ways];
-        let stamps = &mut self.stamps[base..base + self.ways];
-        for w in 0..tags.len() {
-            if tags[w] & !DIRTY == line {
-                stamps[w] = self.clock;
-                if write {
-                    tags[w] |= DIRTY;
-                }
+        let set = &mut self.tags[base..base + self.ways];
+        for w in 0..set.len() {
+            let tag = set[w];
+            if tag & !DIRTY == line && tag != INVALID {
+                let tag = if write { tag | DIRTY } else { tag };
+                set[..=w].rotate_right(1);
+                set[0] = tag;
                 return Outcome::Hit;
             }
-        }
-        // Victim: an invalid way, else the least recently used.
-        let mut victim = 0;
-        let mut oldest = u64::MAX;
-        for w in 0..tags.len() {
-            if tags[w] == INVALID {
-                victim = w;
-                break;
-            }
-            if stamps[w] < oldest {
-                oldest = stamps[w];
-                victim = w;
+            if tag == INVALID {
+                // Invalid ways only trail valid ones: the line is absent and there is room.
+                set[..=w].rotate_right(1);
+                set[0] = if write { line | DIRTY } else { line };
+                return Outcome::Miss { writeback: None };
             }
         }
-        let old = tags[victim];
-        let writeback = (old != INVALID && old & DIRTY != 0).then_some(old & !DIRTY);
-        tags[victim] = if write { line | DIRTY } else { line };
-        stamps[victim] = self.clock;
+        let old = set[set.len() - 1];
+        let writeback = (old & DIRTY != 0).then_some(old & !DIRTY);
+        set.rotate_right(1);
+        set[0] = if write { line | DIRTY } else { line };
         Outcome::Miss { writeback }
     }
 
     /// Drops `line` if present (a migrated page's lines are invalidated); returns whether it was dirty.
     pub fn invalidate(&mut self, line: u64) -> bool {
         let base = self.set_of(line) * self.ways;
-        for w in base..base + self.ways {
-            if self.tags[w] & !DIRTY == line && self.tags[w] != INVALID {
-                let dirty = self.tags[w] & DIRTY != 0;
-                self.tags[w] = INVALID;
+        let set = &mut self.tags[base..base + self.ways];
+        for w in 0..set.len() {
+            if set[w] != INVALID && set[w] & !DIRTY == line {
+                let dirty = set[w] & DIRTY != 0;
+                // Keep invalid ways at the end of the recency order.
+                set[w..].rotate_left(1);
+                let last = set.len() - 1;
+                set[last] = INVALID;
                 return dirty;
             }
         }
@@ -151,5 +143,37 @@ mod tests {
         }
         let hits = (0..lines).filter(|&l| c.access(l, false) == Outcome::Hit).count();
         assert!(hits < lines as usize / 10, "{hits}");
+    }
+
+    proptest::proptest! {
+        /// Against a textbook LRU (a recency list per set), including write-backs and invalidations.
+        #[test]
+        fn matches_reference_lru(ops in proptest::collection::vec((0u64..200, 0u8..3), 1..2000), ways in 1usize..8) {
+            let mut c = SetAssocCache::new(64 * 4 * ways as u64, ways);
+            let mut reference: Vec<Vec<(u64, bool)>> = vec![Vec::new(); c.sets() as usize];
+            for (line, op) in ops {
+                let set = &mut reference[c.set_of(line)];
+                let pos = set.iter().position(|&(l, _)| l == line);
+                if op == 2 {
+                    let expect = pos.map(|p| set.remove(p).1).unwrap_or(false);
+                    proptest::prop_assert_eq!(c.invalidate(line), expect);
+                    continue;
+                }
+                let write = op == 1;
+                let expect = match pos {
+                    Some(p) => {
+                        let (l, d) = set.remove(p);
+                        set.insert(0, (l, d || write));
+                        Outcome::Hit
+                    }
+                    None => {
+                        let wb = if set.len() == ways { set.pop().and_then(|(l, d)| d.then_some(l)) } else { None };
+                        set.insert(0, (line, write));
+                        Outcome::Miss { writeback: wb }
+                    }
+                };
+                proptest::prop_assert_eq!(c.access(line, write), expect);
+            }
+        }
     }
 }

@@ -227,8 +227,8 @@ impl FunctionalSim {
     /// slot, and (once the slot is likely cached) the page's counter row and home entry.
     #[inline(always)]
     fn lookahead<const LLC: bool>(&mut self, socket: usize, buf: &[Access], pos: usize) {
-        const FAR: usize = 16;
-        const NEAR: usize = 8;
+        const FAR: usize = 32;
+        const NEAR: usize = 16;
         if let Some(far) = buf.get(pos + FAR) {
             if LLC {
                 self.llcs[socket].prefetch(far.vaddr >> 6);

@@ -1,0 +1,619 @@
+//! `ft`: NPB FT — a 3-D FFT PDE solver: forward 3-D FFT once, then per iteration evolve the
+//! spectrum and inverse-transform it.
+//!
+//! The grid is `nx`×`ny`×`nz` complex points (powers of two), stored x-fastest:
+//! `(z·ny + y)·nx + x`. Shared arrays (each at its own base): `u0` (the spectrum, complex f64),
+//! `u1` (the array transformed back, complex f64) and `twiddle` (f64, NPB's
+//! `exp(−4π²α·k̄²)` factors with α = 10⁻⁶). Each thread also has a private scratch buffer of
+//! `block` lines, in its private window. As in NPB's `cffts1/2/3`, a 1-D transform along one
+//! dimension gathers `block` lines (adjacent in x) into the scratch, runs an iterative radix-2
+//! FFT there and scatters them back; the three dimensions are three parallel loops with a
+//! static schedule and a barrier after each:
+//! - x: items are rows `(z, y)` (contiguous lines);
+//! - y: items are `(z, x-block)`: each thread works inside its own z planes (strided by `nx`);
+//! - z: items are `(y, x-block)`: the strided gather across all planes — the transpose step,
+//!   where every thread reads and writes every other thread's planes.
+//!
+//! Run: initialisation (`u0` = seeded random complex data, `twiddle`, `u1` = 0; by thread 0 for
+//! `init = "serial"`, row blocks for `parallel`), forward FFT of `u0` (x, y, z), then per
+//! iteration: `evolve` (`u0 *= twiddle`, `u1 = u0`), inverse FFT of `u1` (z, y, x, scaled by
+//! 1/n per dimension so inverse(FFT(x)) = x) and NPB's 1024-point checksum by thread 0.
+//!
+//! **Why the address stream does not depend on the seed.** The FFT is data-oblivious: the
+//! access pattern is fixed by the grid size. The seed sets the initial data (hence the
+//! spectrum and checksums), and the tests check same seed → identical output, other seed →
+//! different data, rather than forcing seed-dependent addresses.
+//!
+//! Cost model: gather = shared load 2 + scratch store 2 (index arithmetic); scatter = scratch
+//! load 1 + shared store 2 (+2 flops and 2 instructions when scaling the inverse); butterfly =
+//! 2 scratch loads (1 each; twiddle factor computed in registers: +4 on the first) and 2 scratch
+//! stores (the 10 flops of a complex multiply and two complex adds are charged to the first
+//! store, +10); bit-reversal swap = 2 loads + 2 stores, 1–2 each; evolve = 2 loads, 1 (4 flops)
+//! + 2 stores; checksum = 1 load + 4 (index arithmetic, 2 flops); initialisation stores 2.
+
+use super::Init;
+use crate::omp::{Kernel, Loop, OmpSource, Sched};
+use crate::params::{check, parse};
+use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
+use crate::rng::stream;
+use crate::thread_emit::ThreadEmitter as Emitter;
+use crate::vspace::{private_base, AddressSpace};
+use numasim_trace::AccessSource;
+use rand::Rng as _;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FtParams {
+    pub threads: usize,
+    pub init: Init,
+    pub nx: usize,
+    pub ny: usize,
+    pub nz: usize,
+    pub iterations: usize,
+    pub block: usize,
+}
+
+impl Default for FtParams {
+    fn default() -> Self {
+        FtParams {
+            threads: 8,
+            init: Init::Serial,
+            nx: 64,
+            ny: 64,
+            nz: 32,
+            iterations: 4,
+            block: 16,
+        }
+    }
+}
+
+pub fn info() -> GeneratorInfo {
+    let d = FtParams::default();
+    let p = |name, default: String, description| ParamDoc {
+        name,
+        default,
+        description,
+    };
+    GeneratorInfo {
+        name: "ft",
+        summary: "NPB FT: 3-D FFT (x, y within planes; strided z gather across planes), evolve, inverse",
+        paper: "Tikir & Hollingsworth (NPB OpenMP); HyDM (NPB)",
+        params: vec![
+            p("threads", d.threads.to_string(), "number of threads"),
+            p("init", "\"serial\"".into(), Init::doc()),
+            p(
+                "nx",
+                d.nx.to_string(),
+                "grid points along x (power of two; NPB class S: 64)",
+            ),
+            p(
+                "ny",
+                d.ny.to_string(),
+                "grid points along y (power of two; NPB class S: 64)",
+            ),
+            p(
+                "nz",
+                d.nz.to_string(),
+                "grid points along z (power of two; NPB class S: 64)",
+            ),
+            p(
+                "iterations",
+                d.iterations.to_string(),
+                "evolve + inverse FFT steps (NPB class S: 6)",
+            ),
+            p(
+                "block",
+                d.block.to_string(),
+                "lines gathered into the private scratch at once (NPB fftblock; ≤ nx)",
+            ),
+        ],
+    }
+}
+
+pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
+    let p: FtParams = parse(table)?;
+    let threads = p.threads;
+    Ok(Box::new(OmpSource::new(Ft::new(p, seed)?, threads)))
+}
+
+const C16: u64 = 16;
+const F64: u64 = 8;
+const ALPHA: f64 = 1e-6;
+
+/// A complex number.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct C {
+    pub re: f64,
+    pub im: f64,
+}
+
+impl C {
+    fn mul(self, o: C) -> C {
+        C {
+            re: self.re * o.re - self.im * o.im,
+            im: self.re * o.im + self.im * o.re,
+        }
+    }
+    fn add(self, o: C) -> C {
+        C {
+            re: self.re + o.re,
+            im: self.im + o.im,
+        }
+    }
+    fn sub(self, o: C) -> C {
+        C {
+            re: self.re - o.re,
+            im: self.im - o.im,
+        }
+    }
+    fn scale(self, s: f64) -> C {
+        C {
+            re: self.re * s,
+            im: self.im * s,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Arr {
+    U0,
+    U1,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dim {
+    X,
+    Y,
+    Z,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Init,
+    /// 1-D transforms along `Dim` of the array; `true` = inverse.
+    Fft(Arr, Dim, bool),
+    Evolve,
+    Checksum,
+}
+
+/// The FT kernel (public so tests can read the checksums and data).
+pub struct Ft {
+    params: FtParams,
+    seed: u64,
+    x0: Vec<C>,
+    u0: Vec<C>,
+    u1: Vec<C>,
+    twiddle: Vec<f64>,
+    scratch: Vec<C>,
+    a_u0: u64,
+    a_u1: u64,
+    a_tw: u64,
+    plan: Vec<Op>,
+    pos: usize,
+    op: Op,
+    /// NPB's checksum after each iteration.
+    pub checksums: Vec<C>,
+}
+
+impl Ft {
+    pub fn new(params: FtParams, seed: u64) -> Result<Self, WorkloadError> {
+        check(
+            (1..=4096).contains(&params.threads),
+            "threads",
+            "must be between 1 and 4096",
+        )?;
+        for (key, v) in [("nx", params.nx), ("ny", params.ny), ("nz", params.nz)] {
+            check(
+                v.is_power_of_two() && (2..=1024).contains(&v),
+                key,
+                "must be a power of two between 2 and 1024",
+            )?;
+        }
+        check(
+            params.nx * params.ny * params.nz <= 1 << 26,
+            "nx",
+            "nx·ny·nz must be at most 2^26",
+        )?;
+        check(
+            (1..=1000).contains(&params.iterations),
+            "iterations",
+            "must be between 1 and 1000",
+        )?;
+        check(
+            params.block >= 1 && params.block <= params.nx && params.nx.is_multiple_of(params.block),
+            "block",
+            "must divide nx",
+        )?;
+        let (nx, ny, nz) = (params.nx, params.ny, params.nz);
+        let n = nx * ny * nz;
+        let mut rng = stream(seed, 0xF7);
+        let x0: Vec<C> = (0..n)
+            .map(|_| C {
+                re: rng.gen_range(0.0..1.0),
+                im: rng.gen_range(0.0..1.0),
+            })
+            .collect();
+        let kbar = |i: usize, m: usize| ((i + m / 2) % m) as f64 - (m / 2) as f64;
+        let ap = -4.0 * ALPHA * std::f64::consts::PI * std::f64::consts::PI;
+        let mut twiddle = vec![0.0; n];
+        for z in 0..nz {
+            for y in 0..ny {
+                for x in 0..nx {
+                    let k2 = kbar(x, nx).powi(2) + kbar(y, ny).powi(2) + kbar(z, nz).powi(2);
+                    twiddle[(z * ny + y) * nx + x] = (ap * k2).exp();
+                }
+            }
+        }
+        let mut space = AddressSpace::new();
+        let fwd = |a| {
+            [
+                Op::Fft(a, Dim::X, false),
+                Op::Fft(a, Dim::Y, false),
+                Op::Fft(a, Dim::Z, false),
+            ]
+        };
+        let inv = |a| {
+            [
+                Op::Fft(a, Dim::Z, true),
+                Op::Fft(a, Dim::Y, true),
+                Op::Fft(a, Dim::X, true),
+            ]
+        };
+        let mut plan = vec![Op::Init];
+        plan.extend(fwd(Arr::U0));
+        for _ in 0..params.iterations {
+            plan.push(Op::Evolve);
+            plan.extend(inv(Arr::U1));
+            plan.push(Op::Checksum);
+        }
+        let maxlen = nx.max(ny).max(nz);
+        Ok(Ft {
+            a_u0: space.alloc(n as u64 * C16),
+            a_u1: space.alloc(n as u64 * C16),
+            a_tw: space.alloc(n as u64 * F64),
+            u0: vec![C::default(); n],
+            u1: vec![C::default(); n],
+            x0,
+            twiddle,
+            scratch: vec![C::default(); maxlen * params.block],
+            plan,
+            pos: 0,
+            op: Op::Init,
+            checksums: Vec::new(),
+            params,
+            seed,
+        })
+    }
+
+    fn items(&self, op: Op) -> usize {
+        let (nx, ny, nz, b) = (self.params.nx, self.params.ny, self.params.nz, self.params.block);
+        match op {
+            Op::Init | Op::Evolve | Op::Fft(_, Dim::X, _) => nz * ny,
+            Op::Fft(_, Dim::Y, _) => nz * (nx / b),
+            Op::Fft(_, Dim::Z, _) => ny * (nx / b),
+            Op::Checksum => 1,
+        }
+    }
+
+    /// Transforms `count` lines of `len` elements: line l, element j is at index
+    /// `first + l + j·stride` of the array.
+    #[allow(clippy::too_many_arguments)]
+    fn lines(
+        &mut self,
+        arr: Arr,
+        first: usize,
+        count: usize,
+        stride: usize,
+        len: usize,
+        inv: bool,
+        t: usize,
+        e: &mut Emitter,
+    ) {
+        let (data, base) = match arr {
+            Arr::U0 => (&mut self.u0, self.a_u0),
+            Arr::U1 => (&mut self.u1, self.a_u1),
+        };
+        let sbase = private_base(t);
+        let s = &mut self.scratch;
+        // Scratch layout: line l at l·len.
+        for j in 0..len {
+            for l in 0..count {
+                let i = first + l + j * stride;
+                e.read(2, base + i as u64 * C16, 16);
+                s[l * len + j] = data[i];
+                e.write(2, sbase + (l * len + j) as u64 * C16, 16);
+            }
+        }
+        let bits = len.trailing_zeros();
+        let sign = if inv { 1.0 } else { -1.0 };
+        for l in 0..count {
+            let off = l * len;
+            let line = &mut s[off..off + len];
+            let at = |j: usize| sbase + (off + j) as u64 * C16;
+            for j in 0..len {
+                let r = j.reverse_bits() >> (usize::BITS - bits);
+                if j < r {
+                    e.read(2, at(j), 16);
+                    e.read(1, at(r), 16);
+                    line.swap(j, r);
+                    e.write(1, at(j), 16);
+                    e.write(1, at(r), 16);
+                }
+            }
+            let mut half = 1;
+            while half < len {
+                let theta = sign * std::f64::consts::PI / half as f64;
+                for start in (0..len).step_by(2 * half) {
+                    for k in 0..half {
+                        let w = C {
+                            re: (theta * k as f64).cos(),
+                            im: (theta * k as f64).sin(),
+                        };
+                        let (i, j) = (start + k, start + k + half);
+                        e.read(5, at(i), 16);
+                        e.read(1, at(j), 16);
+                        let b = line[j].mul(w);
+                        let a = line[i];
+                        line[i] = a.add(b);
+                        line[j] = a.sub(b);
+                        e.flops(10);
+                        e.write(11, at(i), 16);
+                        e.write(1, at(j), 16);
+                    }
+                }
+                half *= 2;
+            }
+        }
+        let scale = 1.0 / len as f64;
+        for j in 0..len {
+            for l in 0..count {
+                let i = first + l + j * stride;
+                e.read(1, sbase + (l * len + j) as u64 * C16, 16);
+                let v = s[l * len + j];
+                if inv {
+                    e.flops(2);
+                    data[i] = v.scale(scale);
+                    e.write(4, base + i as u64 * C16, 16);
+                } else {
+                    data[i] = v;
+                    e.write(2, base + i as u64 * C16, 16);
+                }
+            }
+        }
+    }
+}
+
+impl Kernel for Ft {
+    fn next_loop(&mut self) -> Option<Loop> {
+        let op = *self.plan.get(self.pos)?;
+        self.pos += 1;
+        self.op = op;
+        let sched = match op {
+            Op::Init => self.params.init.sched(),
+            Op::Checksum => Sched::Serial,
+            _ => Sched::Static,
+        };
+        Some(Loop {
+            items: self.items(op),
+            sched,
+        })
+    }
+
+    fn run(&mut self, t: usize, lo: usize, hi: usize, e: &mut Emitter) {
+        let (nx, ny, nz, b) = (self.params.nx, self.params.ny, self.params.nz, self.params.block);
+        match self.op {
+            Op::Init => {
+                for row in lo..hi {
+                    for i in row * nx..(row + 1) * nx {
+                        self.u0[i] = self.x0[i];
+                        e.write(2, self.a_u0 + i as u64 * C16, 16);
+                        e.write(2, self.a_tw + i as u64 * F64, 8);
+                        e.write(2, self.a_u1 + i as u64 * C16, 16);
+                    }
+                }
+            }
+            Op::Fft(arr, dim, inv) => {
+                for item in lo..hi {
+                    match dim {
+                        Dim::X => self.lines(arr, item * nx, 1, 1, nx, inv, t, e),
+                        Dim::Y => {
+                            let (z, xb) = (item / (nx / b), item % (nx / b));
+                            self.lines(arr, z * ny * nx + xb * b, b, nx, ny, inv, t, e);
+                        }
+                        Dim::Z => {
+                            let (y, xb) = (item / (nx / b), item % (nx / b));
+                            self.lines(arr, y * nx + xb * b, b, nx * ny, nz, inv, t, e);
+                        }
+                    }
+                }
+            }
+            Op::Evolve => {
+                for row in lo..hi {
+                    for i in row * nx..(row + 1) * nx {
+                        e.read(2, self.a_u0 + i as u64 * C16, 16);
+                        e.read(1, self.a_tw + i as u64 * F64, 8);
+                        self.u0[i] = self.u0[i].scale(self.twiddle[i]);
+                        self.u1[i] = self.u0[i];
+                        e.flops(2);
+                        e.write(3, self.a_u0 + i as u64 * C16, 16);
+                        e.write(2, self.a_u1 + i as u64 * C16, 16);
+                    }
+                }
+            }
+            Op::Checksum => {
+                let mut sum = C::default();
+                for j in 1..=1024 {
+                    let i = ((j * 5) % nz * ny + (j * 3) % ny) * nx + j % nx;
+                    e.flops(2);
+                    e.read(5, self.a_u1 + i as u64 * C16, 16);
+                    sum = sum.add(self.u1[i]);
+                }
+                self.checksums.push(sum);
+            }
+        }
+    }
+
+    fn describe(&self) -> serde_json::Value {
+        serde_json::json!({ "generator": "ft", "seed": self.seed, "params": self.params })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::npb::testutil::{collect_interleaved, via};
+    use numasim_trace::collect_all;
+
+    const SMALL: &str = "threads = 3\nnx = 8\nny = 4\nnz = 8\nblock = 4\niterations = 2";
+
+    fn kernel(seed: u64) -> Ft {
+        Ft::new(parse(toml::from_str(SMALL).unwrap()).unwrap(), seed).unwrap()
+    }
+
+    /// Naive 3-D DFT (sign −1 forward, +1 inverse, unscaled).
+    fn dft3(x: &[C], nx: usize, ny: usize, nz: usize, sign: f64) -> Vec<C> {
+        let mut out = vec![C::default(); x.len()];
+        for kz in 0..nz {
+            for ky in 0..ny {
+                for kx in 0..nx {
+                    let mut s = C::default();
+                    for z in 0..nz {
+                        for y in 0..ny {
+                            for xx in 0..nx {
+                                let ph = sign
+                                    * 2.0
+                                    * std::f64::consts::PI
+                                    * ((kx * xx) as f64 / nx as f64
+                                        + (ky * y) as f64 / ny as f64
+                                        + (kz * z) as f64 / nz as f64);
+                                let w = C {
+                                    re: ph.cos(),
+                                    im: ph.sin(),
+                                };
+                                s = s.add(x[(z * ny + y) * nx + xx].mul(w));
+                            }
+                        }
+                    }
+                    out[(kz * ny + ky) * nx + kx] = s;
+                }
+            }
+        }
+        out
+    }
+
+    fn close(a: &[C], b: &[C], tol: f64) -> bool {
+        a.iter()
+            .zip(b)
+            .all(|(p, q)| (p.re - q.re).abs() < tol && (p.im - q.im).abs() < tol)
+    }
+
+    /// Runs one FFT pass over all its items on thread 0.
+    fn pass(k: &mut Ft, op: Op) {
+        k.op = op;
+        let mut e = Emitter::new();
+        let n = k.items(op);
+        k.run(0, 0, n, &mut e);
+    }
+
+    #[test]
+    fn forward_matches_dft_and_inverse_restores_the_input() {
+        let mut k = kernel(3);
+        k.u1 = k.x0.clone();
+        for d in [Dim::X, Dim::Y, Dim::Z] {
+            pass(&mut k, Op::Fft(Arr::U1, d, false));
+        }
+        let reference = dft3(&k.x0, 8, 4, 8, -1.0);
+        assert!(close(&k.u1, &reference, 1e-9));
+        for d in [Dim::Z, Dim::Y, Dim::X] {
+            pass(&mut k, Op::Fft(Arr::U1, d, true));
+        }
+        assert!(close(&k.u1, &k.x0, 1e-12));
+    }
+
+    #[test]
+    fn run_computes_inverse_of_evolved_spectrum() {
+        let mut src = OmpSource::new(kernel(4), 3);
+        src.run_to_end();
+        let k = src.kernel();
+        let mut spec = dft3(&k.x0, 8, 4, 8, -1.0);
+        for (s, tw) in spec.iter_mut().zip(&k.twiddle) {
+            *s = s.scale(tw * tw);
+        }
+        let expect: Vec<C> = dft3(&spec, 8, 4, 8, 1.0).iter().map(|c| c.scale(1.0 / 256.0)).collect();
+        assert!(close(&k.u1, &expect, 1e-9));
+        assert_eq!(k.checksums.len(), 2);
+    }
+
+    #[test]
+    fn deterministic_monotonic_and_seed_changes_data_not_addresses() {
+        let b = via(build);
+        let a = collect_all(&mut b(SMALL, 1)).unwrap();
+        assert!(a == collect_interleaved(&mut *b(SMALL, 1)), "depends on pull order");
+        for (t, s) in a.iter().enumerate() {
+            assert!(!s.is_empty(), "thread {t} idle");
+            assert!(s.windows(2).all(|w| w[0].instr < w[1].instr), "thread {t}");
+        }
+        assert!(
+            a == collect_all(&mut b(SMALL, 2)).unwrap(),
+            "address stream is data-oblivious"
+        );
+        let run = |seed| {
+            let mut src = OmpSource::new(kernel(seed), 3);
+            src.run_to_end();
+            (src.kernel().u1.clone(), src.kernel().checksums.clone())
+        };
+        let (x, y, z) = (run(1), run(1), run(2));
+        assert_eq!(x, y);
+        assert_ne!(x.0, z.0);
+        assert_ne!(x.1, z.1);
+    }
+
+    #[test]
+    fn z_pass_touches_every_threads_planes() {
+        let a = collect_all(&mut via(build)(&format!("{SMALL}\ninit = \"parallel\""), 1)).unwrap();
+        // Thread 0's parallel init rows are planes 0..3 (of 8): its first access in the array
+        // u0 beyond plane 3 can only come from the z transposes.
+        let plane_bytes = 8 * 4 * C16;
+        let u0 = SHARED;
+        let far = a[0]
+            .iter()
+            .filter(|x| x.vaddr >= u0 && x.vaddr < u0 + 8 * plane_bytes)
+            .any(|x| x.vaddr >= u0 + 6 * plane_bytes);
+        assert!(far);
+        let flops: u64 = a.iter().flatten().map(|x| x.flops as u64).sum();
+        assert!(flops > 256 * 3 * 10, "{flops}");
+    }
+
+    const SHARED: u64 = crate::vspace::SHARED_BASE;
+
+    #[test]
+    fn bad_parameters_name_their_key() {
+        let bad = |t: &str| build(toml::from_str(t).unwrap(), 1).err().unwrap().key;
+        assert_eq!(bad("nx = 6"), "nx");
+        assert_eq!(bad("nz = 1"), "nz");
+        assert_eq!(bad("block = 3"), "block");
+        assert_eq!(bad("iterations = 0"), "iterations");
+    }
+
+    /// `cargo test --release -p numasim-workload ft_generation_speed -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn ft_generation_speed() {
+        let mut src = build(toml::Table::new(), 1).unwrap();
+        let start = std::time::Instant::now();
+        let (mut n, mut buf) = (0usize, Vec::new());
+        let mut live = vec![true; src.threads()];
+        while live.iter().any(|&l| l) {
+            for (t, l) in live.iter_mut().enumerate() {
+                if *l {
+                    src.next_batch(t, &mut buf).unwrap();
+                    *l = !buf.is_empty();
+                    n += buf.len();
+                }
+            }
+        }
+        let s = start.elapsed().as_secs_f64();
+        eprintln!("ft: {n} accesses in {s:.2} s = {:.1} M accesses/s", n as f64 / s / 1e6);
+    }
+}

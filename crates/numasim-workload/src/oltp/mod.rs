@@ -1,0 +1,3 @@
+//! Transaction-processing workloads (StarNUMA §IV-E: TPC-C).
+
+pub mod tpcc;

@@ -73,7 +73,7 @@ pub fn info() -> GeneratorInfo {
     GeneratorInfo {
         name: "tpcc",
         summary: "TPC-C-like mix (new-order, payment, order-status, delivery, stock-level) over warehouse tables",
-        paper: "StarNUMA §IV-E (TPC-C)",
+        paper: "StarNUMA §IV-E (TPCC, 64 warehouses on the Silo in-memory DBMS)",
         params: vec![
             p(
                 "threads",

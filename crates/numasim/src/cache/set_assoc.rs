@@ -32,7 +32,10 @@ impl SetAssocCache {
         let ways = ways.max(1);
         let sets = (size_bytes / 64 / ways as u64).max(1);
         let n = (sets as usize) * ways;
-        SetAssocCache { sets, ways, tags: vec![INVALID; n] }
+        let mut tags = Vec::with_capacity(n);
+        crate::mem::huge_pages::advise(&tags);
+        tags.resize(n, INVALID);
+        SetAssocCache { sets, ways, tags }
     }
 
     pub fn sets(&self) -> u64 {

@@ -1,5 +1,6 @@
 //! Memory: page table, placement, thread mapping.
 
+pub mod huge_pages;
 pub mod mapping;
 pub mod page_table;
 pub mod placement;

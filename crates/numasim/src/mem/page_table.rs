@@ -124,7 +124,7 @@ mod tests {
         assert_eq!(pt.lookup_or_insert(0x7fff_ffff_f123), (0, false));
         assert_eq!(pt.lookup(0x2000), None);
         assert_eq!(pt.pages(), 2);
-        assert_eq!(pt.vpage(0), 0x7fff_ffff_f);
+        assert_eq!(pt.vpage(0), 0x0007_ffff_ffff);
     }
 
     #[test]

@@ -264,3 +264,17 @@ pub fn access_classes(m: &Machine) -> AccessClasses {
 pub fn is_memory_only(m: &Machine, node: usize) -> bool {
     m.memory_nodes[node].attached_socket.is_none()
 }
+
+/// Functional-simulator settings of an experiment on `machine` (phase, quantum, LLC, page size).
+pub fn functional_config(exp: &Experiment, machine: &Machine) -> crate::sim::FunctionalConfig {
+    let spec = &exp.spec;
+    crate::sim::FunctionalConfig {
+        phase_instructions: spec.phase_instructions,
+        quantum_instructions: spec.quantum_instructions,
+        llc: spec
+            .llc
+            .enabled
+            .then(|| machine.sockets.iter().map(|s| (s.llc_bytes, s.llc_ways as usize)).collect()),
+        page_bytes: spec.placement.page_bytes,
+    }
+}

@@ -3,7 +3,7 @@
 use super::config::{Experiment, Mode};
 use super::resolve;
 use super::results_dir::ResultsDir;
-use crate::sim::{FunctionalConfig, FunctionalSim, SimError};
+use crate::sim::{FunctionalSim, SimError};
 use crate::stats::{PhaseCounts, PhaseSummary, SharingBuckets};
 use numasim_config::ConfigError;
 use numasim_machine::Machine;
@@ -127,18 +127,7 @@ pub fn simulate(exp: &Experiment, progress: &mut dyn FnMut(&Progress)) -> Result
     let placement = resolve::placement(exp, &machine)?;
     let classes = resolve::access_classes(&machine);
     let spec = &exp.spec;
-    let cfg = FunctionalConfig {
-        phase_instructions: spec.phase_instructions,
-        quantum_instructions: spec.quantum_instructions,
-        llc: spec.llc.enabled.then(|| {
-            machine
-                .sockets
-                .iter()
-                .map(|s| (s.llc_bytes, s.llc_ways as usize))
-                .collect()
-        }),
-        page_bytes: spec.placement.page_bytes,
-    };
+    let cfg = resolve::functional_config(exp, &machine);
     let (sockets, nodes) = (machine.sockets.len(), machine.memory_nodes.len());
     let mut sim = FunctionalSim::new(&cfg, sockets, nodes, thread_sockets.clone(), placement);
     let mut migrator = crate::migrate::Migrator::new(&exp.migration, &machine, spec.placement.page_bytes, spec.seed);

@@ -50,24 +50,13 @@ pub fn learn(
     machine: &numasim_machine::Machine,
 ) -> Result<Vec<u16>, crate::experiment::RunError> {
     use crate::experiment::resolve;
-    use crate::sim::{FunctionalConfig, FunctionalSim};
+    use crate::sim::FunctionalSim;
     let spec = &exp.spec;
     let mut source = resolve::source(exp)?;
     let threads = source.threads();
     let thread_sockets = resolve::thread_sockets(exp, machine, threads)?;
     let placement = resolve::placement(exp, machine)?;
-    let cfg = FunctionalConfig {
-        phase_instructions: spec.phase_instructions,
-        quantum_instructions: spec.quantum_instructions,
-        llc: spec.llc.enabled.then(|| {
-            machine
-                .sockets
-                .iter()
-                .map(|s| (s.llc_bytes, s.llc_ways as usize))
-                .collect()
-        }),
-        page_bytes: spec.placement.page_bytes,
-    };
+    let cfg = resolve::functional_config(exp, machine);
     let (sockets, nodes) = (machine.sockets.len(), machine.memory_nodes.len());
     let mut sim = FunctionalSim::new(&cfg, sockets, nodes, thread_sockets, placement);
     let mut totals: Vec<u64> = Vec::new();

@@ -12,7 +12,7 @@
 use super::page_profile::{distance, pages_covered, top_agreement};
 use super::{Observer, ObserverConfig, PageProfile, ProfilerKind};
 use crate::experiment::{resolve, Experiment, RunError};
-use crate::sim::{FunctionalConfig, FunctionalSim};
+use crate::sim::FunctionalSim;
 use serde::Serialize;
 
 /// One source at one interval.
@@ -52,18 +52,7 @@ pub fn analyze_profile(exp: &Experiment, intervals: &[u64], tlb_entries: usize) 
     let threads = source.threads();
     let thread_sockets = resolve::thread_sockets(exp, &machine, threads)?;
     let placement = resolve::placement(exp, &machine)?;
-    let cfg = FunctionalConfig {
-        phase_instructions: spec.phase_instructions,
-        quantum_instructions: spec.quantum_instructions,
-        llc: spec.llc.enabled.then(|| {
-            machine
-                .sockets
-                .iter()
-                .map(|s| (s.llc_bytes, s.llc_ways as usize))
-                .collect()
-        }),
-        page_bytes: spec.placement.page_bytes,
-    };
+    let cfg = resolve::functional_config(exp, &machine);
     let sockets = machine.sockets.len();
     let mut sim = FunctionalSim::new(&cfg, sockets, machine.memory_nodes.len(), thread_sockets, placement);
     let mk = |kind: ProfilerKind, interval: u64| {

@@ -4,16 +4,29 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn numasim(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_numasim")).args(args).current_dir(cwd).output().expect("run numasim")
+    Command::new(env!("CARGO_BIN_EXE_numasim"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run numasim")
 }
 
 fn ok(out: &Output) -> String {
-    assert!(out.status.success(), "failed: {}\n{}", String::from_utf8_lossy(&out.stderr), String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.status.success(),
+        "failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
     String::from_utf8(out.stdout.clone()).unwrap()
 }
 
 fn err(out: &Output) -> String {
-    assert!(!out.status.success(), "unexpectedly succeeded: {}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        !out.status.success(),
+        "unexpectedly succeeded: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let stderr = String::from_utf8(out.stderr.clone()).unwrap();
     assert!(!stderr.contains("panicked"), "panic: {stderr}");
     stderr
@@ -56,16 +69,24 @@ fn run_writes_a_complete_deterministic_results_directory() {
     }
     let a = results_without_perf(&tmp.path().join("a"));
     assert_eq!(a, results_without_perf(&tmp.path().join("b")));
-    assert_eq!(std::fs::read(tmp.path().join("a/phases.csv")).unwrap(), std::fs::read(tmp.path().join("b/phases.csv")).unwrap());
+    assert_eq!(
+        std::fs::read(tmp.path().join("a/phases.csv")).unwrap(),
+        std::fs::read(tmp.path().join("b/phases.csv")).unwrap()
+    );
     assert_eq!(a["schema_version"], 1);
     assert_eq!(a["totals"]["accesses"], 64 * 20000);
     let local = a["totals"]["local_fraction"].as_f64().unwrap();
     assert!(local > 0.0 && local < 1.0);
     assert!(a["phases"].as_array().unwrap().len() >= 2);
-    let full: serde_json::Value = serde_json::from_slice(&std::fs::read(tmp.path().join("a/results.json")).unwrap()).unwrap();
+    let full: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("a/results.json")).unwrap()).unwrap();
     assert!(full["perf"]["accesses_per_s"].as_f64().unwrap() > 0.0);
     // The resolved experiment is itself a valid experiment that reproduces the run.
-    std::fs::copy(tmp.path().join("a/experiment.resolved.toml"), tmp.path().join("again.toml")).unwrap();
+    std::fs::copy(
+        tmp.path().join("a/experiment.resolved.toml"),
+        tmp.path().join("again.toml"),
+    )
+    .unwrap();
     ok(&numasim(&["run", "again.toml", "-o", "c"], tmp.path()));
     let mut c = results_without_perf(&tmp.path().join("c"));
     c["name"] = a["name"].clone();
@@ -81,12 +102,39 @@ fn bad_experiments_name_file_line_and_key_and_leave_no_results() {
     let tmp = tempfile::tempdir().unwrap();
     let cases = [
         (SMALL.replace("seed = 7", "seed = 7\nsede = 3"), "sede", "bad1.toml:4"),
-        (SMALL.replace("threads = 64", "threads = 64\nthreds = 2"), "workload.threds", "bad2.toml:9"),
-        (SMALL.replace("starnuma16-pool", "no-such-machine"), "machine", "bad3.toml:2"),
-        (SMALL.replace("\"first-touch\"", "\"nearest\""), "placement.policy", "bad4.toml:12"),
-        (SMALL.replace("phase_instructions = 20000", "phase_instructions = \"many\""), "phase_instructions", "bad5.toml:5"),
-        (SMALL.replace("footprint_bytes = 16777216", "footprint_bytes = 10"), "workload.footprint_bytes", "bad6.toml:"),
-        (SMALL.replace("policy = \"first-touch\"", "policy = \"bind\"\nnodes = [\"s0.mem\", \"nope\"]"), "placement.nodes", "bad7.toml:"),
+        (
+            SMALL.replace("threads = 64", "threads = 64\nthreds = 2"),
+            "workload.threds",
+            "bad2.toml:9",
+        ),
+        (
+            SMALL.replace("starnuma16-pool", "no-such-machine"),
+            "machine",
+            "bad3.toml:2",
+        ),
+        (
+            SMALL.replace("\"first-touch\"", "\"nearest\""),
+            "placement.policy",
+            "bad4.toml:12",
+        ),
+        (
+            SMALL.replace("phase_instructions = 20000", "phase_instructions = \"many\""),
+            "phase_instructions",
+            "bad5.toml:5",
+        ),
+        (
+            SMALL.replace("footprint_bytes = 16777216", "footprint_bytes = 10"),
+            "workload.footprint_bytes",
+            "bad6.toml:",
+        ),
+        (
+            SMALL.replace(
+                "policy = \"first-touch\"",
+                "policy = \"bind\"\nnodes = [\"s0.mem\", \"nope\"]",
+            ),
+            "placement.nodes",
+            "bad7.toml:",
+        ),
     ];
     for (i, (text, key, location)) in cases.iter().enumerate() {
         let name = format!("bad{}.toml", i + 1);
@@ -96,7 +144,11 @@ fn bad_experiments_name_file_line_and_key_and_leave_no_results() {
         assert!(stderr.contains(key), "{name}: expected key {key} in: {stderr}");
         assert!(!tmp.path().join("out").exists(), "{name} left a results directory");
     }
-    let leftovers: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().contains("partial")).collect();
+    let leftovers: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains("partial"))
+        .collect();
     assert!(leftovers.is_empty());
 }
 
@@ -113,13 +165,17 @@ fn machine_show_json_has_the_documented_fields() {
     assert!(pool["capacity_bytes"].as_u64().unwrap() > 0);
     let lat = v["load_latency_ns"].as_array().unwrap();
     assert_eq!(lat.len(), 16);
-    let mut seen: Vec<f64> = lat.iter().flat_map(|r| r.as_array().unwrap().iter().map(|x| x.as_f64().unwrap())).collect();
+    let mut seen: Vec<f64> = lat
+        .iter()
+        .flat_map(|r| r.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()))
+        .collect();
     seen.sort_by(f64::total_cmp);
     seen.dedup();
     assert_eq!(seen, vec![80.0, 130.0, 180.0, 360.0]);
     let table = ok(&numasim(&["machine", "show", "starnuma16-pool"], tmp.path()));
     assert!(table.contains("unloaded load latency"));
-    let list: serde_json::Value = serde_json::from_str(&ok(&numasim(&["machine", "list", "--json"], tmp.path()))).unwrap();
+    let list: serde_json::Value =
+        serde_json::from_str(&ok(&numasim(&["machine", "list", "--json"], tmp.path()))).unwrap();
     assert!(list.as_array().unwrap().len() >= 9);
 }
 
@@ -154,14 +210,28 @@ fn starnuma_traces_convert_and_run() {
         std::fs::write(tmp.path().join(&name), bytes).unwrap();
         names.push(name);
     }
-    ok(&numasim(&["trace", "convert", "--from", "starnuma", &names[0], &names[1], "-o", "t.trace"], tmp.path()));
-    let info: serde_json::Value = serde_json::from_str(&ok(&numasim(&["trace", "info", "t.trace", "--json"], tmp.path()))).unwrap();
+    ok(&numasim(
+        &[
+            "trace", "convert", "--from", "starnuma", &names[0], &names[1], "-o", "t.trace",
+        ],
+        tmp.path(),
+    ));
+    let info: serde_json::Value =
+        serde_json::from_str(&ok(&numasim(&["trace", "info", "t.trace", "--json"], tmp.path()))).unwrap();
     assert_eq!(info["threads"], 2);
     assert_eq!(info["records"], 2000);
     assert_eq!(info["writes"], 2 * 334);
-    let direct: serde_json::Value = serde_json::from_str(&ok(&numasim(&["trace", "info", &names[0], &names[1], "--json"], tmp.path()))).unwrap();
+    let direct: serde_json::Value = serde_json::from_str(&ok(&numasim(
+        &["trace", "info", &names[0], &names[1], "--json"],
+        tmp.path(),
+    )))
+    .unwrap();
     assert_eq!(direct["records"], 2000);
-    write(tmp.path(), "e.toml", "machine = \"two-socket\"\nphase_instructions = 5000\n[workload]\ntrace = \"t.trace\"\nformat = \"native\"\n");
+    write(
+        tmp.path(),
+        "e.toml",
+        "machine = \"two-socket\"\nphase_instructions = 5000\n[workload]\ntrace = \"t.trace\"\nformat = \"native\"\n",
+    );
     ok(&numasim(&["run", "e.toml", "-o", "r"], tmp.path()));
     let r = results_without_perf(&tmp.path().join("r"));
     assert_eq!(r["totals"]["accesses"], 2000);

@@ -42,8 +42,13 @@ fn bench(c: &mut Criterion) {
             b.iter(|| simulate(&exp, &mut |_| {}).expect("run"))
         });
     }
-    let exp = experiment(&format!("trace = {:?}\nformat = \"native\"", trace.display().to_string()), false);
-    g.bench_function("trace_llc_off", |b| b.iter(|| simulate(&exp, &mut |_| {}).expect("run")));
+    let exp = experiment(
+        &format!("trace = {:?}\nformat = \"native\"", trace.display().to_string()),
+        false,
+    );
+    g.bench_function("trace_llc_off", |b| {
+        b.iter(|| simulate(&exp, &mut |_| {}).expect("run"))
+    });
     g.bench_function("trace_decode_only", |b| {
         b.iter(|| {
             let mut r = NativeReader::open(&trace).expect("open");

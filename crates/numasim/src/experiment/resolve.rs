@@ -271,10 +271,13 @@ pub fn functional_config(exp: &Experiment, machine: &Machine) -> crate::sim::Fun
     crate::sim::FunctionalConfig {
         phase_instructions: spec.phase_instructions,
         quantum_instructions: spec.quantum_instructions,
-        llc: spec
-            .llc
-            .enabled
-            .then(|| machine.sockets.iter().map(|s| (s.llc_bytes, s.llc_ways as usize)).collect()),
+        llc: spec.llc.enabled.then(|| {
+            machine
+                .sockets
+                .iter()
+                .map(|s| (s.llc_bytes, s.llc_ways as usize))
+                .collect()
+        }),
         page_bytes: spec.placement.page_bytes,
     }
 }

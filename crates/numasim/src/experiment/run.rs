@@ -273,7 +273,16 @@ pub fn phases_csv(r: &RunResults) -> std::io::Result<Vec<u8>> {
     header.extend(r.machine.memory_nodes.iter().map(|n| format!("pages_{n}")));
     let timed = r.timing.is_some();
     if timed {
-        header.extend(["sim_time_ns", "amat_ns", "amat_unloaded_ns", "amat_contention_ns", "block_transfers"].map(String::from));
+        header.extend(
+            [
+                "sim_time_ns",
+                "amat_ns",
+                "amat_unloaded_ns",
+                "amat_contention_ns",
+                "block_transfers",
+            ]
+            .map(String::from),
+        );
     }
     header.extend(MIGRATION_COLUMNS.iter().map(|c| c.to_string()));
     header.extend(r.machine.memory_nodes.iter().map(|n| format!("moves_to_{n}")));

@@ -430,7 +430,13 @@ mod tests {
         let mut src = VecSource::new(streams.to_vec()).with_batch(batch);
         let mut out = vec![];
         while let Some(c) = s.run_phase(&mut src).unwrap() {
-            out.push((c.demand, c.writeback_to, c.llc_hits, c.instructions, s.pages.phase_counts.clone()));
+            out.push((
+                c.demand,
+                c.writeback_to,
+                c.llc_hits,
+                c.instructions,
+                s.pages.phase_counts.clone(),
+            ));
             s.pages.end_phase();
         }
         out

@@ -102,7 +102,7 @@ pub fn analyze_profile(args: ProfileArgs) -> anyhow::Result<()> {
     let intervals = args
         .intervals
         .unwrap_or_else(|| numasim::profile::analysis::DEFAULT_INTERVALS.to_vec());
-    if intervals.iter().any(|&n| n == 0) {
+    if intervals.contains(&0) {
         anyhow::bail!("--intervals: every interval must be at least 1");
     }
     let a = numasim::profile::analysis::analyze_profile(&exp, &intervals, args.tlb_entries.max(1))?;

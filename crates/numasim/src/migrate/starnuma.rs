@@ -475,16 +475,16 @@ mod tests {
         // 5 candidate regions = 20 pages vs limit 8: ratio 2.5 → HI doubles.
         let mut a = alg(8);
         let mut m = model(vec![0; 5], 100);
-        a.run(&vec![st(500, 0b1110); 5], &mut m, 1, &mut SplitMix64::new(1));
+        a.run(&[st(500, 0b1110); 5], &mut m, 1, &mut SplitMix64::new(1));
         assert_eq!(a.hi, 200);
         // No candidates: halves, clamped at hi_min.
-        a.run(&vec![st(0, 0); 5], &mut m, 2, &mut SplitMix64::new(1));
+        a.run(&[st(0, 0); 5], &mut m, 2, &mut SplitMix64::new(1));
         assert_eq!(a.hi, 100);
-        a.run(&vec![st(0, 0); 5], &mut m, 3, &mut SplitMix64::new(1));
+        a.run(&[st(0, 0); 5], &mut m, 3, &mut SplitMix64::new(1));
         assert_eq!(a.hi, 100);
         // Many candidates for many phases: clamped at hi_max.
         for ph in 4..20 {
-            a.run(&vec![st(u64::MAX / 2, 0b1110); 5], &mut m, ph, &mut SplitMix64::new(1));
+            a.run(&[st(u64::MAX / 2, 0b1110); 5], &mut m, ph, &mut SplitMix64::new(1));
         }
         assert_eq!(a.hi, 1000);
     }

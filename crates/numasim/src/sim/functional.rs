@@ -425,7 +425,10 @@ mod tests {
     }
 
     /// Everything the simulator reports, phase by phase, for comparing runs.
-    fn fingerprint(streams: &[Vec<Access>], batch: usize, llc: bool) -> Vec<(Vec<u64>, Vec<u64>, u64, u64, Vec<u32>)> {
+    /// Per phase: demand matrix, write-back matrix, LLC hits, instructions, per-page counts.
+    type Fingerprint = Vec<(Vec<u64>, Vec<u64>, u64, u64, Vec<u32>)>;
+
+    fn fingerprint(streams: &[Vec<Access>], batch: usize, llc: bool) -> Fingerprint {
         let mut s = sim(llc, streams.len());
         let mut src = VecSource::new(streams.to_vec()).with_batch(batch);
         let mut out = vec![];

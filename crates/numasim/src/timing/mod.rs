@@ -48,6 +48,7 @@
 //!   copies dropped now); messages H→S (header) and acks S→R (header) are sent; on an LLC miss
 //!   the data is fetched as for a load (from the owner if any) without stalling the core.
 //! - Dirty LLC eviction: data R→H and a DRAM write (posted; no ack modelled); clears the owner.
+//!
 //! Message sizes: header `header_bytes` (16), data `header + line` (80).
 //!
 //! # Interconnect ([`link`]) and memory ([`dram`])
@@ -64,8 +65,8 @@
 //! on the StarNUMA presets). If the closed form exceeds `access_latency_ns` the fixed part is
 //! 0 and `calibration.<node>.excess_ns` says by how much.
 //!
-//! Unloaded block-transfer latency is `access_latency_ns(H) + owner_snoop_ns + d(R,H) + d(H,O)
-//! + d(O,R)` (socket home) or `+ d(R,H) + 2 d(H,O) + d(H,R)` (pool home), `d` the one-way route
+//! Unloaded block-transfer latency is `access_latency_ns(H) + owner_snoop_ns` plus
+//! `d(R,H) + d(H,O) + d(O,R)` (socket home) or `d(R,H) + 2 d(H,O) + d(H,R)` (pool home), `d` the one-way route
 //! latency (0 between a socket and its own memory). StarNUMA §V-A charges "80ns for memory
 //! access and directory lookup" on top of the network (§III-C: 333 ns 3-hop, 200 ns 4-hop
 //! averages), i.e. 413 and 280 ns; the default `owner_snoop_ns = 0` follows that accounting.

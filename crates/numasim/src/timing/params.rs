@@ -120,7 +120,7 @@ impl TimingSpec {
             return Err(("mshrs", "mshrs ≤ 1024 and rob_entries ≤ 65536".into()));
         }
         for (k, v) in [("l1_bytes", self.l1_bytes), ("l2_bytes", self.l2_bytes)] {
-            if v < 64 || v > 1 << 30 {
+            if !(64..=1 << 30).contains(&v) {
                 return Err((k, "must be between 64 bytes and 1 GiB".into()));
             }
         }

@@ -6,9 +6,10 @@
 //! with the LLC filter off and on, trace-fed with the filter off, and decode only.
 //! `cargo bench -p numasim --bench functional`
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use numasim::config::Source;
 use numasim::experiment::{simulate, Experiment};
+use numasim::sim::FunctionalSim;
 use numasim::trace::{native::NativeReader, AccessSource};
 
 const THREADS: u64 = 16;
@@ -66,6 +67,53 @@ fn bench(c: &mut Criterion) {
             n
         })
     });
+    g.finish();
+
+    // The simulator alone: BFS accesses held in memory, so neither generation nor decoding is timed.
+    let bfs = experiment(
+        "kind = \"bfs\"\ngraph = \"kronecker\"\nscale = 18\ndegree = 16\nthreads = 16\ntrials = 6",
+        false,
+    );
+    let streams = {
+        let mut src = numasim::experiment::resolve::source(&bfs).expect("bfs source");
+        numasim::trace::collect_all(&mut *src).expect("bfs accesses")
+    };
+    let accesses: u64 = streams.iter().map(|s| s.len() as u64).sum();
+    let mut g = c.benchmark_group("functional_sim_only");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(accesses));
+    for llc in [false, true] {
+        let exp = experiment("kind = \"bfs\"\nthreads = 16", llc);
+        let machine = numasim::experiment::resolve::machine(&exp).expect("machine");
+        let cfg = numasim::experiment::resolve::functional_config(&exp, &machine);
+        let sockets = numasim::experiment::resolve::thread_sockets(&exp, &machine, streams.len()).expect("mapping");
+        g.bench_function(
+            if llc {
+                "bfs_in_memory_llc_on"
+            } else {
+                "bfs_in_memory_llc_off"
+            },
+            |b| {
+                b.iter_batched(
+                    || numasim::trace::VecSource::new(streams.clone()),
+                    |mut src| {
+                        let placement = numasim::experiment::resolve::placement(&exp, &machine).expect("placement");
+                        let mut sim = FunctionalSim::new(
+                            &cfg,
+                            machine.sockets.len(),
+                            machine.memory_nodes.len(),
+                            sockets.clone(),
+                            placement,
+                        );
+                        while sim.run_phase(&mut src).expect("run").is_some() {
+                            sim.pages.end_phase();
+                        }
+                    },
+                    BatchSize::LargeInput,
+                )
+            },
+        );
+    }
     g.finish();
 }
 

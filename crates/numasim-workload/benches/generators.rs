@@ -1,5 +1,6 @@
-//! Generation rate of the BFS and STREAM generators (accesses per second on one core).
-//! The graph is built once outside the timed loop; each iteration runs a whole BFS trial.
+//! Generation rate of the generators (accesses per second on one core).
+//! For BFS the graph is built once outside the timed loop; each iteration runs a whole BFS trial.
+//! The other kernels run with their default sizes, building their data structures included.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use numasim_trace::AccessSource;
@@ -48,6 +49,11 @@ fn bench(c: &mut Criterion) {
     grp.bench_function("stream_triad_8MiB_64t", |b| {
         b.iter(|| drain(&mut stream::source(p.clone(), 1).unwrap()))
     });
+    for kind in ["cg", "mg", "ft", "ocean", "tpcc"] {
+        let make = || numasim_workload::build(kind, toml::Table::new(), 1).unwrap();
+        grp.throughput(Throughput::Elements(drain(&mut make())));
+        grp.bench_function(format!("{kind}_defaults"), |b| b.iter(|| drain(&mut make())));
+    }
     grp.finish();
 }
 

@@ -15,7 +15,7 @@ fn measure(mode: &str, workload: &str) -> (f64, u64, f64, f64) {
 }
 
 #[test]
-#[ignore]
+#[ignore = "a speed measurement that prints figures, not a check: tens of seconds; run with --release --ignored --nocapture"]
 fn timing_speed_starnuma16_pool_scaled() {
     let w = std::env::var("NUMASIM_SPEED_WORKLOAD").unwrap_or_else(|_| {
         "kind = \"synthetic\"\nthreads = 64\npattern = \"shared-hot\"\naccesses_per_thread = 100000".into()

@@ -381,31 +381,6 @@ mod tests {
         assert!(flops > 6 * 2 * 300 * 9, "{flops}");
     }
 
-    /// Generation speed with default sizes: `cargo test --release -p numasim-workload
-    /// cg_generation_speed -- --ignored --nocapture`.
-    #[test]
-    #[ignore]
-    fn cg_generation_speed() {
-        let mut src = build(toml::Table::new(), 1).unwrap();
-        let start = std::time::Instant::now();
-        let (mut n, mut buf) = (0usize, Vec::new());
-        let mut live = vec![true; src.threads()];
-        while live.iter().any(|&l| l) {
-            for (t, l) in live.iter_mut().enumerate() {
-                if *l {
-                    src.next_batch(t, &mut buf).unwrap();
-                    *l = !buf.is_empty();
-                    n += buf.len();
-                }
-            }
-        }
-        let s = start.elapsed().as_secs_f64();
-        eprintln!(
-            "cg: {n} accesses in {s:.2} s (incl. matrix build) = {:.1} M accesses/s",
-            n as f64 / s / 1e6
-        );
-    }
-
     #[test]
     fn bad_parameters_name_their_key() {
         let bad = |t: &str| build(toml::from_str(t).unwrap(), 1).err().unwrap().key;

@@ -446,28 +446,4 @@ mod tests {
         assert_eq!(bad("partition = \"diagonal\""), "partition");
         assert_eq!(bad("grids = 0"), "grids");
     }
-
-    /// `cargo test --release -p numasim-workload ocean_generation_speed -- --ignored --nocapture`.
-    #[test]
-    #[ignore]
-    fn ocean_generation_speed() {
-        let mut src = build(toml::Table::new(), 1).unwrap();
-        let start = std::time::Instant::now();
-        let (mut n, mut buf) = (0usize, Vec::new());
-        let mut live = vec![true; src.threads()];
-        while live.iter().any(|&l| l) {
-            for (t, l) in live.iter_mut().enumerate() {
-                if *l {
-                    src.next_batch(t, &mut buf).unwrap();
-                    *l = !buf.is_empty();
-                    n += buf.len();
-                }
-            }
-        }
-        let s = start.elapsed().as_secs_f64();
-        eprintln!(
-            "ocean: {n} accesses in {s:.2} s = {:.1} M accesses/s",
-            n as f64 / s / 1e6
-        );
-    }
 }

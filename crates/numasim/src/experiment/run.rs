@@ -39,6 +39,16 @@ pub struct MachineBrief {
     pub memory_nodes: Vec<String>,
 }
 
+impl MachineBrief {
+    pub fn of(machine: &Machine) -> Self {
+        MachineBrief {
+            name: machine.name.clone(),
+            sockets: machine.sockets.iter().map(|s| s.name.clone()).collect(),
+            memory_nodes: machine.memory_nodes.iter().map(|n| n.name.clone()).collect(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct SharingReport {
     pub pages_by_sharers: Vec<u64>,
@@ -174,11 +184,7 @@ pub fn simulate(exp: &Experiment, progress: &mut dyn FnMut(&Progress)) -> Result
         name: exp.name.clone(),
         seed: spec.seed,
         mode: spec.mode,
-        machine: MachineBrief {
-            name: machine.name.clone(),
-            sockets: machine.sockets.iter().map(|s| s.name.clone()).collect(),
-            memory_nodes: node_names.clone(),
-        },
+        machine: MachineBrief::of(&machine),
         workload: source.describe(),
         threads,
         thread_sockets: thread_sockets

@@ -90,11 +90,7 @@ pub fn simulate(exp: &Experiment, progress: &mut dyn FnMut(&Progress)) -> Result
         name: exp.name.clone(),
         seed: spec.seed,
         mode: spec.mode,
-        machine: MachineBrief {
-            name: machine.name.clone(),
-            sockets: machine.sockets.iter().map(|s| s.name.clone()).collect(),
-            memory_nodes: node_names.clone(),
-        },
+        machine: MachineBrief::of(&machine),
         workload: source.describe(),
         threads,
         thread_sockets: thread_sockets

@@ -1,6 +1,10 @@
 //! A set-associative, write-back, LRU cache of 64 B lines, as flat arrays.
 //!
-//! Used as the per-socket shared LLC filter: only misses (and dirty evictions) reach memory.
+//! Used as the per-socket shared LLC filter (only misses and dirty evictions reach memory), and
+//! in timing mode also as each core's private L1-D, L2 and TLB (keys are then page numbers):
+//! a hit reports whether the line was already dirty (a dirty private line is owned, so a
+//! store to it needs no coherence action), and a line can be cleaned when another socket
+//! reads it.
 //! Tags sit in one flat vector, each set contiguous and kept in recency order, so a lookup
 //! touches one short run of memory. Set counts need not be powers of two (28 cores × 2 MiB is not); the
 //! set is chosen by a multiply-shift over a hashed line address.
@@ -8,11 +12,12 @@
 /// Result of one access.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
-    Hit,
-    /// Missed; if a dirty line was evicted to make room, its line address.
-    Miss {
-        writeback: Option<u64>,
+    Hit {
+        /// The line was dirty before this access.
+        was_dirty: bool,
     },
+    /// Missed; if a dirty line was evicted to make room, its line address.
+    Miss { writeback: Option<u64> },
 }
 
 const INVALID: u64 = u64::MAX;
@@ -36,6 +41,11 @@ impl SetAssocCache {
         crate::mem::huge_pages::advise(&tags);
         tags.resize(n, INVALID);
         SetAssocCache { sets, ways, tags }
+    }
+
+    /// A cache of `entries` keys (lines, or pages for a TLB) in `ways` ways.
+    pub fn with_entries(entries: u64, ways: usize) -> Self {
+        Self::new(entries.saturating_mul(64), ways)
     }
 
     pub fn sets(&self) -> u64 {
@@ -68,10 +78,11 @@ impl SetAssocCache {
         for w in 0..set.len() {
             let tag = set[w];
             if tag & !DIRTY == line && tag != INVALID {
+                let was_dirty = tag & DIRTY != 0;
                 let tag = if write { tag | DIRTY } else { tag };
                 set[..=w].rotate_right(1);
                 set[0] = tag;
-                return Outcome::Hit;
+                return Outcome::Hit { was_dirty };
             }
             if tag == INVALID {
                 // Invalid ways only trail valid ones: the line is absent and there is room.
@@ -103,11 +114,34 @@ impl SetAssocCache {
         }
         false
     }
+
+    /// Clears the dirty bit of `line` if present (the socket lost exclusive ownership).
+    pub fn clean(&mut self, line: u64) {
+        let base = self.set_of(line) * self.ways;
+        for t in &mut self.tags[base..base + self.ways] {
+            if *t != INVALID && *t & !DIRTY == line {
+                *t &= !DIRTY;
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reports_dirty_hits_and_cleans() {
+        let mut c = SetAssocCache::with_entries(2, 2); // one set, two ways
+        assert_eq!(c.access(1, true), Outcome::Miss { writeback: None });
+        assert_eq!(c.access(1, false), Outcome::Hit { was_dirty: true });
+        c.clean(1);
+        assert_eq!(c.access(1, true), Outcome::Hit { was_dirty: false });
+        assert_eq!(c.access(2, false), Outcome::Miss { writeback: None });
+        assert_eq!(c.access(3, false), Outcome::Miss { writeback: Some(1) });
+        c.invalidate(3);
+        assert_eq!(c.access(3, false), Outcome::Miss { writeback: None });
+    }
 
     #[test]
     fn hit_after_miss_and_lru_eviction_with_writeback() {
@@ -116,12 +150,12 @@ mod tests {
         assert_eq!(c.sets(), 1);
         assert_eq!(c.access(1, true), Outcome::Miss { writeback: None });
         assert_eq!(c.access(2, false), Outcome::Miss { writeback: None });
-        assert_eq!(c.access(1, false), Outcome::Hit);
+        assert_eq!(c.access(1, false), Outcome::Hit { was_dirty: true });
         // 2 is LRU now and clean.
         assert_eq!(c.access(3, false), Outcome::Miss { writeback: None });
         // 1 is LRU now and dirty.
         assert_eq!(c.access(4, false), Outcome::Miss { writeback: Some(1) });
-        assert_eq!(c.access(3, false), Outcome::Hit);
+        assert_eq!(c.access(3, false), Outcome::Hit { was_dirty: false });
     }
 
     #[test]
@@ -144,7 +178,9 @@ mod tests {
                 c.access(l, false);
             }
         }
-        let hits = (0..lines).filter(|&l| c.access(l, false) == Outcome::Hit).count();
+        let hits = (0..lines)
+            .filter(|&l| matches!(c.access(l, false), Outcome::Hit { .. }))
+            .count();
         assert!(hits < lines as usize / 10, "{hits}");
     }
 
@@ -167,7 +203,7 @@ mod tests {
                     Some(p) => {
                         let (l, d) = set.remove(p);
                         set.insert(0, (l, d || write));
-                        Outcome::Hit
+                        Outcome::Hit { was_dirty: d }
                     }
                     None => {
                         let wb = if set.len() == ways { set.pop().and_then(|(l, d)| d.then_some(l)) } else { None };

@@ -259,7 +259,7 @@ impl FunctionalSim {
         }
         if LLC {
             match self.llcs[socket].access(a.vaddr >> 6, write) {
-                Outcome::Hit => {
+                Outcome::Hit { .. } => {
                     self.counts.llc_hits += 1;
                     if self.observing {
                         self.observe_hit(socket, a);

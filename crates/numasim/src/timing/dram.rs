@@ -1,18 +1,22 @@
 //! One memory node's controller: channels of banks with an open-row policy.
 //!
-//! Times are integer picoseconds so results are exact and byte-identical. Requests must be
-//! presented in non-decreasing arrival time (the engine's event order guarantees it), which
-//! makes every bank an exact FCFS server. A request at arrival `a` to row `r` of bank `b`:
+//! Times are integer picoseconds so results are exact and byte-identical. Every bank and every
+//! channel's data bus is a [`Timeline`]: requests may be presented out of time order (the
+//! engine books whole transactions at issue), and in time order each is an exact FCFS server.
+//! A request arriving at `a` for row `r` of bank `b` (outcome from the bank's last booked row):
 //!
 //! ```text
-//! t     = max(a, ready_b)                          (+ refresh: pushed past [k·tREFI, k·tREFI+tRFC))
-//! hit   (open row = r):  cas = t                            core = tCL + tBL
-//! empty (bank closed):   cas = t + tRCD                     core = tRCD + tCL + tBL
-//! miss  (other row):     pre = max(t, act_b + tRAS)
-//!                        cas = pre + tRP + tRCD             core = tRP + tRCD + tCL + tBL
+//! hit   (open row = r):  to_cas = 0                 core = tCL + tBL
+//! empty (bank closed):   to_cas = tRCD              core = tRCD + tCL + tBL
+//! miss  (other row):     to_cas = tRP + tRCD        core = tRP + tRCD + tCL + tBL
+//!                        and not before the last activate + tRAS
+//! t     = earliest free bank interval ≥ a of length to_cas + tBL
+//! cas   = t + to_cas
 //! data  = earliest gap ≥ cas + tCL of length tBL on the channel's data bus
-//! done  = data + tBL;  ready_b = data + tBL − tCL
+//! done  = data + tBL
 //! ```
+//! With refresh on, neither a bank command nor a burst is booked inside or across an all-bank
+//! refresh window `[k·tREFI, k·tREFI + tRFC)`, and a refresh closes the bank's row.
 //!
 //! Closed forms (unloaded): row miss `tRP+tRCD+tCL+tBL`, row hit `tCL+tBL`; a row-hit stream
 //! delivers one line per `tBL`, i.e. the channel peak (`tBL = line / peak`). Banks start with
@@ -20,7 +24,8 @@
 //! row miss, the case the machine's `access_latency_ns` is calibrated against. The data bus
 //! fills gaps (a later request whose bank is ready may use an earlier free slot), which stands
 //! in for FR-FCFS reordering without modelling the queue; a strict in-order bus would make one
-//! busy bank stall all others. Random reads therefore saturate at
+//! busy bank stall all others. A bank takes its next command once its burst is scheduled (the
+//! controller queues the column data, not the bank). Random reads therefore saturate at
 //! `min(peak, banks × line / (tRAS + tRP))` per channel, less refresh `tRFC/tREFI` when on.
 //! Not modelled: tRRD/tFAW, read–write turnaround (writes use tCL), rank switching.
 //!
@@ -29,6 +34,7 @@
 //! row_bytes`, and a hash of it picks the channel and the bank.
 
 use super::params::DramTiming;
+use super::timeline::Timeline;
 
 const OTHER_ROW: u64 = u64::MAX - 1;
 const CLOSED: u64 = u64::MAX;
@@ -39,10 +45,11 @@ pub fn ps(ns: f64) -> u64 {
     (ns * 1000.0).round().max(0.0) as u64
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Bank {
     open_row: u64,
-    ready_ps: u64,
+    /// Command occupancy (activate/precharge through the burst).
+    timeline: Timeline,
     /// Earliest precharge (last activate + tRAS).
     pre_ok_ps: u64,
     refresh_epoch: u64,
@@ -102,8 +109,8 @@ pub struct MemoryController {
     row_shift: u32,
     refresh: bool,
     bank: Vec<Bank>,
-    /// Per channel: busy data-bus intervals (start, end), sorted, only those that may matter.
-    bus: Vec<Vec<(u64, u64)>>,
+    /// Per channel: the data bus.
+    bus: Vec<Timeline>,
     /// Per channel: ps the data bus carried data.
     pub bus_busy_ps: Vec<u64>,
     pub accesses: u64,
@@ -125,17 +132,36 @@ impl MemoryController {
             bank: vec![
                 Bank {
                     open_row: OTHER_ROW,
-                    ready_ps: 0,
+                    timeline: Timeline::new(),
                     pre_ok_ps: 0,
                     refresh_epoch: 0,
                 };
                 (channels * banks) as usize
             ],
-            bus: vec![Vec::with_capacity(64); channels as usize],
+            bus: vec![Timeline::new(); channels as usize],
             bus_busy_ps: vec![0; channels as usize],
             accesses: 0,
             row_hits: 0,
         }
+    }
+
+    /// Books `len` on a bank or bus timeline at the earliest start `≥ want`; with refresh
+    /// (`Some` timing), never inside or across an all-bank refresh `[k·tREFI, k·tREFI + tRFC)`.
+    fn book(timeline: &mut Timeline, mut want: u64, len: u64, horizon_ps: u64, refresh: Option<&DramPs>) -> u64 {
+        if let Some(t) = refresh {
+            loop {
+                let s = timeline.peek(want, len);
+                let k = s / t.t_refi;
+                if s - k * t.t_refi < t.t_rfc {
+                    want = k * t.t_refi + t.t_rfc;
+                } else if s + len > (k + 1) * t.t_refi {
+                    want = (k + 1) * t.t_refi + t.t_rfc;
+                } else {
+                    break;
+                }
+            }
+        }
+        timeline.book(want, len, horizon_ps)
     }
 
     /// Row id of byte `offset` of page frame `frame`.
@@ -162,74 +188,62 @@ impl MemoryController {
 
     /// Serves one line access arriving at `arrive_ps` (non-decreasing across calls).
     pub fn access(&mut self, arrive_ps: u64, row: u64) -> DramResult {
+        self.access_at(arrive_ps, row, arrive_ps)
+    }
+
+    /// Serves one line access arriving at `arrive_ps`, presented in any order; no later
+    /// request arrives before `horizon_ps`. The row outcome follows presentation order.
+    pub fn access_at(&mut self, arrive_ps: u64, row: u64, horizon_ps: u64) -> DramResult {
         let (ch, b) = self.place(row);
         let t = self.t;
         let bank = &mut self.bank[ch * self.banks as usize + b];
-        let mut now = arrive_ps.max(bank.ready_ps);
+        let mut want = arrive_ps;
         if self.refresh && t.t_rfc > 0 {
-            let epoch = now / t.t_refi;
-            if now - epoch * t.t_refi < t.t_rfc {
-                now = epoch * t.t_refi + t.t_rfc;
-            }
-            if epoch != bank.refresh_epoch {
+            let epoch = want / t.t_refi;
+            if epoch > bank.refresh_epoch {
                 bank.open_row = CLOSED;
                 bank.pre_ok_ps = 0;
                 bank.refresh_epoch = epoch;
             }
         }
-        let mut wait = now - arrive_ps;
-        let (cas, service, hit) = if bank.open_row == row {
-            (now, t.t_cl + t.t_bl, true)
+        let hit = bank.open_row == row;
+        // Command time before the column access, and the bank's occupancy (it takes the next
+        // command once this one's burst has left: `ready = done − tCL`).
+        let to_cas = if hit {
+            0
         } else if bank.open_row == CLOSED {
-            bank.pre_ok_ps = now + t.t_ras;
-            (now + t.t_rcd, t.t_rcd + t.t_cl + t.t_bl, false)
+            t.t_rcd
         } else {
-            let pre = now.max(bank.pre_ok_ps);
-            wait += pre - now;
-            let act = pre + t.t_rp;
-            bank.pre_ok_ps = act + t.t_ras;
-            (act + t.t_rcd, t.t_rp + t.t_rcd + t.t_cl + t.t_bl, false)
+            want = want.max(bank.pre_ok_ps); // tRAS since the last activate
+            t.t_rp + t.t_rcd
         };
+        let len = to_cas + t.t_bl;
+        let refresh = self.refresh && t.t_rfc > 0;
+        let start = Self::book(&mut bank.timeline, want, len, horizon_ps, refresh.then_some(&t));
+        if !hit {
+            let act = start + to_cas - t.t_rcd;
+            bank.pre_ok_ps = act + t.t_ras;
+        }
         bank.open_row = row;
-        let want = cas + t.t_cl;
-        let data = Self::book_bus(&mut self.bus[ch], arrive_ps, want, t.t_bl);
-        wait += data - want;
+        let cas = start + to_cas;
+        let data = Self::book(
+            &mut self.bus[ch],
+            cas + t.t_cl,
+            t.t_bl,
+            horizon_ps,
+            refresh.then_some(&t),
+        );
         let done = data + t.t_bl;
-        bank.ready_ps = done - t.t_cl.min(done);
+        let service = to_cas + t.t_cl + t.t_bl;
         self.bus_busy_ps[ch] += t.t_bl;
         self.accesses += 1;
         self.row_hits += u64::from(hit);
         DramResult {
             done_ps: done,
             service_ps: service,
-            wait_ps: wait,
+            wait_ps: done - arrive_ps - service,
             row_hit: hit,
         }
-    }
-
-    /// Earliest start ≥ `want` of a free interval of length `len`; books it.
-    fn book_bus(bus: &mut Vec<(u64, u64)>, now: u64, want: u64, len: u64) -> u64 {
-        // Intervals that ended before `now` can never matter again (later requests want ≥ now).
-        let dead = bus.iter().take_while(|iv| iv.1 <= now).count();
-        if dead > 0 {
-            bus.drain(..dead);
-        }
-        let mut start = want;
-        let mut pos = 0;
-        while pos < bus.len() {
-            let (s, e) = bus[pos];
-            if e <= start {
-                pos += 1;
-                continue;
-            }
-            if s >= start + len {
-                break;
-            }
-            start = e;
-            pos += 1;
-        }
-        bus.insert(pos, (start, start + len));
-        start
     }
 }
 
@@ -312,9 +326,18 @@ mod tests {
 
     #[test]
     fn bus_gap_filling_lets_a_ready_bank_go_first() {
-        let mut bus = vec![(10_000, 11_000)];
-        assert_eq!(MemoryController::book_bus(&mut bus, 0, 2_000, 1_000), 2_000);
-        assert_eq!(MemoryController::book_bus(&mut bus, 0, 9_500, 1_000), 11_000);
-        assert_eq!(bus, vec![(2_000, 3_000), (10_000, 11_000), (11_000, 12_000)]);
+        let mut m = ddr5();
+        let t = m.t;
+        // Two row misses on different banks of the one channel; the second, presented later
+        // but arriving earlier, must not wait behind the first.
+        let r1 = m.row_of(1, 0);
+        let r2 = (2..)
+            .map(|f| m.row_of(f, 0))
+            .find(|&r| m.place(r).1 != m.place(r1).1)
+            .unwrap();
+        let a = m.access_at(1_000_000, r1, 0);
+        let b = m.access_at(0, r2, 0);
+        assert_eq!(b.done_ps, t.row_miss());
+        assert_eq!((a.done_ps, a.wait_ps), (1_000_000 + t.row_miss(), 0));
     }
 }

@@ -1,10 +1,19 @@
 //! The timing engine: cores, private caches, LLCs, directory, links and DRAM on one
-//! deterministic discrete-event clock (see the module docs of [`super`] for the model).
+//! deterministic clock (see the module docs of [`super`] for the model).
+//!
+//! Why transactions are computed whole at issue rather than hop by hop as events: a
+//! discrete-event engine pays a priority-queue push and pop for every hop of every message
+//! (5–10 per LLC miss), which held it near 1 M accesses/s. Here a core issues an access at
+//! its own clock and the whole transaction — request legs, DRAM, forwards, the data legs —
+//! is booked at once on the [`Timeline`](super::timeline::Timeline) of every resource it
+//! crosses, so its completion time is known at issue. Cores are interleaved in time order (a
+//! heap of cores, each running up to `lookahead_ns` past the slowest), so resources see
+//! requests nearly in time order, and the timelines' gap filling makes the remaining disorder
+//! harmless: an early request presented late still uses the idle time it arrived in.
 
 use super::dram::{ps, MemoryController};
 use super::link::{Fabric, Path};
 use super::params::{DramTiming, TimingSpec};
-use super::private_cache::{Lookup, PrivCache};
 use crate::cache::{Outcome, SetAssocCache};
 use crate::mem::{PageTable, Placement};
 use crate::sim::SimError;
@@ -14,7 +23,6 @@ use numasim_trace::{Access, AccessSource};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-const PENDING: u64 = u64::MAX;
 const NO_OWNER: u8 = u8::MAX;
 /// Most sockets the directory's sharer masks can name.
 pub const MAX_SOCKETS: usize = 64;
@@ -37,55 +45,37 @@ pub struct ClassSums {
     pub wait_ps: u64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    /// Demand fetch of a line (load: tracked; store: traffic only). May be a block transfer.
-    Fetch,
-    /// Store to a line already present: ownership request, invalidations at the home.
-    Upgrade,
-    /// Invalidation home → sharer, then ack sharer → requester.
-    Inval,
-    /// Dirty LLC eviction to the home.
-    WriteBack,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Txn {
-    kind: Kind,
-    tracked: bool,
-    stage: u8,
-    core: u32,
-    req: u16,
-    owner: u8,
-    home: u16,
-    class: u16,
-    bytes: u32,
-    hop: u32,
-    path: Path,
-    rob_id: u64,
-    row: u64,
-    inval: u64,
-    start_ps: u64,
+/// Latency of one booked transaction, ps.
+#[derive(Debug, Clone, Copy, Default)]
+struct Latency {
+    done_ps: u64,
     unloaded_ps: u64,
     wait_ps: u64,
 }
 
 struct Core {
     socket: usize,
+    /// Issue clock: time the last access issued (ps).
     t: u64,
     last_instr: u64,
     buf: Vec<Access>,
     pos: usize,
     source_done: bool,
     finished: bool,
-    blocked: bool,
-    scheduled: bool,
+    /// Tracked accesses in flight or not yet retired: (instruction, completion ps).
     rob: VecDeque<(u64, u64)>,
-    rob_front_id: u64,
-    outstanding: u32,
-    l1: PrivCache,
-    l2: PrivCache,
-    tlb: PrivCache,
+    /// Completion times of outstanding LLC-miss loads (≤ `mshrs`).
+    mshr: Vec<u64>,
+    /// Latest completion of anything this core issued.
+    last_done: u64,
+    l1: SetAssocCache,
+    l2: SetAssocCache,
+    tlb: SetAssocCache,
+    /// The line and page of the last access: MRU in L1 and the TLB, so a repeat needs no
+    /// lookup (reset when another socket invalidates or cleans the line).
+    last_line: u64,
+    last_line_dirty: bool,
+    last_vpage: u64,
     instructions: u64,
     instr_at_phase_start: u64,
     llc_misses: u64,
@@ -102,11 +92,25 @@ pub struct TimingCounts {
     pub block_transfers_4hop: u64,
     pub invalidations: u64,
     pub tlb_misses: u64,
+    /// LLC misses that waited for a page still being migrated, and how long in all (ps).
+    pub migration_stalls: u64,
+    pub migration_stall_ps: u64,
     pub start_ps: u64,
     pub end_ps: u64,
 }
 
-/// The engine. Public fields are read by the report.
+/// Why a core stopped running.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Yield {
+    /// Ran `lookahead_ns` past the slowest core: requeue at its clock.
+    Later,
+    /// Next access belongs to the next phase.
+    Barrier,
+    /// Source exhausted.
+    Done,
+}
+
+/// The engine. Public fields are read by the report and by migration at phase boundaries.
 pub struct TimingSim {
     pub spec: TimingSpec,
     sockets: usize,
@@ -142,11 +146,14 @@ pub struct TimingSim {
     class_of: Vec<u16>,
     pub class_names: Vec<String>,
     bt_class: u16,
-    heap: BinaryHeap<Reverse<(u64, u64, u64)>>,
-    seq: u64,
+    /// Cores ready to run, by (clock, core id): ties break by id, so runs are deterministic.
+    ready: BinaryHeap<Reverse<(u64, u32)>>,
+    /// The slowest running core's clock: no request is booked before it (timeline horizon).
     now: u64,
-    txns: Vec<Txn>,
-    free_txns: Vec<u32>,
+    /// Latest completion of any transaction (the phase barrier waits for it).
+    latest_ps: u64,
+    /// Per page id: time its migration copy lands (empty until a page moves).
+    page_ready_ps: Vec<u64>,
     counts: PhaseCounts,
     pub timing: TimingCounts,
     phase: u64,
@@ -154,10 +161,6 @@ pub struct TimingSim {
     rob_w: u64,
     mshrs: u32,
 }
-
-const EV_WAKE: u64 = 0;
-const EV_HOP: u64 = 1;
-const EV_ARRIVE: u64 = 2;
 
 impl TimingSim {
     pub fn new(
@@ -228,14 +231,15 @@ impl TimingSim {
                     pos: 0,
                     source_done: false,
                     finished: false,
-                    blocked: false,
-                    scheduled: false,
                     rob: VecDeque::with_capacity(spec.rob_entries as usize),
-                    rob_front_id: 0,
-                    outstanding: 0,
-                    l1: PrivCache::new(spec.l1_bytes / 64, spec.l1_ways as usize),
-                    l2: PrivCache::new(spec.l2_bytes / 64, spec.l2_ways as usize),
-                    tlb: PrivCache::new(u64::from(spec.tlb_entries), spec.tlb_ways as usize),
+                    mshr: Vec::with_capacity(spec.mshrs as usize),
+                    last_done: 0,
+                    l1: SetAssocCache::with_entries(spec.l1_bytes / 64, spec.l1_ways as usize),
+                    l2: SetAssocCache::with_entries(spec.l2_bytes / 64, spec.l2_ways as usize),
+                    tlb: SetAssocCache::with_entries(u64::from(spec.tlb_entries), spec.tlb_ways as usize),
+                    last_line: u64::MAX,
+                    last_line_dirty: false,
+                    last_vpage: u64::MAX,
                     instructions: 0,
                     instr_at_phase_start: 0,
                     llc_misses: 0,
@@ -283,11 +287,10 @@ impl TimingSim {
             class_of,
             class_names,
             bt_class,
-            heap: BinaryHeap::new(),
-            seq: 0,
+            ready: BinaryHeap::new(),
             now: 0,
-            txns: Vec::new(),
-            free_txns: Vec::new(),
+            latest_ps: 0,
+            page_ready_ps: Vec::new(),
             counts: PhaseCounts::new(sockets, nodes),
             timing: TimingCounts {
                 classes: vec![ClassSums::default(); classes],
@@ -316,13 +319,6 @@ impl TimingSim {
         (k.instructions, k.llc_misses, k.end_ps.max(k.t))
     }
 
-    #[inline]
-    fn schedule(&mut self, t: u64, kind: u64, id: u64) {
-        debug_assert!(t >= self.now);
-        self.seq += 1;
-        self.heap.push(Reverse((t, self.seq, kind << 32 | id)));
-    }
-
     /// Runs one phase (`phase_instructions` more per thread; a barrier at its end). Returns
     /// the phase's functional counts and timing counters, or `None` once every thread is done.
     pub fn run_phase(
@@ -346,20 +342,25 @@ impl TimingSim {
         let start = self.now;
         for c in 0..self.cores.len() {
             if !self.cores[c].finished {
-                self.cores[c].scheduled = true;
-                let t = self.now.max(self.cores[c].t);
-                self.schedule(t, EV_WAKE, c as u64);
+                let k = &mut self.cores[c];
+                k.t = k.t.max(start);
+                self.ready.push(Reverse((k.t, c as u32)));
             }
         }
-        while let Some(Reverse((t, _, ev))) = self.heap.pop() {
+        while let Some(Reverse((t, c))) = self.ready.pop() {
             self.now = t;
-            let id = (ev & 0xFFFF_FFFF) as usize;
-            match ev >> 32 {
-                EV_WAKE => self.run_core(id, phase_end, src)?,
-                EV_HOP => self.hop(id),
-                _ => self.arrive(id),
+            let until = t.saturating_add(self.lookahead_ps);
+            if self.run_core(c as usize, phase_end, until, src)? == Yield::Later {
+                self.ready.push(Reverse((self.cores[c as usize].t, c)));
             }
         }
+        // Barrier: the next phase starts when everything issued in this one has completed.
+        let end = self
+            .cores
+            .iter()
+            .map(|k| k.t.max(k.last_done))
+            .fold(self.latest_ps.max(start), u64::max);
+        self.now = end;
         self.phase += 1;
         let mut counts = std::mem::replace(&mut self.counts, PhaseCounts::new(self.sockets, self.nodes));
         for c in &mut self.cores {
@@ -382,7 +383,7 @@ impl TimingSim {
             },
         );
         timing.start_ps = start;
-        timing.end_ps = self.now;
+        timing.end_ps = end;
         Ok(Some((counts, timing)))
     }
 
@@ -399,66 +400,56 @@ impl TimingSim {
         Ok(())
     }
 
-    fn run_core(&mut self, c: usize, phase_end: u64, src: &mut dyn AccessSource) -> Result<(), SimError> {
-        let now = self.now;
-        {
-            let k = &mut self.cores[c];
-            k.scheduled = false;
-            k.blocked = false;
-            k.t = k.t.max(now);
-        }
+    /// Issues core `c`'s accesses until its clock passes `until`, the phase ends, or its
+    /// source runs dry.
+    fn run_core(
+        &mut self,
+        c: usize,
+        phase_end: u64,
+        until: u64,
+        src: &mut dyn AccessSource,
+    ) -> Result<Yield, SimError> {
         loop {
             self.refill(c, src)?;
             let k = &mut self.cores[c];
             if k.source_done {
-                if k.outstanding == 0 {
-                    if !k.finished {
-                        k.finished = true;
-                        let last = k.rob.iter().map(|e| e.1).max().unwrap_or(0);
-                        k.end_ps = k.t.max(last);
-                    }
-                } else {
-                    k.blocked = true;
-                }
-                return Ok(());
+                k.finished = true;
+                k.end_ps = k.t.max(k.last_done);
+                return Ok(Yield::Done);
             }
             let a = k.buf[k.pos];
             if a.instr >= phase_end {
-                return Ok(());
+                return Ok(Yield::Barrier);
             }
+            if k.t > until {
+                return Ok(Yield::Later);
+            }
+            // Non-memory instructions since the last access, then in-order retirement: the
+            // ROB holds W instructions, so everything at or before `instr − W` must be done.
             let mut t_issue = k.t + (a.instr.saturating_sub(k.last_instr) * k.cpi_milli_ps + 500) / 1000;
             while let Some(&(instr, done)) = k.rob.front() {
                 if instr + self.rob_w > a.instr {
                     break;
                 }
-                if done == PENDING {
-                    k.blocked = true;
-                    return Ok(());
-                }
                 t_issue = t_issue.max(done);
                 k.rob.pop_front();
-                k.rob_front_id += 1;
-            }
-            if k.outstanding >= self.mshrs {
-                k.blocked = true;
-                return Ok(());
-            }
-            if t_issue > now + self.lookahead_ps {
-                k.scheduled = true;
-                self.schedule(t_issue, EV_WAKE, c as u64);
-                return Ok(());
             }
             k.t = t_issue;
             k.last_instr = a.instr;
             k.pos += 1;
-            self.try_access(c, &a, t_issue)?;
+            self.access(c, &a)?;
         }
     }
 
-    fn push_rob(&mut self, c: usize, instr: u64, done: u64) -> u64 {
+    /// Records a tracked access completing at `done` in the core's ROB (only if it can still
+    /// hold up retirement).
+    #[inline]
+    fn push_rob(&mut self, c: usize, instr: u64, done: u64) {
         let k = &mut self.cores[c];
-        k.rob.push_back((instr, done));
-        k.rob_front_id + k.rob.len() as u64 - 1
+        if done > k.t {
+            k.rob.push_back((instr, done));
+        }
+        k.last_done = k.last_done.max(done);
     }
 
     #[inline]
@@ -484,7 +475,9 @@ impl TimingSim {
         Ok(page)
     }
 
-    fn try_access(&mut self, c: usize, a: &Access, t: u64) -> Result<(), SimError> {
+    /// One access of core `c` issuing at the core's clock.
+    fn access(&mut self, c: usize, a: &Access) -> Result<(), SimError> {
+        let t = self.cores[c].t;
         let socket = self.cores[c].socket;
         let write = a.is_write();
         let line = a.vaddr >> 6;
@@ -494,18 +487,30 @@ impl TimingSim {
         } else {
             self.counts.reads += 1;
         }
+        // The same line again (common: sequential words): an L1 hit with nothing to update.
+        let k = &mut self.cores[c];
+        if line == k.last_line && (!write || k.last_line_dirty) {
+            self.counts.llc_hits += 1;
+            return Ok(());
+        }
         let mut t0 = t;
         let vpage = a.vaddr >> self.table.page_shift();
-        if let Lookup::Miss { .. } = self.cores[c].tlb.access(vpage, false) {
-            t0 += self.walk_ps[socket];
-            self.timing.tlb_misses += 1;
+        if vpage != k.last_vpage {
+            k.last_vpage = vpage;
+            if let Outcome::Miss { .. } = k.tlb.access(vpage, false) {
+                t0 += self.walk_ps[socket];
+                self.timing.tlb_misses += 1;
+            }
         }
+        k.last_line = line;
+        k.last_line_dirty = write;
         // L1
         let r1 = self.cores[c].l1.access(line, write);
-        if let Lookup::Miss { dirty_victim: Some(v) } = r1 {
+        if let Outcome::Miss { writeback: Some(v) } = r1 {
             self.l2_victim(c, v, t);
         }
-        if let Lookup::Hit { was_dirty } = r1 {
+        if let Outcome::Hit { was_dirty } = r1 {
+            self.cores[c].last_line_dirty |= was_dirty;
             self.counts.llc_hits += 1;
             if write && !was_dirty {
                 self.store_ownership(socket, a.vaddr, t0)?;
@@ -517,10 +522,10 @@ impl TimingSim {
         }
         // L2
         let r2 = self.cores[c].l2.access(line, write);
-        if let Lookup::Miss { dirty_victim: Some(v) } = r2 {
+        if let Outcome::Miss { writeback: Some(v) } = r2 {
             self.llc_victim(socket, v, t);
         }
-        if let Lookup::Hit { was_dirty } = r2 {
+        if let Outcome::Hit { was_dirty } = r2 {
             self.counts.llc_hits += 1;
             if write && !was_dirty {
                 self.store_ownership(socket, a.vaddr, t0)?;
@@ -531,7 +536,7 @@ impl TimingSim {
         // LLC
         if self.llc_on {
             match self.llcs[socket].access(line, false) {
-                Outcome::Hit => {
+                Outcome::Hit { .. } => {
                     self.counts.llc_hits += 1;
                     if write {
                         self.store_ownership(socket, a.vaddr, t0)?;
@@ -566,8 +571,12 @@ impl TimingSim {
         } else {
             if bt {
                 for &k in &self.socket_cores[owner as usize] {
-                    self.cores[k as usize].l1.clean(line);
-                    self.cores[k as usize].l2.clean(line);
+                    let k = &mut self.cores[k as usize];
+                    k.l1.clean(line);
+                    k.l2.clean(line);
+                    if k.last_line == line {
+                        k.last_line_dirty = false;
+                    }
                 }
             }
             self.dir_sharers[di] |= me;
@@ -579,74 +588,120 @@ impl TimingSim {
                 self.timing.block_transfers_3hop += 1;
             }
         }
-        let tracked = !write;
-        let rob_id = if tracked {
-            self.cores[c].outstanding += 1;
-            self.push_rob(c, a.instr, PENDING)
-        } else {
-            0
-        };
+        // A load needs an MSHR: with all M taken it waits for the earliest to free, and the
+        // in-order issue stalls with it.
+        if !write {
+            let k = &mut self.cores[c];
+            k.mshr.retain(|&d| d > t0);
+            if k.mshr.len() >= self.mshrs as usize {
+                let (i, &first) = k.mshr.iter().enumerate().min_by_key(|&(_, d)| *d).unwrap_or((0, &t0));
+                k.mshr.swap_remove(i);
+                t0 = t0.max(first);
+                k.t = k.t.max(first);
+            }
+        }
+        // A page still being copied by a migration: the access waits until it lands.
+        if let Some(&r) = self.page_ready_ps.get(page as usize) {
+            if r > t0 {
+                self.timing.migration_stalls += 1;
+                self.timing.migration_stall_ps += r - t0;
+                t0 = r;
+            }
+        }
         let row = self.mem[node].row_of(
             u64::from(self.frame[page as usize]),
             a.vaddr & ((1u64 << self.table.page_shift()) - 1),
         );
-        let id = self.new_txn(Txn {
-            kind: Kind::Fetch,
-            tracked,
-            stage: 0,
-            core: c as u32,
-            req: socket as u16,
-            owner: if bt { owner } else { NO_OWNER },
-            home: node as u16,
-            class: if bt {
+        let lat = self.fetch(socket, node, if bt { owner } else { NO_OWNER }, inval, row, t0);
+        if !write {
+            let class = if bt {
                 self.bt_class
             } else {
                 self.class_of[socket * self.nodes + node]
-            },
-            bytes: 0,
-            hop: 0,
-            path: Path::default(),
-            rob_id,
-            row,
-            inval,
-            start_ps: t0,
-            unloaded_ps: self.lookup_ps[socket],
-            wait_ps: 0,
-        });
-        let p = self.fabric.to_mem(socket, node);
-        self.start_leg(id, p, self.header, t0 + self.lookup_ps[socket]);
+            };
+            let cs = &mut self.timing.classes[class as usize];
+            cs.count += 1;
+            cs.unloaded_ps += lat.unloaded_ps;
+            cs.wait_ps += lat.wait_ps;
+            self.cores[c].mshr.push(lat.done_ps);
+            self.push_rob(c, a.instr, lat.done_ps);
+        }
         Ok(())
     }
 
-    fn new_txn(&mut self, x: Txn) -> usize {
-        if let Some(i) = self.free_txns.pop() {
-            self.txns[i as usize] = x;
-            i as usize
+    /// Books `bytes` along `path` from `t`; returns the arrival time and adds queueing to `wait`.
+    #[inline]
+    fn traverse(&mut self, path: Path, bytes: u32, mut t: u64, wait: &mut u64) -> u64 {
+        for i in 0..path.len {
+            let h = self.fabric.hop(path, i);
+            let (start, w) = self.fabric.dirs[h.dir as usize].reserve(t, bytes, self.now);
+            *wait += w;
+            t = start + h.after_ps;
+        }
+        self.latest_ps = self.latest_ps.max(t);
+        t
+    }
+
+    /// A line fetch issued by socket `req` at `t0` (after its private lookups start): request to
+    /// the home `node`, directory + DRAM there, invalidations of `inval`, then the data from
+    /// memory or — a block transfer — from `owner`'s cache.
+    fn fetch(&mut self, req: usize, node: usize, owner: u8, inval: u64, row: u64, t0: u64) -> Latency {
+        let mut wait = 0;
+        let mut unloaded = self.lookup_ps[req];
+        let p = self.fabric.to_mem(req, node);
+        unloaded += p.latency_ps;
+        let t = self.traverse(p, self.header, t0 + self.lookup_ps[req], &mut wait);
+        // Home: fixed on-chip time (directory lookup included), then DRAM.
+        let fixed = self.fixed_ps[node];
+        let r = self.mem[node].access_at(t + fixed, row, self.now);
+        unloaded += fixed + r.service_ps;
+        wait += r.wait_ps;
+        let mut t = r.done_ps;
+        if inval != 0 {
+            self.send_invals(node, req, inval, t);
+        }
+        let data = self.data;
+        if owner != NO_OWNER {
+            let owner = owner as usize;
+            let p = self.fabric.from_mem(node, owner);
+            unloaded += p.latency_ps + self.snoop_ps;
+            t = self.traverse(p, self.header, t, &mut wait) + self.snoop_ps;
+            if self.is_pool[node] {
+                // A CXL pool's directory has no socket to forward through: owner → pool → requester.
+                let p = self.fabric.to_mem(owner, node);
+                unloaded += p.latency_ps;
+                t = self.traverse(p, data, t, &mut wait);
+                let p = self.fabric.from_mem(node, req);
+                unloaded += p.latency_ps;
+                t = self.traverse(p, data, t, &mut wait);
+            } else {
+                let p = self.fabric.between(owner, req);
+                unloaded += p.latency_ps;
+                t = self.traverse(p, data, t, &mut wait);
+            }
         } else {
-            self.txns.push(x);
-            self.txns.len() - 1
+            let p = self.fabric.from_mem(node, req);
+            unloaded += p.latency_ps;
+            t = self.traverse(p, data, t, &mut wait);
+        }
+        debug_assert_eq!(t, t0 + unloaded + wait);
+        Latency {
+            done_ps: t,
+            unloaded_ps: unloaded,
+            wait_ps: wait,
         }
     }
 
-    fn blank_txn(kind: Kind, req: usize, home: usize, t: u64) -> Txn {
-        Txn {
-            kind,
-            tracked: false,
-            stage: 0,
-            core: 0,
-            req: req as u16,
-            owner: NO_OWNER,
-            home: home as u16,
-            class: 0,
-            bytes: 0,
-            hop: 0,
-            path: Path::default(),
-            rob_id: 0,
-            row: 0,
-            inval: 0,
-            start_ps: t,
-            unloaded_ps: 0,
-            wait_ps: 0,
+    /// Invalidations home → each sharer in `mask`, acks sharer → requester (traffic only).
+    fn send_invals(&mut self, home: usize, req: usize, mut mask: u64, t: u64) {
+        let mut ignored = 0;
+        while mask != 0 {
+            let s = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            let p = self.fabric.from_mem(home, s);
+            let at = self.traverse(p, self.header, t, &mut ignored);
+            let p = self.fabric.between(s, req);
+            self.traverse(p, self.header, at, &mut ignored);
         }
     }
 
@@ -659,13 +714,18 @@ impl TimingSim {
                 self.llcs[s].invalidate(line);
             }
             for &k in &self.socket_cores[s] {
-                self.cores[k as usize].l1.invalidate(line);
-                self.cores[k as usize].l2.invalidate(line);
+                let k = &mut self.cores[k as usize];
+                k.l1.invalidate(line);
+                k.l2.invalidate(line);
+                if k.last_line == line {
+                    k.last_line = u64::MAX;
+                }
             }
         }
     }
 
-    /// A store to a line this socket holds but may not own exclusively.
+    /// A store to a line this socket holds but may not own exclusively: an ownership request
+    /// to the home, which invalidates the other holders (the store itself does not wait).
     fn store_ownership(&mut self, socket: usize, vaddr: u64, t: u64) -> Result<(), SimError> {
         let page = self.page_of(socket, vaddr)?;
         let line = vaddr >> 6;
@@ -681,16 +741,15 @@ impl TimingSim {
         }
         self.invalidate_sockets(line, others);
         let node = self.home[page as usize] as usize;
-        let mut x = Self::blank_txn(Kind::Upgrade, socket, node, t);
-        x.inval = others;
-        let id = self.new_txn(x);
+        let mut ignored = 0;
         let p = self.fabric.to_mem(socket, node);
-        self.start_leg(id, p, self.header, t + self.lookup_ps[socket]);
+        let at = self.traverse(p, self.header, t + self.lookup_ps[socket], &mut ignored);
+        self.send_invals(node, socket, others, at);
         Ok(())
     }
 
     fn l2_victim(&mut self, c: usize, v: u64, t: u64) {
-        if let Lookup::Miss { dirty_victim: Some(v2) } = self.cores[c].l2.access(v, true) {
+        if let Outcome::Miss { writeback: Some(v2) } = self.cores[c].l2.access(v, true) {
             let s = self.cores[c].socket;
             self.llc_victim(s, v2, t);
         }
@@ -706,6 +765,7 @@ impl TimingSim {
         }
     }
 
+    /// A dirty line leaves the socket: data to the home, a posted DRAM write.
     fn writeback(&mut self, socket: usize, line: u64, t: u64) {
         let Some(page) = self.table.lookup(line << 6) else {
             return;
@@ -717,170 +777,24 @@ impl TimingSim {
         if self.dir_owner[di] as usize == socket {
             self.dir_owner[di] = NO_OWNER;
         }
-        let mut x = Self::blank_txn(Kind::WriteBack, socket, node, t);
-        x.row = self.mem[node].row_of(
+        let row = self.mem[node].row_of(
             u64::from(self.frame[page as usize]),
             (line << 6) & ((1u64 << self.table.page_shift()) - 1),
         );
-        let id = self.new_txn(x);
+        let mut ignored = 0;
         let p = self.fabric.to_mem(socket, node);
-        self.start_leg(id, p, self.data, t);
+        let at = self.traverse(p, self.data, t, &mut ignored);
+        let r = self.mem[node].access_at(at + self.fixed_ps[node], row, self.now);
+        self.latest_ps = self.latest_ps.max(r.done_ps);
     }
 
-    #[inline]
-    fn start_leg(&mut self, id: usize, path: Path, bytes: u32, t: u64) {
-        let x = &mut self.txns[id];
-        x.path = path;
-        x.bytes = bytes;
-        x.hop = 0;
-        x.unloaded_ps += path.latency_ps;
-        let kind = if path.len == 0 { EV_ARRIVE } else { EV_HOP };
-        self.schedule(t, kind, id as u64);
-    }
-
-    fn hop(&mut self, id: usize) {
-        let x = self.txns[id];
-        let h = self.fabric.hop(x.path, x.hop);
-        let (start, w) = self.fabric.dirs[h.dir as usize].enqueue(self.now, x.bytes);
-        let x = &mut self.txns[id];
-        x.wait_ps += w;
-        x.hop += 1;
-        let kind = if x.hop == x.path.len { EV_ARRIVE } else { EV_HOP };
-        self.schedule(start + h.after_ps, kind, id as u64);
-    }
-
-    /// Home-side memory access (directory read included): fixed on-chip time, then DRAM.
-    fn memory_access(&mut self, id: usize) -> u64 {
-        let x = self.txns[id];
-        let h = x.home as usize;
-        let fixed = self.fixed_ps[h];
-        let r = self.mem[h].access(self.now + fixed, x.row);
-        let x = &mut self.txns[id];
-        x.unloaded_ps += fixed + r.service_ps;
-        x.wait_ps += r.wait_ps;
-        r.done_ps
-    }
-
-    fn spawn_invals(&mut self, home: usize, req: usize, mut mask: u64) {
-        while mask != 0 {
-            let s = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            let mut x = Self::blank_txn(Kind::Inval, req, home, self.now);
-            x.owner = s as u8;
-            let id = self.new_txn(x);
-            let p = self.fabric.from_mem(home, s);
-            self.start_leg(id, p, self.header, self.now);
-        }
-    }
-
-    fn free(&mut self, id: usize) {
-        self.free_txns.push(id as u32);
-    }
-
-    fn arrive(&mut self, id: usize) {
-        let x = self.txns[id];
-        let (home, req) = (x.home as usize, x.req as usize);
-        match (x.kind, x.stage) {
-            (Kind::Fetch, 0) => {
-                let done = self.memory_access(id);
-                if x.inval != 0 {
-                    self.spawn_invals(home, req, x.inval);
-                    self.txns[id].inval = 0;
-                }
-                if x.owner != NO_OWNER {
-                    self.txns[id].stage = 1;
-                    let p = self.fabric.from_mem(home, x.owner as usize);
-                    self.start_leg(id, p, self.header, done);
-                } else {
-                    self.txns[id].stage = 3;
-                    let p = self.fabric.from_mem(home, req);
-                    self.start_leg(id, p, self.data, done);
-                }
-            }
-            (Kind::Fetch, 1) => {
-                let t = self.now + self.snoop_ps;
-                let owner = x.owner as usize;
-                self.txns[id].unloaded_ps += self.snoop_ps;
-                if self.is_pool[home] {
-                    self.txns[id].stage = 2;
-                    let p = self.fabric.to_mem(owner, home);
-                    self.start_leg(id, p, self.data, t);
-                } else {
-                    self.txns[id].stage = 3;
-                    let p = self.fabric.between(owner, req);
-                    self.start_leg(id, p, self.data, t);
-                }
-            }
-            (Kind::Fetch, 2) => {
-                self.txns[id].stage = 3;
-                let p = self.fabric.from_mem(home, req);
-                self.start_leg(id, p, self.data, self.now);
-            }
-            (Kind::Fetch, _) => {
-                if x.tracked {
-                    debug_assert_eq!(x.start_ps + x.unloaded_ps + x.wait_ps, self.now);
-                    let cs = &mut self.timing.classes[x.class as usize];
-                    cs.count += 1;
-                    cs.unloaded_ps += x.unloaded_ps;
-                    cs.wait_ps += x.wait_ps;
-                    let now = self.now;
-                    let k = &mut self.cores[x.core as usize];
-                    let i = (x.rob_id - k.rob_front_id) as usize;
-                    k.rob[i].1 = now;
-                    k.outstanding -= 1;
-                    if k.blocked && !k.scheduled {
-                        k.blocked = false;
-                        k.scheduled = true;
-                        self.schedule(now, EV_WAKE, u64::from(x.core));
-                    }
-                }
-                self.free(id);
-            }
-            (Kind::Upgrade, _) => {
-                self.spawn_invals(home, req, x.inval);
-                self.free(id);
-            }
-            (Kind::Inval, 0) => {
-                self.txns[id].stage = 1;
-                let p = self.fabric.between(x.owner as usize, req);
-                self.start_leg(id, p, self.header, self.now);
-            }
-            (Kind::Inval, _) => self.free(id),
-            (Kind::WriteBack, _) => {
-                self.memory_access(id);
-                self.free(id);
-            }
-        }
-    }
-
-    /// Time a single isolated load would take right now on an idle system (tests and
-    /// calibration): socket `req` reads a line homed at `home`, owned dirty by `owner` if given.
-    /// Returns (total, unloaded, wait) in ps and leaves queues as they were used.
+    /// Time a single isolated load would take right now (tests and calibration): socket
+    /// `req` reads a line homed at `home`, owned dirty by `owner` if given. Returns (total,
+    /// unloaded, wait) in ps; the clock then moves past it, so successive probes do not meet.
     pub fn probe_load(&mut self, req: usize, home: usize, owner: Option<usize>, row: u64) -> (u64, u64, u64) {
         let t0 = self.now;
-        let mut x = Self::blank_txn(Kind::Fetch, req, home, t0);
-        x.owner = owner.map_or(NO_OWNER, |o| o as u8);
-        x.row = row;
-        x.unloaded_ps = self.lookup_ps[req];
-        let id = self.new_txn(x);
-        let p = self.fabric.to_mem(req, home);
-        self.start_leg(id, p, self.header, t0 + self.lookup_ps[req]);
-        let mut result = (0, 0, 0);
-        while let Some(Reverse((t, _, ev))) = self.heap.pop() {
-            self.now = t;
-            let eid = (ev & 0xFFFF_FFFF) as usize;
-            if ev >> 32 == EV_HOP {
-                self.hop(eid);
-            } else if ev >> 32 == EV_ARRIVE {
-                let x = self.txns[eid];
-                if eid == id && x.stage == 3 {
-                    result = (t - t0, x.unloaded_ps, x.wait_ps);
-                    self.free(eid);
-                    continue;
-                }
-                self.arrive(eid);
-            }
-        }
-        result
+        let lat = self.fetch(req, home, owner.map_or(NO_OWNER, |o| o as u8), 0, row, t0);
+        self.now = self.latest_ps.max(lat.done_ps);
+        (lat.done_ps - t0, lat.unloaded_ps, lat.wait_ps)
     }
 }

@@ -1,22 +1,26 @@
-//! Interconnect: every link direction is a FIFO server; routes are flattened hop lists.
+//! Interconnect: every link direction is a server with a [`Timeline`]; routes are flattened
+//! hop lists.
 //!
-//! A message of `b` bytes reaching a link direction at time `a` waits `max(0, free − a)`,
-//! occupies the direction for `b / bandwidth` (GB/s = bytes/ns) and reaches the far end
+//! A message of `b` bytes reaching a link direction at time `a` starts at the earliest free
+//! interval `≥ a` (`max(0, free − a)` when fed in time order: a FIFO), occupies the direction
+//! for `b / bandwidth` (GB/s = bytes/ns) and reaches the far end
 //! `latency_ns` after it starts (plus the transit latency of the next vertex if the route
 //! continues through it). So an unloaded message takes exactly the route's one-way latency —
 //! the quantity the machine's derived latency matrix is built from — and bandwidth shows up
 //! only as queueing: with Poisson arrivals the wait is that of an M/D/1 queue,
-//! `W = ρ / (2 μ (1 − ρ))`. Arrivals must come in non-decreasing time (the engine's event
-//! order), which makes the scalar `free` an exact FIFO.
+//! `W = ρ / (2 μ (1 − ρ))`. The engine books whole transactions at issue, so arrivals may be
+//! presented out of time order; the timeline then fills the idle gap the early message would
+//! have used (see [`super::timeline`]).
 
 use super::dram::ps;
+use super::timeline::Timeline;
 use numasim_machine::{Machine, Route};
 
 #[derive(Debug, Clone)]
 pub struct LinkDir {
     /// ps per byte.
     pub ps_per_byte: f64,
-    free_ps: u64,
+    timeline: Timeline,
     pub busy_ps: u64,
     pub bytes: u64,
     pub messages: u64,
@@ -26,7 +30,7 @@ impl LinkDir {
     pub fn new(bandwidth_gbps: f64) -> Self {
         LinkDir {
             ps_per_byte: 1000.0 / bandwidth_gbps,
-            free_ps: 0,
+            timeline: Timeline::new(),
             busy_ps: 0,
             bytes: 0,
             messages: 0,
@@ -39,12 +43,19 @@ impl LinkDir {
         (f64::from(bytes) * self.ps_per_byte).round().max(1.0) as u64
     }
 
-    /// A message arrives at `arrive_ps`; returns (start of transmission, wait).
+    /// A message arrives at `arrive_ps` (non-decreasing across calls); returns (start of
+    /// transmission, wait).
     #[inline]
     pub fn enqueue(&mut self, arrive_ps: u64, bytes: u32) -> (u64, u64) {
-        let start = arrive_ps.max(self.free_ps);
+        self.reserve(arrive_ps, bytes, arrive_ps)
+    }
+
+    /// A message arrives at `arrive_ps`, in any order; no later message arrives before
+    /// `horizon_ps`. Returns (start of transmission, wait).
+    #[inline]
+    pub fn reserve(&mut self, arrive_ps: u64, bytes: u32, horizon_ps: u64) -> (u64, u64) {
         let s = self.service_ps(bytes);
-        self.free_ps = start + s;
+        let start = self.timeline.book(arrive_ps, s, horizon_ps);
         self.busy_ps += s;
         self.bytes += u64::from(bytes);
         self.messages += 1;

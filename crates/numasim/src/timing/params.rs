@@ -48,9 +48,9 @@ pub struct TimingSpec {
     pub dram_row_bytes: u64,
     /// Model all-bank refresh (tREFI/tRFC of the preset); default false.
     pub dram_refresh: bool,
-    /// How far (ns) a core may run ahead of the global clock on private work (default 20).
-    /// Queues (links, DRAM) are always served in exact time order; only private-cache and LLC
-    /// state may see another core's effect up to this late.
+    /// How far (ns) a core may run past the slowest core before yielding (default 20). Larger
+    /// is faster; cache and directory state, and the order in which shared resources see
+    /// requests, may then lag another core's effect by up to this much.
     pub lookahead_ns: f64,
 }
 

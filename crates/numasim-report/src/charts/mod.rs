@@ -3,10 +3,12 @@
 //! legends in the house style (see [`crate::palette`]).
 
 pub mod access_classes;
+pub mod heatmap;
 pub mod latency_heatmap;
 pub mod machine_graph;
 pub mod migration;
 pub mod placement;
+pub mod placement_map;
 pub mod sharing;
 pub mod timing;
 

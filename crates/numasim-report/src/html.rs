@@ -314,8 +314,9 @@ fn timing_view(runs: &[Run]) -> Result<Option<ViewCtx>, ReportError> {
     for r in runs.iter().filter(|r| charts::timing::phases_of(r).is_some()) {
         figures.push(FigureCtx {
             caption: format!(
-                "{}: instructions per cycle of each socket in every phase (barrier to barrier), \
-                 mean over the socket's cores.",
+                "{}: instructions per cycle of each socket in every phase, each core's from the \
+                 phase's start to its finish of the phase, mean over the socket's cores; grey: no \
+                 instructions ran.",
                 r.label
             ),
             svg: charts::timing::ipc_svg(r)?,

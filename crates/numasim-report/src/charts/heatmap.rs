@@ -132,7 +132,11 @@ fn colour_bar(area: &Area, h: &Heat) -> DrawResult {
         .draw()?;
     let steps = 60;
     chart.draw_series((0..steps).map(|i| {
-        let (a, b) = (max * i as f64 / steps as f64, max * (i + 1) as f64 / steps as f64);
+        // Each band overlaps the next a little so no hairline shows between them.
+        let (a, b) = (
+            max * i as f64 / steps as f64,
+            (max * (i as f64 + 1.3) / steps as f64).min(max),
+        );
         Rectangle::new(
             [(0.0, a), (1.0, b)],
             palette::viridis((i as f64 + 0.5) / steps as f64).filled(),

@@ -1,5 +1,5 @@
-//! The HTML report as a user sees it: a small run is simulated, reported, and opened in headless
-//! Chromium. The test asserts no console errors, every expected view present and non-empty, and
+//! The HTML report as a user sees it: small functional and timing-mode runs are simulated,
+//! reported together, and opened in headless Chromium. The test asserts no console errors, every expected view present and non-empty, and
 //! no horizontal scrolling at 1280 px. Without a browser (and no way to install Debian's
 //! `chromium` as root) it is skipped with a message saying so.
 
@@ -18,6 +18,21 @@ pattern = "shared-hot"
 accesses_per_thread = 20000
 "#;
 
+/// Timing mode is slower per access (and this binary is a debug build): 16 × 5000 accesses,
+/// well under a second each.
+const TIMING_EXPERIMENT: &str = r#"
+machine = "starnuma16-pool"
+seed = 3
+mode = "timing"
+phase_instructions = 5000
+
+[workload]
+kind = "synthetic"
+threads = 16
+pattern = "shared-hot"
+accesses_per_thread = 5000
+"#;
+
 fn numasim(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_numasim"))
         .args(args)
@@ -31,16 +46,32 @@ fn numasim(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// Two small runs with different placements, reported together; returns (tempdir, report path).
+/// Two small functional runs with different placements and two timing-mode runs, reported
+/// together; returns (tempdir, report path).
 fn make_report() -> (tempfile::TempDir, PathBuf) {
     let t = tempfile::tempdir().unwrap();
     let p = |s: &str| t.path().join(s).to_string_lossy().into_owned();
+    let interleave = "\n[placement]\npolicy = \"interleave\"\nnodes = [\"m0\", \"m5\", \"pool\"]\n";
     std::fs::write(p("ft.toml"), format!("name = \"first-touch\"\n{EXPERIMENT}")).unwrap();
-    let il = format!("name = \"interleave\"\n{EXPERIMENT}\n[placement]\npolicy = \"interleave\"\nnodes = [\"m0\", \"m5\", \"pool\"]\n");
-    std::fs::write(p("il.toml"), il).unwrap();
-    numasim(&["run", &p("ft.toml"), "-o", &p("ft")]);
-    numasim(&["run", &p("il.toml"), "-o", &p("il")]);
-    numasim(&["report", &p("ft"), &p("il"), "-o", &p("report.html")]);
+    std::fs::write(p("il.toml"), format!("name = \"interleave\"\n{EXPERIMENT}{interleave}")).unwrap();
+    std::fs::write(p("tft.toml"), format!("name = \"timing-ft\"\n{TIMING_EXPERIMENT}")).unwrap();
+    std::fs::write(
+        p("til.toml"),
+        format!("name = \"timing-il\"\n{TIMING_EXPERIMENT}{interleave}"),
+    )
+    .unwrap();
+    for run in ["ft", "il", "tft", "til"] {
+        numasim(&["run", &p(&format!("{run}.toml")), "-o", &p(run)]);
+    }
+    numasim(&[
+        "report",
+        &p("ft"),
+        &p("il"),
+        &p("tft"),
+        &p("til"),
+        "-o",
+        &p("report.html"),
+    ]);
     let report = t.path().join("report.html");
     (t, report)
 }
@@ -99,9 +130,44 @@ fn section<'a>(dom: &'a str, id: &str) -> Option<&'a str> {
     Some(&dom[start..end])
 }
 
+/// What the views draw from: every phase has a bounded placement map; timing phases have IPC per
+/// socket and utilisations.
+fn check_results(dir: &Path) {
+    for run in ["ft", "tft"] {
+        let text = std::fs::read_to_string(dir.join(run).join("results.json")).unwrap();
+        let r: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let phases = r["phases"].as_array().unwrap();
+        assert!(phases.len() >= 2, "{run}: want several phases");
+        for p in phases {
+            let m = &p["placement_map"];
+            let bins = m["home"].as_array().unwrap().len();
+            assert!(bins > 0 && bins <= 64, "{run}: {bins} bins");
+            for k in ["first_vpage", "home_permille", "migrated"] {
+                assert_eq!(m[k].as_array().unwrap().len(), bins, "{run}: {k}");
+            }
+            let pages: u64 = p["pages_per_node"]
+                .as_object()
+                .unwrap()
+                .values()
+                .map(|v| v.as_u64().unwrap())
+                .sum();
+            assert_eq!(m["pages"].as_u64(), Some(pages), "{run}: map covers every placed page");
+        }
+    }
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("tft/results.json")).unwrap()).unwrap();
+    let t = &r["phases"][0]["timing"];
+    assert_eq!(t["ipc_per_socket"].as_object().unwrap().len(), 16);
+    assert!(t["ipc_per_socket"]["s0"].as_f64().unwrap() > 0.0);
+    let max = t["link_utilisation"]["max"].as_f64().unwrap();
+    assert!(max > 0.0 && max <= 1.0, "{max}");
+    assert!(t["channel_utilisation"]["m0"].as_f64().unwrap() > 0.0);
+}
+
 #[test]
 fn report_renders_in_headless_chromium() {
     let (tmp, report) = make_report();
+    check_results(tmp.path());
     let html = std::fs::read_to_string(&report).unwrap();
     // Self-contained: nothing fetched from anywhere.
     for bad in ["<link", "src=\"http", "src='http", "@import", "url(http"] {
@@ -138,7 +204,18 @@ fn report_renders_in_headless_chromium() {
     );
 
     assert!(section(&dom, "summary").is_some_and(|s| s.contains("<table") && s.contains("first-touch")));
-    for id in ["machine", "access-classes", "sharing", "placement"] {
+    // Every view with data in these runs (all but migration: no run migrates) is there and drawn.
+    let expected = [
+        "machine",
+        "access-classes",
+        "amat",
+        "speedup",
+        "timing",
+        "sharing",
+        "placement",
+        "placement-map",
+    ];
+    for id in expected {
         let s = section(&dom, id).unwrap_or_else(|| panic!("view `{id}` missing from the rendered page"));
         let svg_start = s.find("<svg").unwrap_or_else(|| panic!("view `{id}` has no svg"));
         let svg = &s[svg_start..];
@@ -148,10 +225,24 @@ fn report_renders_in_headless_chromium() {
         );
         assert!(svg.contains("<text"), "view `{id}` svg has no text");
     }
-    // Views without data (no timing or migration in these runs) are left out, not drawn empty.
-    for id in ["amat", "speedup"] {
-        assert!(section(&dom, id).is_none(), "view `{id}` shown without data");
+    // Views without data (no migration in these runs) are left out, not drawn empty.
+    assert!(
+        section(&dom, "migration").is_none(),
+        "view `migration` shown without data"
+    );
+    // The placement map has one panel per run; the timing view two figures per timing run only.
+    let map = section(&dom, "placement-map").unwrap();
+    for run in ["first-touch", "interleave", "timing-ft", "timing-il"] {
+        assert!(map.contains(run), "placement map lacks run {run}");
     }
+    let timing = section(&dom, "timing").unwrap();
+    assert_eq!(
+        timing.matches("<svg").count(),
+        4,
+        "IPC and utilisation figures of the 2 timing runs"
+    );
+    assert!(timing.contains("IPC per socket over phases, timing-il") && !timing.contains("first-touch"));
+    assert!(section(&dom, "speedup").unwrap().contains("Speedup over timing-ft"));
     // The inline script ran after load and found no horizontal overflow at 1280 px.
     assert!(
         dom.contains("data-fits=\"yes\""),

@@ -1,5 +1,6 @@
 //! The figures `numasim plot --figure NAME` can draw: a closed set, each with the data it needs.
-//! Single-run figures (machine graph, heatmap, migration) draw the first run that has the data.
+//! Single-run figures (machine graph, heatmap, migration, IPC, utilisation) draw the first run
+//! that has the data.
 
 use crate::charts;
 use crate::error::ReportError;
@@ -14,11 +15,14 @@ pub enum Figure {
     Speedup,
     Sharing,
     Placement,
+    PlacementMap,
     Migration,
+    Ipc,
+    Utilisation,
 }
 
 impl Figure {
-    pub const ALL: [Figure; 8] = [
+    pub const ALL: [Figure; 11] = [
         Figure::MachineGraph,
         Figure::LatencyHeatmap,
         Figure::AccessClasses,
@@ -26,7 +30,10 @@ impl Figure {
         Figure::Speedup,
         Figure::Sharing,
         Figure::Placement,
+        Figure::PlacementMap,
         Figure::Migration,
+        Figure::Ipc,
+        Figure::Utilisation,
     ];
 
     pub fn name(self) -> &'static str {
@@ -38,7 +45,10 @@ impl Figure {
             Figure::Speedup => "speedup",
             Figure::Sharing => "sharing",
             Figure::Placement => "placement",
+            Figure::PlacementMap => "placement-map",
             Figure::Migration => "migration",
+            Figure::Ipc => "ipc",
+            Figure::Utilisation => "utilisation",
         }
     }
 
@@ -59,11 +69,15 @@ impl Figure {
             Figure::MachineGraph => "machine.json in the results directory",
             Figure::LatencyHeatmap => "machine.json with a load_latency_ns matrix",
             Figure::AccessClasses => "memory accesses by class (totals.by_class)",
-            Figure::Amat => "timing-mode results (totals.amat_by_class)",
-            Figure::Speedup => "two or more timing-mode runs with totals.runtime_ns",
+            Figure::Amat => "timing-mode results (timing.amat_ns.by_class)",
+            Figure::Speedup => "two or more timing-mode runs (timing.sim_time_ns)",
             Figure::Sharing => "sharing statistics",
             Figure::Placement => "pages_per_node per phase",
+            Figure::PlacementMap => "a placement_map per phase",
             Figure::Migration => "a migration policy's results (the `migration` object)",
+            Figure::Ipc | Figure::Utilisation => {
+                "timing-mode results with IPC and utilisation per phase (phases[].timing)"
+            }
         }
     }
 
@@ -78,7 +92,9 @@ impl Figure {
             Figure::Speedup => charts::timing::speedup_available(runs),
             Figure::Sharing => charts::sharing::available(runs),
             Figure::Placement => charts::placement::available(runs),
+            Figure::PlacementMap => charts::placement_map::available(runs),
             Figure::Migration => runs.iter().any(|r| crate::migration::of(r).is_some()),
+            Figure::Ipc | Figure::Utilisation => charts::timing::phases_available(runs),
         }
     }
 
@@ -111,6 +127,18 @@ impl Figure {
             Figure::Speedup => charts::timing::speedup_svg(runs),
             Figure::Sharing => charts::sharing::svg(runs),
             Figure::Placement => charts::placement::svg(runs),
+            Figure::PlacementMap => charts::placement_map::svg(runs),
+            Figure::Ipc | Figure::Utilisation => {
+                let run = runs
+                    .iter()
+                    .find(|r| charts::timing::phases_of(r).is_some())
+                    .expect("available");
+                if self == Figure::Ipc {
+                    charts::timing::ipc_svg(run)
+                } else {
+                    charts::timing::utilisation_svg(run)
+                }
+            }
             Figure::Migration => {
                 let (run, m) = runs
                     .iter()

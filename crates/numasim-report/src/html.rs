@@ -16,14 +16,16 @@ const TEMPLATE: &str = include_str!("../templates/report.html");
 const CSS: &str = include_str!("../templates/report.css");
 
 /// Ids of every view the report can contain, in page order.
-pub const VIEWS: [&str; 8] = [
+pub const VIEWS: [&str; 10] = [
     "summary",
     "machine",
     "access-classes",
     "amat",
     "speedup",
+    "timing",
     "sharing",
     "placement",
+    "placement-map",
     "migration",
 ];
 
@@ -47,6 +49,8 @@ struct ViewCtx {
     description: String,
     figures: Vec<FigureCtx>,
     tables: Vec<TableCtx>,
+    /// One figure per row at full width (figures with many small cells, e.g. heatmaps).
+    wide: bool,
 }
 
 #[derive(Serialize)]
@@ -182,6 +186,7 @@ fn machine_view(runs: &[Run]) -> Result<Option<ViewCtx>, ReportError> {
         description: "The machine graph with each run's link traffic, and the unloaded latency matrix.".into(),
         figures,
         tables: vec![],
+        wide: false,
     }))
 }
 
@@ -205,6 +210,7 @@ fn single(
             svg: fig.svg(runs)?,
         }],
         tables: vec![],
+        wide: false,
     }))
 }
 
@@ -299,6 +305,39 @@ fn migration_view(runs: &[Run]) -> Result<Option<ViewCtx>, ReportError> {
         description: "Pages moved by the migration policy, ping-pongs, and pool occupancy against capacity.".into(),
         figures,
         tables,
+        wide: false,
+    }))
+}
+
+fn timing_view(runs: &[Run]) -> Result<Option<ViewCtx>, ReportError> {
+    let mut figures = Vec::new();
+    for r in runs.iter().filter(|r| charts::timing::phases_of(r).is_some()) {
+        figures.push(FigureCtx {
+            caption: format!(
+                "{}: instructions per cycle of each socket in every phase, each core's from the \
+                 phase's start to its finish of the phase, mean over the socket's cores; grey: no \
+                 instructions ran.",
+                r.label
+            ),
+            svg: charts::timing::ipc_svg(r)?,
+        });
+        figures.push(FigureCtx {
+            caption: format!(
+                "{}: share of each phase that the busiest link directions and each memory node's \
+                 data buses were busy.",
+                r.label
+            ),
+            svg: charts::timing::utilisation_svg(r)?,
+        });
+    }
+    Ok((!figures.is_empty()).then(|| ViewCtx {
+        id: "timing",
+        title: "Timing over phases",
+        description: "Timing-mode runs: IPC per socket, link-direction and memory-channel utilisation, phase by phase."
+            .into(),
+        figures,
+        tables: vec![],
+        wide: true,
     }))
 }
 
@@ -314,6 +353,7 @@ pub fn render(runs: &[Run]) -> Result<String, ReportError> {
         description: "What was run, with which policies, and the totals.".into(),
         figures: vec![],
         tables: vec![],
+        wide: false,
     });
     views.extend(machine_view(runs)?);
     if let Some(mut v) = single(
@@ -340,13 +380,18 @@ pub fn render(runs: &[Run]) -> Result<String, ReportError> {
         "speedup",
         "Speedup",
         format!(
-            "Execution-time speedup over the first run ({}), with the geometric mean.",
-            runs[0].label
+            "Execution-time speedup of the timing-mode runs over the first of them ({}), with the \
+             geometric mean.",
+            crate::timing::speedups(runs)
+                .map(|(s, _)| runs[s[0].0].label.clone())
+                .unwrap_or_default()
         ),
         Figure::Speedup,
-        "Speedup over the first run; the last bar is the geometric mean of the others.",
+        "Speedup (baseline time / run time) over the first timing-mode run; the last bar is the \
+         geometric mean of the others.",
         runs,
     )?);
+    views.extend(timing_view(runs)?);
     if let Some(mut v) = single(
         "sharing",
         "Sharing",
@@ -366,6 +411,19 @@ pub fn render(runs: &[Run]) -> Result<String, ReportError> {
         "Pages per memory node over phases, stacked.",
         runs,
     )?);
+    views.extend(single(
+        "placement-map",
+        "Page placement map",
+        "Where the touched address space lives, phase by phase (Tikir & Hollingsworth's view): \
+         pages in virtual-address order cut into bins, each coloured by the node holding most of it."
+            .into(),
+        Figure::PlacementMap,
+        "Each column is a phase; bottom to top, the pages touched by then in increasing virtual \
+         address, in up to 64 equal bins. Colour: node holding most of the bin's pages (paler = a \
+         smaller majority). Black dots: bins whose pages the phase's boundary migration moved \
+         (larger = more of the bin).",
+        runs,
+    )?);
     views.extend(migration_view(runs)?);
 
     let mut env = minijinja::Environment::new();
@@ -381,4 +439,123 @@ pub fn render(runs: &[Run]) -> Result<String, ReportError> {
         generator => format!("numasim-report {}", env!("CARGO_PKG_VERSION")),
     };
     tmpl.render(ctx).map_err(|e| ReportError::render("report template", e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn run_from(results: serde_json::Value) -> (tempfile::TempDir, Run) {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("results.json"), results.to_string()).unwrap();
+        let run = crate::results::load_run(d.path()).unwrap();
+        (d, run)
+    }
+
+    fn base(name: &str) -> serde_json::Value {
+        json!({"schema_version": 1, "name": name, "seed": 1,
+            "machine": {"name": "m", "sockets": ["s0", "s1"], "memory_nodes": ["m0", "m1", "pool"]},
+            "threads": 2, "totals": {"accesses": 10, "by_class": {"local": 6, "pool": 4}}})
+    }
+
+    /// The `<section>` of view `id` in rendered HTML.
+    fn section<'a>(html: &'a str, id: &str) -> Option<&'a str> {
+        let start = html.find(&format!("id=\"view-{id}\""))?;
+        let end = html[start..].find("</section>")? + start;
+        Some(&html[start..end])
+    }
+
+    fn timed(name: &str, sim_time_ns: f64) -> serde_json::Value {
+        let mut r = base(name);
+        r["mode"] = json!("timing");
+        r["timing"] = json!({"sim_time_ns": sim_time_ns, "amat_ns": {"total": 150.0, "by_class": {
+            "local": {"count": 6, "mean": 100.0, "unloaded": 80.0, "contention": 20.0},
+            "block_transfer": {"count": 2, "mean": 300.0, "unloaded": 280.0, "contention": 20.0}}}});
+        r["phases"] = json!([0, 1, 2].map(|i| json!({"index": i, "accesses": 3,
+            "timing": {"sim_time_ns": 10.0, "ipc_per_socket": {"s0": 0.5 + i as f64 / 10.0, "s1": 0.4},
+                "link_utilisation": {"mean": 0.1, "max": 0.3, "busiest": {"s0→s1": 0.3}},
+                "channel_utilisation": {"m0": 0.2, "m1": 0.05, "pool": 0.0}}})));
+        r
+    }
+
+    #[test]
+    fn placement_map_view_appears_with_its_data_only() {
+        let mut r = base("mapped");
+        r["phases"] = json!([
+            {"index": 0, "accesses": 5, "placement_map": {"pages": 6, "first_vpage": [0, 2, 9],
+             "home": [0, 1, 2], "home_permille": [1000, 500, 1000], "migrated": [0, 0, 0]}},
+            {"index": 1, "accesses": 5, "placement_map": {"pages": 6, "first_vpage": [0, 2, 9],
+             "home": [0, 2, 2], "home_permille": [1000, 1000, 1000], "migrated": [0, 2, 0]}}]);
+        let (_d, run) = run_from(r);
+        let html = render(std::slice::from_ref(&run)).unwrap();
+        let s = section(&html, "placement-map").expect("placement map view");
+        assert!(
+            s.contains("<svg") && s.contains("<rect") && s.contains("pages migrated"),
+            "{s}"
+        );
+        // A migration dot in phase 1 only: exactly one black-filled circle.
+        assert_eq!(s.matches("<circle").count(), 2, "dot and its white outline");
+        assert!(Figure::PlacementMap.svg(std::slice::from_ref(&run)).is_ok());
+        // Without maps (or with only malformed ones) the view is left out and nothing panics.
+        let mut bad = base("bad");
+        bad["phases"] = json!([{"index": 0, "accesses": 1, "placement_map": {"pages": 1, "home": [0, 1, 2]}},
+                               {"index": 1, "accesses": 1, "placement_map": {"pages": "x", "home": "y"}}]);
+        let (_d2, bad) = run_from(bad);
+        let html = render(std::slice::from_ref(&bad)).unwrap();
+        assert!(section(&html, "placement-map").is_none());
+        assert!(Figure::PlacementMap.svg(&[bad]).is_err());
+    }
+
+    #[test]
+    fn timing_views_use_only_timing_runs() {
+        let (_a, fast) = run_from(timed("fast", 100.0));
+        let (_b, functional) = run_from(base("functional"));
+        let (_c, slow) = run_from(timed("slow", 200.0));
+        let runs = vec![functional, slow, fast];
+        // Speedup over the first timing run, the functional run left out: slow 1×, fast 2×.
+        let (s, geo) = crate::timing::speedups(&runs).unwrap();
+        assert_eq!(s, [(1, 1.0), (2, 2.0)]);
+        assert!((geo - 2.0).abs() < 1e-12);
+        // AMAT weights from the class counts (block transfers are not in totals.by_class), so
+        // the stack adds up to the AMAT: (6·100 + 2·300) / 8 = 150 ns.
+        let a = crate::timing::amat_by_class(&runs[1]).unwrap();
+        let w = crate::timing::amat_weights(&runs[1], &a);
+        let amat: f64 = a
+            .iter()
+            .zip(&w)
+            .map(|(c, w)| w * (c.unloaded_ns + c.contention_ns))
+            .sum();
+        assert!((amat - 150.0).abs() < 1e-9, "{amat}");
+        let html = render(&runs).unwrap();
+        for id in ["amat", "speedup", "timing"] {
+            let s = section(&html, id).unwrap_or_else(|| panic!("view {id}"));
+            assert!(s.contains("<svg") && s.contains("<rect"), "view {id} empty");
+        }
+        let t = section(&html, "timing").unwrap();
+        assert!(t.contains("IPC per socket over phases, slow") && t.contains("utilisation over phases, fast"));
+        assert!(!t.contains("functional"), "a functional run has no timing figures");
+        assert!(section(&html, "amat").unwrap().contains("block transfer"));
+        for f in [Figure::Ipc, Figure::Utilisation, Figure::Amat, Figure::Speedup] {
+            assert!(f.svg(&runs).is_ok(), "{}", f.name());
+        }
+        // A functional run alone has none of them.
+        let (_d, only) = run_from(base("functional"));
+        let html = render(std::slice::from_ref(&only)).unwrap();
+        for id in ["amat", "speedup", "timing", "placement-map"] {
+            assert!(section(&html, id).is_none(), "view {id} without data");
+        }
+        assert!(Figure::Ipc.svg(&[only]).is_err());
+    }
+
+    #[test]
+    fn hostile_timing_values_do_not_panic() {
+        let mut r = timed("odd", 1.0);
+        r["phases"] = json!([{"index": 0, "accesses": 1, "timing": {"ipc_per_socket": {"s0": -3.0, "zz": 1e300},
+            "link_utilisation": {"mean": "x", "max": 5.0, "busiest": {"": 2.0}},
+            "channel_utilisation": {"m0": null}}}]);
+        let (_d, run) = run_from(r);
+        let html = render(std::slice::from_ref(&run)).unwrap();
+        assert!(section(&html, "timing").is_some());
+    }
 }

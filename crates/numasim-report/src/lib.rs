@@ -17,6 +17,7 @@ pub mod figure;
 pub mod html;
 pub mod migration;
 pub mod palette;
+pub mod placement_map;
 pub mod png;
 pub mod results;
 pub mod timing;

@@ -19,8 +19,8 @@ pub struct PlotArgs {
     /// Results directories written by `numasim run`.
     #[arg(required = true)]
     results: Vec<PathBuf>,
-    /// Figure to draw: machine-graph, latency-heatmap, access-classes, amat, speedup, sharing,
-    /// placement, migration.
+    /// Figure to draw: machine-graph, latency-heatmap, access-classes, amat, speedup, ipc,
+    /// utilisation, sharing, placement, placement-map, migration.
     #[arg(long)]
     figure: String,
     /// Output file; the extension (.svg or .png) picks the format.

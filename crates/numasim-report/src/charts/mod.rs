@@ -3,10 +3,12 @@
 //! legends in the house style (see [`crate::palette`]).
 
 pub mod access_classes;
+pub mod heatmap;
 pub mod latency_heatmap;
 pub mod machine_graph;
 pub mod migration;
 pub mod placement;
+pub mod placement_map;
 pub mod sharing;
 pub mod timing;
 
@@ -138,7 +140,9 @@ pub fn stacked_bars(
     }
     let max_label = (90 / n).clamp(8, 28);
     let (ox, oy) = area.get_base_pixel();
-    for (i, c) in categories.iter().enumerate() {
+    // Many categories (e.g. phases): label every `step`-th so the labels do not run together.
+    let step = n.div_ceil(16);
+    for (i, c) in categories.iter().enumerate().filter(|(i, _)| i % step == 0) {
         let (x, y) = chart.backend_coord(&(i as f64, 0.0));
         let st = text_style(FONT_TICK, palette::BLACK, HPos::Center, VPos::Top);
         area.draw(&Text::new(short(c, max_label), (x - ox, y - oy + 8), st))?;

@@ -1,12 +1,13 @@
 //! Timing figures: AMAT per run stacked as unloaded + contention latency per access class
-//! (StarNUMA Fig. 8 style), and speedup over the first run with the geometric mean (Fig. 8/10).
+//! (StarNUMA Fig. 8 style), speedup over the first run with the geometric mean (Fig. 8/10), and
+//! per run IPC per socket and link / memory-channel utilisation over phases, as heatmaps.
 //! Drawn only when runs carry timing data (see [`crate::timing`]).
 
-use super::{legend, nice_max, render_svg, stacked_bars, titled, Stack};
+use super::{heatmap, legend, nice_max, render_svg, stacked_bars, titled, Stack};
 use crate::error::ReportError;
 use crate::palette;
 use crate::results::Run;
-use crate::timing::{amat_by_class, speedups};
+use crate::timing::{amat_by_class, amat_weights, speedups};
 use plotters::style::RGBColor;
 
 fn lighter(c: RGBColor) -> RGBColor {
@@ -19,20 +20,17 @@ pub fn amat_available(runs: &[Run]) -> bool {
 }
 
 pub fn amat_svg(runs: &[Run]) -> Result<String, ReportError> {
-    let amats: Vec<_> = runs.iter().map(|r| amat_by_class(r).unwrap_or_default()).collect();
-    let mut classes: Vec<String> = amats.iter().flatten().map(|a| a.class.clone()).collect();
+    // Only runs with AMAT data get a bar (a functional run beside timing runs would be empty).
+    let with: Vec<(&Run, Vec<crate::timing::ClassAmat>)> =
+        runs.iter().filter_map(|r| amat_by_class(r).map(|a| (r, a))).collect();
+    let mut classes: Vec<String> = with
+        .iter()
+        .flat_map(|(_, a)| a.iter().map(|x| x.class.clone()))
+        .collect();
     classes.sort_by_key(|c| palette::class_order(c));
     classes.dedup();
     // Each class contributes its latency weighted by its share of accesses, so bars sum to AMAT.
-    let weight = |r: &Run, c: &str| {
-        let by = &r.results.totals.summary.by_class;
-        let t: u64 = by.values().sum();
-        if t == 0 {
-            0.0
-        } else {
-            by.get(c).copied().unwrap_or(0) as f64 / t as f64
-        }
-    };
+    let weights: Vec<Vec<f64>> = with.iter().map(|(r, a)| amat_weights(r, a)).collect();
     let mut stacks = Vec::new();
     for c in &classes {
         for contention in [false, true] {
@@ -47,29 +45,40 @@ pub fn amat_svg(runs: &[Run]) -> Result<String, ReportError> {
                 } else {
                     palette::class_colour(c)
                 },
-                values: runs
+                values: with
                     .iter()
-                    .zip(&amats)
-                    .map(|(r, a)| {
+                    .zip(&weights)
+                    .map(|((_, a), w)| {
                         a.iter()
-                            .find(|x| &x.class == c)
-                            .map(|x| weight(r, c) * if contention { x.contention_ns } else { x.unloaded_ns })
+                            .position(|x| &x.class == c)
+                            .map(|i| {
+                                w[i] * if contention {
+                                    a[i].contention_ns
+                                } else {
+                                    a[i].unloaded_ns
+                                }
+                            })
                             .unwrap_or(0.0)
                     })
                     .collect(),
             });
         }
     }
-    let top = (0..runs.len())
+    let top = (0..with.len())
         .map(|i| stacks.iter().map(|s| s.values[i]).sum::<f64>())
         .fold(0.0, f64::max);
-    let labels: Vec<String> = runs.iter().map(|r| r.label.clone()).collect();
-    let w = (560 + 150 * runs.len() as u32).min(1400);
+    let labels: Vec<String> = with.iter().map(|(r, _)| r.label.clone()).collect();
+    let w = (620 + 150 * with.len() as u32).min(1400);
     render_svg("AMAT figure", w, 560, |root| {
         let area = titled(root, "Average memory access time")?;
-        let (plot, key) = area.split_horizontally(w - 280);
+        let (plot, key) = area.split_horizontally(w - 300);
         stacked_bars(&plot, None, "Run", "AMAT (ns)", &labels, &stacks, nice_max(top))?;
-        let items: Vec<_> = stacks.iter().rev().map(|s| (s.label.clone(), s.colour)).collect();
+        let items: Vec<_> = stacks
+            .iter()
+            .rev()
+            .filter(|s| s.values.iter().any(|&v| v > 0.0))
+            .map(|s| (s.label.clone(), s.colour))
+            .collect();
         legend(&key, None, &items)
     })
 }
@@ -85,9 +94,9 @@ pub fn speedup_svg(runs: &[Run]) -> Result<String, ReportError> {
             why: "needs two or more runs, each with a run time".into(),
         });
     };
-    let mut labels: Vec<String> = runs.iter().map(|r| r.label.clone()).collect();
+    let mut labels: Vec<String> = s.iter().map(|&(i, _)| runs[i].label.clone()).collect();
     labels.push("geomean".into());
-    let mut values = s.clone();
+    let mut values: Vec<f64> = s.iter().map(|x| x.1).collect();
     values.push(geo);
     let colours: Vec<RGBColor> = (0..values.len())
         .map(|i| {
@@ -109,10 +118,154 @@ pub fn speedup_svg(runs: &[Run]) -> Result<String, ReportError> {
         .collect();
     let top = values.iter().cloned().fold(0.0, f64::max);
     let w = (400 + 140 * values.len() as u32).min(1400);
+    let baseline = &runs[s[0].0].label;
     render_svg("speedup figure", w, 540, |root| {
-        let area = titled(root, &format!("Speedup over {}", runs[0].label))?;
-        stacked_bars(&area, None, "Run", "Speedup (×)", &labels, &stacks, nice_max(top))?;
-        let _ = legend;
-        Ok(())
+        let area = titled(root, &format!("Speedup over {baseline}"))?;
+        stacked_bars(&area, None, "Run", "Speedup (×)", &labels, &stacks, nice_max(top))
     })
 }
+
+/// The run's per-phase timing, when it has IPC or utilisation figures.
+pub fn phases_of(run: &Run) -> Option<Vec<crate::timing::PhaseTiming>> {
+    crate::timing::phases(run)
+}
+
+pub fn phases_available(runs: &[Run]) -> bool {
+    runs.iter().any(|r| phases_of(r).is_some())
+}
+
+fn percent(v: f64) -> String {
+    format!("{:.0}", 100.0 * v)
+}
+
+fn two_decimals(v: f64) -> String {
+    format!("{v:.2}")
+}
+
+/// Row names in a stable order: `order` first (e.g. the machine's sockets), then any other key
+/// found in the phases, sorted.
+fn row_names<'a>(order: &[String], keys: impl Iterator<Item = &'a String>) -> Vec<String> {
+    let mut rest: Vec<String> = keys.filter(|k| !order.contains(k)).cloned().collect();
+    rest.sort();
+    rest.dedup();
+    order.iter().cloned().chain(rest).collect()
+}
+
+fn matrix(
+    rows: &[String],
+    phases: &[&crate::timing::PhaseTiming],
+    get: impl Fn(&crate::timing::PhaseTiming, &str) -> Option<f64>,
+) -> Vec<Vec<Option<f64>>> {
+    rows.iter()
+        .map(|r| phases.iter().map(|p| get(p, r)).collect())
+        .collect()
+}
+
+fn max_of(values: &[Vec<Option<f64>>]) -> f64 {
+    values.iter().flatten().flatten().copied().fold(0.0, f64::max)
+}
+
+/// IPC per socket (rows) over phases (columns), one run.
+pub fn ipc_svg(run: &Run) -> Result<String, ReportError> {
+    let all = phases_of(run).unwrap_or_default();
+    let cols = heatmap::sample(all.len(), heatmap::MAX_COLUMNS);
+    let ph: Vec<&crate::timing::PhaseTiming> = cols.iter().map(|&i| &all[i]).collect();
+    let sockets: Vec<String> = run
+        .results
+        .machine
+        .sockets
+        .iter()
+        .filter(|s| ph.iter().any(|p| p.ipc_per_socket.contains_key(*s)))
+        .cloned()
+        .collect();
+    let mut rows = row_names(&sockets, ph.iter().flat_map(|p| p.ipc_per_socket.keys()));
+    rows.truncate(heatmap::MAX_ROWS);
+    let values = matrix(&rows, &ph, |p, r| p.ipc_per_socket.get(r).copied());
+    let heat = heatmap::Heat {
+        caption: "Instructions per cycle, mean over each socket's cores".into(),
+        row_desc: "Socket".into(),
+        rows: rows.clone(),
+        phases: ph.iter().map(|p| p.index).collect(),
+        max: nice_max(max_of(&values)),
+        values,
+        scale_desc: "IPC".into(),
+        format: two_decimals,
+    };
+    let h = (200 + 34 * rows.len() as u32).clamp(420, 1400);
+    render_svg("IPC figure", 1100, h, |root| {
+        let area = titled(root, &format!("IPC per socket over phases, {}", run.label))?;
+        heatmap::draw(&area, &heat)
+    })
+}
+
+/// Busiest link directions and memory-node channel utilisation over phases, one run.
+pub fn utilisation_svg(run: &Run) -> Result<String, ReportError> {
+    let all = phases_of(run).unwrap_or_default();
+    let cols = heatmap::sample(all.len(), heatmap::MAX_COLUMNS);
+    let ph: Vec<&crate::timing::PhaseTiming> = cols.iter().map(|&i| &all[i]).collect();
+    let phases: Vec<u64> = ph.iter().map(|p| p.index).collect();
+    // Link directions: the ones busiest over the run (summed over phases where named) first,
+    // under the max and mean over every direction.
+    let mut total: std::collections::BTreeMap<&String, f64> = std::collections::BTreeMap::new();
+    for p in &ph {
+        for (k, v) in &p.link_busiest {
+            *total.entry(k).or_default() += v;
+        }
+    }
+    let mut dirs: Vec<(&String, f64)> = total.into_iter().collect();
+    dirs.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+    const MAX_LABEL: &str = "max over all directions";
+    const MEAN_LABEL: &str = "mean over all directions";
+    let mut link_rows = vec![MAX_LABEL.to_string(), MEAN_LABEL.to_string()];
+    link_rows.extend(dirs.iter().take(LINK_ROWS).map(|(k, _)| (*k).clone()));
+    let link_values = matrix(&link_rows, &ph, |p, r| match r {
+        MAX_LABEL => p.link_max,
+        MEAN_LABEL => p.link_mean,
+        _ => p.link_busiest.get(r).copied(),
+    });
+    let nodes = row_names(
+        &run.results.machine.memory_nodes,
+        ph.iter().flat_map(|p| p.channel_utilisation.keys()),
+    );
+    let mut node_rows: Vec<String> = nodes
+        .into_iter()
+        .filter(|n| ph.iter().any(|p| p.channel_utilisation.contains_key(n)))
+        .collect();
+    node_rows.truncate(heatmap::MAX_ROWS);
+    let node_values = matrix(&node_rows, &ph, |p, r| p.channel_utilisation.get(r).copied());
+    let scale = |v: &[Vec<Option<f64>>]| nice_max(max_of(v).max(0.01)).min(1.0);
+    let links = heatmap::Heat {
+        caption: "Link directions: busy share of each phase (grey: not among that phase's busiest)".into(),
+        row_desc: "Link direction".into(),
+        rows: link_rows.clone(),
+        phases: phases.clone(),
+        max: scale(&link_values),
+        values: link_values,
+        scale_desc: "Utilisation (%)".into(),
+        format: percent,
+    };
+    let mem = heatmap::Heat {
+        caption: "Memory nodes: data-bus busy share, mean over channels".into(),
+        row_desc: "Memory node".into(),
+        rows: node_rows.clone(),
+        phases,
+        max: scale(&node_values),
+        values: node_values,
+        scale_desc: "Utilisation (%)".into(),
+        format: percent,
+    };
+    let h_links = (200 + 34 * link_rows.len() as u32).clamp(380, 900);
+    let h_mem = (200 + 34 * node_rows.len() as u32).clamp(380, 1400);
+    render_svg("utilisation figure", 1100, 50 + h_links + h_mem, |root| {
+        let area = titled(
+            root,
+            &format!("Link and memory-channel utilisation over phases, {}", run.label),
+        )?;
+        let (top, bottom) = area.split_vertically(h_links);
+        heatmap::draw(&top, &links)?;
+        heatmap::draw(&bottom, &mem)
+    })
+}
+
+/// Link directions drawn by name (besides the max and mean rows).
+const LINK_ROWS: usize = 8;

@@ -65,6 +65,9 @@ pub struct PhaseRecord {
     pub sharing: SharingReport,
     /// Pages on each memory node at the end of the phase.
     pub pages_per_node: BTreeMap<String, u64>,
+    /// Where the touched address space lives at the end of the phase, in at most
+    /// [`crate::stats::DEFAULT_MAP_BINS`] virtual-address bins (see [`crate::stats::PlacementMap`]).
+    pub placement_map: crate::stats::PlacementMap,
     /// What the migration policy did at the end of this phase, and its costs.
     pub migration: crate::migrate::PhaseMigration,
     /// Timing mode only: the phase's simulated time and AMAT.
@@ -153,6 +156,7 @@ pub fn simulate(exp: &Experiment, progress: &mut dyn FnMut(&Progress)) -> Result
     let started = Instant::now();
     let mut total = PhaseCounts::new(sockets, nodes);
     let mut phases = Vec::new();
+    let mut mapper = crate::stats::PlacementMapper::default();
     while spec.max_phases.is_none_or(|m| (phases.len() as u64) < m) {
         let Some(counts) = sim.run_phase(&mut *source)? else {
             break;
@@ -160,12 +164,16 @@ pub fn simulate(exp: &Experiment, progress: &mut dyn FnMut(&Progress)) -> Result
         // Phase boundary: migration policies act here.
         let summary = classes.summarize(&counts);
         let sharing = sharing_report(sim.pages.phase_sharing());
+        if migrator.policy() != crate::migrate::PolicyKind::None {
+            mapper.before_boundary(&sim.home);
+        }
         let migration = migrator.boundary(&mut sim, &summary, phases.len() as u64 + 1);
         phases.push(PhaseRecord {
             index: phases.len() as u64,
             summary,
             sharing,
             pages_per_node: per_node(sim.pages_per_node()),
+            placement_map: mapper.map(&sim.table, &sim.home),
             migration,
             timing: None,
         });

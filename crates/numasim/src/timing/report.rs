@@ -81,16 +81,53 @@ pub struct TimingResults {
     pub params: super::TimingSpec,
 }
 
-/// Per-phase timing figures.
+/// Per-phase timing figures. Utilisations are busy fractions (0–1) of the phase's duration,
+/// barrier to barrier; a message's or burst's whole service time counts in the phase it was
+/// queued in, so a value is clamped to 1 at a phase edge.
 #[derive(Debug, Clone, Serialize)]
 pub struct PhaseTiming {
     pub sim_time_ns: f64,
     pub amat_ns: Amat,
     pub block_transfers: u64,
+    /// Per socket with threads that ran in the phase: each core's instructions of the phase per
+    /// cycle (socket clock) from the phase's start to the core's finish of it (its last issue;
+    /// the barrier wait after it is not counted), mean over the socket's cores.
+    pub ipc_per_socket: BTreeMap<String, f64>,
+    /// Link directions' utilisation over the phase.
+    pub link_utilisation: PhaseLinkUse,
+    /// Per memory node: mean over its channels of the data-bus busy fraction (0–1) in the phase.
+    pub channel_utilisation: BTreeMap<String, f64>,
 }
+
+/// How busy the link directions were in a phase (fractions 0–1 of the phase's duration).
+#[derive(Debug, Clone, Serialize)]
+pub struct PhaseLinkUse {
+    /// Mean over every link direction of the machine.
+    pub mean: f64,
+    /// The busiest direction's utilisation.
+    pub max: f64,
+    /// The [`BUSIEST_LINK_DIRS`] busiest directions with traffic, keyed `"<from>→<to>"`, or
+    /// `"<link> (<from>→<to>)"` for a link with a given name (ties: machine order).
+    pub busiest: BTreeMap<String, f64>,
+}
+
+/// How many link directions each phase names in [`PhaseLinkUse::busiest`].
+pub const BUSIEST_LINK_DIRS: usize = 8;
 
 fn ns(p: u64) -> f64 {
     p as f64 / 1000.0
+}
+
+/// Name of link direction `dir` (`2·link + (b→a)`).
+pub fn dir_name(m: &Machine, dir: usize) -> String {
+    let l = &m.links[dir / 2];
+    let (a, b) = (m.node_name(l.a), m.node_name(l.b));
+    let (from, to) = if dir.is_multiple_of(2) { (a, b) } else { (b, a) };
+    if l.name == format!("{a}-{b}") {
+        format!("{from}→{to}")
+    } else {
+        format!("{} ({from}→{to})", l.name)
+    }
 }
 
 pub fn amat(names: &[String], classes: &[ClassSums]) -> Amat {
@@ -130,11 +167,111 @@ pub fn amat(names: &[String], classes: &[ClassSums]) -> Amat {
     }
 }
 
-pub fn phase(sim: &TimingSim, t: &TimingCounts) -> PhaseTiming {
-    PhaseTiming {
-        sim_time_ns: ns(t.end_ps - t.start_ps),
-        amat_ns: amat(&sim.class_names, &t.classes),
-        block_transfers: t.block_transfers_3hop + t.block_transfers_4hop,
+/// The engine's cumulative counters at the end of the previous phase, so each phase's record
+/// holds that phase's IPC and utilisations (deltas) without the engine keeping per-phase state;
+/// also the phase's placement map.
+#[derive(Debug, Clone, Default)]
+pub struct PhaseTracker {
+    instructions: Vec<u64>,
+    link_busy_ps: Vec<u64>,
+    bus_busy_ps: Vec<Vec<u64>>,
+    mapper: crate::stats::PlacementMapper,
+}
+
+impl PhaseTracker {
+    /// The placement map at the end of the phase (timing mode has no migration).
+    pub fn placement_map(&mut self, sim: &TimingSim) -> crate::stats::PlacementMap {
+        self.mapper.map(&sim.table, &sim.home)
+    }
+
+    /// The timing record of the phase that just ended (`t` = its counters).
+    pub fn phase(&mut self, sim: &TimingSim, m: &Machine, t: &TimingCounts) -> PhaseTiming {
+        let dur_ps = t.end_ps.saturating_sub(t.start_ps);
+        let frac = |busy: u64| {
+            if dur_ps == 0 {
+                0.0
+            } else {
+                (busy as f64 / dur_ps as f64).min(1.0)
+            }
+        };
+        let delta = |prev: &mut Vec<u64>, i: usize, now: u64| {
+            if prev.len() <= i {
+                prev.resize(i + 1, 0);
+            }
+            let d = now.saturating_sub(prev[i]);
+            prev[i] = now;
+            d
+        };
+        // IPC per socket.
+        let mut sock: Vec<(u64, f64)> = vec![(0, 0.0); m.sockets.len()];
+        for c in 0..sim.threads() {
+            let (instr, _, at_ps) = sim.core_stats(c);
+            let d = delta(&mut self.instructions, c, instr);
+            let s = sim.core_socket(c);
+            // The core's own time in the phase: from the phase's start to its last issue.
+            let active_ps = match at_ps.saturating_sub(t.start_ps) {
+                0 => dur_ps,
+                a => a,
+            };
+            let cycles = ns(active_ps) * m.sockets[s].freq_ghz;
+            if d > 0 && cycles > 0.0 {
+                sock[s].0 += 1;
+                sock[s].1 += d as f64 / cycles;
+            }
+        }
+        let ipc_per_socket = m
+            .sockets
+            .iter()
+            .zip(&sock)
+            .filter(|(_, (n, _))| *n > 0)
+            .map(|(s, (n, sum))| (s.name.clone(), sum / *n as f64))
+            .collect();
+        // Link directions.
+        let dirs: Vec<f64> = sim
+            .fabric
+            .dirs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| frac(delta(&mut self.link_busy_ps, i, d.busy_ps)))
+            .collect();
+        let mut order: Vec<usize> = (0..dirs.len()).filter(|&i| dirs[i] > 0.0).collect();
+        order.sort_by(|&a, &b| dirs[b].total_cmp(&dirs[a]).then(a.cmp(&b)));
+        let link_utilisation = PhaseLinkUse {
+            mean: dirs.iter().sum::<f64>() / dirs.len().max(1) as f64,
+            max: dirs.iter().copied().fold(0.0, f64::max),
+            busiest: order
+                .iter()
+                .take(BUSIEST_LINK_DIRS)
+                .filter(|&&i| i / 2 < m.links.len())
+                .map(|&i| (dir_name(m, i), dirs[i]))
+                .collect(),
+        };
+        // Memory channels.
+        if self.bus_busy_ps.len() < sim.mem.len() {
+            self.bus_busy_ps.resize(sim.mem.len(), Vec::new());
+        }
+        let channel_utilisation = m
+            .memory_nodes
+            .iter()
+            .zip(sim.mem.iter().zip(self.bus_busy_ps.iter_mut()))
+            .map(|(n, (mc, prev))| {
+                let u: f64 = mc
+                    .bus_busy_ps
+                    .iter()
+                    .enumerate()
+                    .map(|(ch, &b)| frac(delta(prev, ch, b)))
+                    .sum();
+                (n.name.clone(), u / mc.bus_busy_ps.len().max(1) as f64)
+            })
+            .collect();
+        PhaseTiming {
+            sim_time_ns: ns(dur_ps),
+            amat_ns: amat(&sim.class_names, &t.classes),
+            block_transfers: t.block_transfers_3hop + t.block_transfers_4hop,
+            ipc_per_socket,
+            link_utilisation,
+            channel_utilisation,
+        }
     }
 }
 

@@ -57,6 +57,7 @@ pub fn simulate(exp: &Experiment, progress: &mut dyn FnMut(&Progress)) -> Result
     let mut total = PhaseCounts::new(sockets, nodes);
     let mut total_t = TimingCounts::default();
     let mut phases = Vec::new();
+    let mut tracker = super::report::PhaseTracker::default();
     while spec.max_phases.is_none_or(|m| (phases.len() as u64) < m) {
         let Some((counts, t)) = sim.run_phase(&mut *source, spec.phase_instructions)? else {
             break;
@@ -70,8 +71,9 @@ pub fn simulate(exp: &Experiment, progress: &mut dyn FnMut(&Progress)) -> Result
             summary,
             sharing,
             pages_per_node: ppn,
+            placement_map: tracker.placement_map(&sim),
             migration,
-            timing: Some(super::report::phase(&sim, &t)),
+            timing: Some(tracker.phase(&sim, &machine, &t)),
         });
         total.add(&counts);
         total_t.add(&t);

@@ -23,6 +23,18 @@ pub enum Outcome {
 const INVALID: u64 = u64::MAX;
 const DIRTY: u64 = 1 << 63;
 
+/// Shifts ways `0..w` down by one and puts `tag` first (sets are short: a plain loop beats
+/// `rotate_right`'s general algorithm and a memmove call).
+#[inline(always)]
+fn to_front(set: &mut [u64], w: usize, tag: u64) {
+    let mut i = w;
+    while i > 0 {
+        set[i] = set[i - 1];
+        i -= 1;
+    }
+    set[0] = tag;
+}
+
 #[derive(Debug, Clone)]
 pub struct SetAssocCache {
     sets: u64,
@@ -80,21 +92,19 @@ impl SetAssocCache {
             if tag & !DIRTY == line && tag != INVALID {
                 let was_dirty = tag & DIRTY != 0;
                 let tag = if write { tag | DIRTY } else { tag };
-                set[..=w].rotate_right(1);
-                set[0] = tag;
+                to_front(set, w, tag);
                 return Outcome::Hit { was_dirty };
             }
             if tag == INVALID {
                 // Invalid ways only trail valid ones: the line is absent and there is room.
-                set[..=w].rotate_right(1);
-                set[0] = if write { line | DIRTY } else { line };
+                to_front(set, w, if write { line | DIRTY } else { line });
                 return Outcome::Miss { writeback: None };
             }
         }
         let old = set[set.len() - 1];
         let writeback = (old & DIRTY != 0).then_some(old & !DIRTY);
-        set.rotate_right(1);
-        set[0] = if write { line | DIRTY } else { line };
+        let last = set.len() - 1;
+        to_front(set, last, if write { line | DIRTY } else { line });
         Outcome::Miss { writeback }
     }
 

@@ -177,12 +177,6 @@ impl Experiment {
         if let Err((key, msg)) = spec.timing.validate() {
             return Err(source.error(format!("timing.{key}"), msg));
         }
-        if spec.mode == Mode::Timing && migration.policy != crate::migrate::PolicyKind::None {
-            return Err(source.error(
-                "migration.policy",
-                "migration policies are not supported in timing mode yet; use policy \"none\" or mode \"functional\"",
-            ));
-        }
         let name = spec.name.clone().unwrap_or_else(|| default_name.to_string());
         if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
             return Err(source.error("name", "must be a plain name (no slashes, not starting with '.')"));

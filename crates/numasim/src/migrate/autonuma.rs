@@ -46,7 +46,7 @@ impl Autonuma {
             if ctx.home(p) != node {
                 continue;
             }
-            let row = &ctx.sim.pages.phase_counts[p * s..(p + 1) * s];
+            let row = &ctx.sim.page_stats().phase_counts[p * s..(p + 1) * s];
             if row.iter().any(|&c| c > 0) {
                 continue;
             }

@@ -14,7 +14,8 @@
 //! memory accesses × interval × 64 B; faults = pages first touched in the window.
 //! Progress proxy (functional mode has no time, so no flop *rate*): flops per memory access of
 //! the group in the window. That proxy does not depend on placement, so rollback fires only
-//! when a group's behaviour changes; the timing mode will give HyDM its real signal.
+//! when a group's behaviour changes. Timing mode uses the same proxy for now: a per-group flop
+//! *rate* needs time attributed to groups, which the engine does not track yet.
 
 use super::groups::Groups;
 use super::mechanism::Ctx;
@@ -87,7 +88,7 @@ impl Hydm {
 
     pub fn decide(&mut self, ctx: &mut Ctx, prof: &PageProfile, flops: &[u64], faulted: &[bool]) {
         let Some(fast) = self.fast else { return };
-        self.groups.update(&ctx.sim.table);
+        self.groups.update(ctx.sim.table());
         let g_n = self.groups.len();
         self.history.resize(g_n, VecDeque::new());
         self.victims.resize(g_n, false);

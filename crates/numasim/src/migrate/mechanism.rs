@@ -21,7 +21,7 @@
 //! does not change the lines' tags (a physically tagged LLC would have to flush them;
 //! Tikir & Hollingsworth's Table 3 shows this effect to be under 1 % of write-backs).
 
-use crate::sim::FunctionalSim;
+use super::host::PageHost;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -174,7 +174,7 @@ pub struct Move {
 
 /// What a policy may do at a boundary: read the simulator, move pages within capacity.
 pub struct Ctx<'a> {
-    pub sim: &'a mut FunctionalSim,
+    pub sim: &'a mut dyn PageHost,
     pub mach: &'a MachineInfo,
     /// 1-based number of the phase that just ended.
     pub phase: u64,
@@ -190,19 +190,19 @@ pub struct Ctx<'a> {
 
 impl<'a> Ctx<'a> {
     pub fn footprint(&self) -> u64 {
-        self.sim.table.pages() as u64
+        self.sim.table().pages() as u64
     }
 
     pub fn pages(&self) -> usize {
-        self.sim.table.pages()
+        self.sim.table().pages()
     }
 
     pub fn capacity(&self, node: usize) -> u64 {
-        self.sim.placement.capacity_pages(node, self.footprint())
+        self.sim.placement().capacity_pages(node, self.footprint())
     }
 
     pub fn used(&self, node: usize) -> u64 {
-        self.sim.placement.used_pages()[node]
+        self.sim.placement().used_pages()[node]
     }
 
     pub fn free(&self, node: usize) -> u64 {
@@ -210,7 +210,7 @@ impl<'a> Ctx<'a> {
     }
 
     pub fn home(&self, page: usize) -> usize {
-        self.sim.home[page] as usize
+        self.sim.home()[page] as usize
     }
 
     /// Moves a page if the destination has room; false (and counted) when it has none.

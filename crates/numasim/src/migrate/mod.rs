@@ -4,7 +4,8 @@
 //! the chosen policy (a closed set, [`PolicyKind`]) decide and apply moves through
 //! [`mechanism::Ctx`] (capacity-checked), charges the moves' costs as counts (bytes per link
 //! and node, shootdown cycles, stalled accesses, scan work, tracker traffic — there is no
-//! clock in functional mode; the timing mode will turn them into time), and reports per phase
+//! clock in functional mode; in timing mode the engine also charges them in time through
+//! [`PageHost`], see `TimingSim::charge_moves`), and reports per phase
 //! what moved where (StarNUMA Table IV's source → destination view), pages and capacity per
 //! node, the non-local access share, and how good the profile was against `perfect`:
 //! - `profile_accuracy`: share of the phase's memory accesses that go to pages for which the
@@ -17,6 +18,7 @@
 
 pub mod autonuma;
 pub mod groups;
+pub mod host;
 pub mod hydm;
 pub mod majority;
 pub mod mechanism;
@@ -29,8 +31,8 @@ pub use mechanism::{Costs, MachineInfo};
 pub use params::{MigrationSpec, PolicyKind, Resolved};
 
 use crate::profile::{page_profile, Observer, ObserverConfig, PageProfile, ProfilerKind};
-use crate::sim::FunctionalSim;
 use crate::stats::PhaseSummary;
+pub use host::PageHost;
 use mechanism::{CostParams, Ctx, Move};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -227,6 +229,11 @@ impl Migrator {
         }
     }
 
+    /// The named cost parameters (the timing engine charges moves with them).
+    pub fn cost_params(&self) -> &CostParams {
+        &self.cost
+    }
+
     pub fn policy(&self) -> PolicyKind {
         self.resolved.policy
     }
@@ -246,13 +253,13 @@ impl Migrator {
     }
 
     /// Runs the boundary after phase number `phase` (1-based); `summary` is that phase's.
-    pub fn boundary(&mut self, sim: &mut FunctionalSim, summary: &PhaseSummary, phase: u64) -> PhaseMigration {
-        let pages = sim.table.pages();
+    pub fn boundary(&mut self, sim: &mut dyn PageHost, summary: &PhaseSummary, phase: u64) -> PhaseMigration {
+        let pages = sim.table().pages();
         let s = self.mach.sockets;
         let active = !matches!(self.policy, Policy::None | Policy::OracleStatic);
         let perfect = PageProfile {
             sockets: s,
-            counts: sim.pages.phase_counts[..pages * s].to_vec(),
+            counts: sim.page_stats().phase_counts[..pages * s].to_vec(),
         };
         let (profile, flops, faulted) = match sim.observer_mut() {
             Some(o) if active => {
@@ -276,7 +283,7 @@ impl Migrator {
             match &mut self.policy {
                 Policy::None | Policy::OracleStatic => {}
                 Policy::Starnuma { alg, groups, t0, last } => {
-                    groups.update(&ctx.sim.table);
+                    groups.update(ctx.sim.table());
                     let stats = starnuma::region_stats(groups, prof, *t0);
                     let mut space = starnuma::SimSpace::new(&mut ctx, groups);
                     let out = alg.run(&stats, &mut space, phase, &mut self.rng);
@@ -332,14 +339,14 @@ impl Migrator {
             .filter(|m| self.mach.pool_nodes.contains(&(m.to as usize)))
             .count();
         let footprint = pages as u64;
-        let used = sim.placement.used_pages().to_vec();
+        let used = sim.placement().used_pages().to_vec();
         let by_node = |f: &dyn Fn(usize) -> u64| -> BTreeMap<String, u64> {
             (0..self.mach.nodes)
                 .map(|n| (self.mach.node_names[n].clone(), f(n)))
                 .collect()
         };
         let pages_per_node = by_node(&|n| used[n]);
-        let capacity_pages_per_node = by_node(&|n| sim.placement.capacity_pages(n, footprint));
+        let capacity_pages_per_node = by_node(&|n| sim.placement().capacity_pages(n, footprint));
         let footprint_share_per_node = (0..self.mach.nodes)
             .map(|n| {
                 (
@@ -359,7 +366,7 @@ impl Migrator {
                     continue;
                 }
                 total += t;
-                if self.mach.best_node(row, |_| true) == Some(sim.home[p] as usize) {
+                if self.mach.best_node(row, |_| true) == Some(sim.home()[p] as usize) {
                     ok += t;
                 }
             }

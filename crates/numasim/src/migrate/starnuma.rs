@@ -283,7 +283,7 @@ impl<'c, 'a> SimSpace<'c, 'a> {
         let mut scratch = Vec::new();
         let nodes = ctx.mach.nodes;
         let location = (0..groups.len())
-            .map(|g| groups.location(g, &ctx.sim.home, nodes, &mut scratch))
+            .map(|g| groups.location(g, ctx.sim.home(), nodes, &mut scratch))
             .collect();
         SimSpace { ctx, groups, location }
     }

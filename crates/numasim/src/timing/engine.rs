@@ -16,6 +16,8 @@ use super::link::{Fabric, Path};
 use super::params::{DramTiming, TimingSpec};
 use crate::cache::{Outcome, SetAssocCache};
 use crate::mem::{PageTable, Placement};
+use crate::migrate::mechanism::CostParams;
+use crate::profile::Observer;
 use crate::sim::SimError;
 use crate::stats::{PageStats, PhaseCounts};
 use numasim_machine::Machine;
@@ -24,6 +26,8 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 const NO_OWNER: u8 = u8::MAX;
+/// How many accesses ahead a core prefetches its L2 and LLC sets (host-side hint only).
+const PREFETCH_DISTANCE: usize = 12;
 /// Most sockets the directory's sharer masks can name.
 pub const MAX_SOCKETS: usize = 64;
 
@@ -99,6 +103,17 @@ pub struct TimingCounts {
     pub end_ps: u64,
 }
 
+/// What the moves of one migration step cost in time (ps), charged from the phase barrier.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MoveTiming {
+    pub pages: u64,
+    /// Barrier → last copied page landed (reads, link transfers and writes of every page,
+    /// contending with each other and with the next phase's traffic).
+    pub copy_span_ps: u64,
+    /// Core time lost to TLB shootdowns and the OS thread's scan, summed over cores.
+    pub core_stall_ps: u64,
+}
+
 /// Why a core stopped running.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Yield {
@@ -154,6 +169,16 @@ pub struct TimingSim {
     latest_ps: u64,
     /// Per page id: time its migration copy lands (empty until a page moves).
     page_ready_ps: Vec<u64>,
+    /// Moves chosen at this boundary, not yet charged: (page, from, to, old frame).
+    pending_moves: Vec<(u32, u16, u16, u32)>,
+    /// Socket each memory node is attached to (`None`: the pool).
+    node_socket: Vec<Option<usize>>,
+    /// ps per core cycle, per socket.
+    cycle_ps: Vec<f64>,
+    observer: Option<Box<Observer>>,
+    observing: bool,
+    /// Oracle static placement: home of each page id at first touch (empty = none).
+    pub fixed_home: Vec<u16>,
     counts: PhaseCounts,
     pub timing: TimingCounts,
     phase: u64,
@@ -291,6 +316,12 @@ impl TimingSim {
             now: 0,
             latest_ps: 0,
             page_ready_ps: Vec::new(),
+            pending_moves: Vec::new(),
+            node_socket: m.memory_nodes.iter().map(|n| n.attached_socket).collect(),
+            cycle_ps: m.sockets.iter().map(|s| 1000.0 / s.freq_ghz).collect(),
+            observer: None,
+            observing: false,
+            fixed_home: Vec::new(),
             counts: PhaseCounts::new(sockets, nodes),
             timing: TimingCounts {
                 classes: vec![ClassSums::default(); classes],
@@ -437,6 +468,17 @@ impl TimingSim {
             k.t = t_issue;
             k.last_instr = a.instr;
             k.pos += 1;
+            // The simulated L2 and LLC tag arrays far exceed the host's caches: ask for the
+            // sets a later access of this core will probe (the LLC's only when it is modelled).
+            if let Some(next) = k.buf.get(k.pos + PREFETCH_DISTANCE) {
+                let line = next.vaddr >> 6;
+                if line != k.last_line {
+                    k.l2.prefetch(line);
+                    if self.llc_on {
+                        self.llcs[k.socket].prefetch(line);
+                    }
+                }
+            }
             self.access(c, &a)?;
         }
     }
@@ -462,7 +504,14 @@ impl TimingSim {
         if new {
             let vpage = self.table.vpage(page);
             let footprint = self.table.pages() as u64;
-            let node = self.placement.place(socket, vpage, footprint)?;
+            let mut node = self.placement.place(socket, vpage, footprint)?;
+            if let Some(&fixed) = self.fixed_home.get(page as usize) {
+                let fixed = fixed as usize;
+                if fixed != node && fixed < self.nodes && self.placement.has_room(fixed, footprint) {
+                    self.placement.moved(node, fixed);
+                    node = fixed;
+                }
+            }
             self.home.push(node as u16);
             self.frame.push(self.next_frame[node]);
             self.next_frame[node] += 1;
@@ -491,6 +540,9 @@ impl TimingSim {
         let k = &mut self.cores[c];
         if line == k.last_line && (!write || k.last_line_dirty) {
             self.counts.llc_hits += 1;
+            if self.observing {
+                self.observe(socket, a, false);
+            }
             return Ok(());
         }
         let mut t0 = t;
@@ -512,6 +564,9 @@ impl TimingSim {
         if let Outcome::Hit { was_dirty } = r1 {
             self.cores[c].last_line_dirty |= was_dirty;
             self.counts.llc_hits += 1;
+            if self.observing {
+                self.observe(socket, a, false);
+            }
             if write && !was_dirty {
                 self.store_ownership(socket, a.vaddr, t0)?;
             }
@@ -527,6 +582,9 @@ impl TimingSim {
         }
         if let Outcome::Hit { was_dirty } = r2 {
             self.counts.llc_hits += 1;
+            if self.observing {
+                self.observe(socket, a, false);
+            }
             if write && !was_dirty {
                 self.store_ownership(socket, a.vaddr, t0)?;
             }
@@ -538,6 +596,9 @@ impl TimingSim {
             match self.llcs[socket].access(line, false) {
                 Outcome::Hit { .. } => {
                     self.counts.llc_hits += 1;
+                    if self.observing {
+                        self.observe(socket, a, false);
+                    }
                     if write {
                         self.store_ownership(socket, a.vaddr, t0)?;
                     }
@@ -555,6 +616,9 @@ impl TimingSim {
         let node = self.home[page as usize] as usize;
         self.counts.demand[socket * self.nodes + node] += 1;
         self.pages.record(page, socket);
+        if self.observing {
+            self.observe(socket, a, true);
+        }
         let di = self.dir_index(page, line);
         let owner = self.dir_owner[di];
         let bt = owner != NO_OWNER && owner as usize != socket;
@@ -788,6 +852,89 @@ impl TimingSim {
         self.latest_ps = self.latest_ps.max(r.done_ps);
     }
 
+    /// Profiler hook (out of line: off the hot path). `mem`: the access reached memory.
+    #[inline(never)]
+    fn observe(&mut self, socket: usize, a: &Access, mem: bool) {
+        // Every cached line was filled by a miss, so its page is mapped.
+        if let (Some(page), Some(o)) = (self.table.lookup(a.vaddr), self.observer.as_mut()) {
+            o.observe(socket, page, a, mem);
+        }
+    }
+
+    /// Installs a migration profiler's observer.
+    pub fn set_observer(&mut self, observer: Observer) {
+        self.observer = Some(Box::new(observer));
+        self.observing = true;
+    }
+
+    /// Charges in time the moves chosen at the boundary that just passed: each page's lines
+    /// are read at the old home, carried to the copying socket (the destination's, else the
+    /// source's) and written at the new home, booked from the barrier on the same links,
+    /// banks and buses as demand traffic; an LLC miss to the page before its last line lands
+    /// waits for it. Every core's TLB drops the page (a shootdown): the initiating core (core
+    /// 0, standing in for the OS thread, which also pays `scan_cycles`) stalls
+    /// `shootdown_initiator_cycles` per page, and with software shootdowns every other core
+    /// stalls `shootdown_handler_cycles` per page. Cached lines stay valid: caches are tagged
+    /// by virtual line here, and the copy reads memory (dirty cached data is not flushed first).
+    pub fn charge_moves(&mut self, cost: &CostParams, scan_cycles: u64) -> MoveTiming {
+        let moves = std::mem::take(&mut self.pending_moves);
+        let t0 = self.now;
+        let mut timing = MoveTiming {
+            pages: moves.len() as u64,
+            ..Default::default()
+        };
+        if moves.is_empty() && scan_cycles == 0 {
+            return timing;
+        }
+        if self.page_ready_ps.len() < self.home.len() {
+            self.page_ready_ps.resize(self.home.len(), 0);
+        }
+        let page_bytes = 1u64 << self.table.page_shift();
+        let mut last = t0;
+        let mut ignored = 0;
+        for &(page, from, to, old_frame) in &moves {
+            let (from, to) = (from as usize, to as usize);
+            let s = self.node_socket[to].or(self.node_socket[from]).unwrap_or(0);
+            let new_frame = u64::from(self.frame[page as usize]);
+            let mut landed = t0;
+            for off in (0..page_bytes).step_by(64) {
+                let row = self.mem[from].row_of(u64::from(old_frame), off);
+                let r = self.mem[from].access_at(t0 + self.fixed_ps[from], row, t0);
+                let at = self.traverse(self.fabric.from_mem(from, s), self.data, r.done_ps, &mut ignored);
+                let at = self.traverse(self.fabric.to_mem(s, to), self.data, at, &mut ignored);
+                let row = self.mem[to].row_of(new_frame, off);
+                let w = self.mem[to].access_at(at + self.fixed_ps[to], row, t0);
+                landed = landed.max(w.done_ps);
+            }
+            self.page_ready_ps[page as usize] = landed;
+            last = last.max(landed);
+            let vpage = self.table.vpage(page);
+            for k in &mut self.cores {
+                k.tlb.invalidate(vpage);
+                if k.last_vpage == vpage {
+                    k.last_vpage = u64::MAX;
+                }
+            }
+        }
+        self.latest_ps = self.latest_ps.max(last);
+        timing.copy_span_ps = last - t0;
+        let n = moves.len() as u64;
+        let software = cost.shootdown == "software";
+        for (i, k) in self.cores.iter_mut().enumerate() {
+            let cycles = if i == 0 {
+                n * cost.shootdown_initiator_cycles + scan_cycles
+            } else if software {
+                n * cost.shootdown_handler_cycles
+            } else {
+                0
+            };
+            let stall = (cycles as f64 * self.cycle_ps[k.socket]).round() as u64;
+            k.t = k.t.max(t0) + stall;
+            timing.core_stall_ps += stall;
+        }
+        timing
+    }
+
     /// Time a single isolated load would take right now (tests and calibration): socket
     /// `req` reads a line homed at `home`, owned dirty by `owner` if given. Returns (total,
     /// unloaded, wait) in ps; the clock then moves past it, so successive probes do not meet.
@@ -796,5 +943,38 @@ impl TimingSim {
         let lat = self.fetch(req, home, owner.map_or(NO_OWNER, |o| o as u8), 0, row, t0);
         self.now = self.latest_ps.max(lat.done_ps);
         (lat.done_ps - t0, lat.unloaded_ps, lat.wait_ps)
+    }
+}
+
+impl crate::migrate::PageHost for TimingSim {
+    fn table(&self) -> &PageTable {
+        &self.table
+    }
+    fn home(&self) -> &[u16] {
+        &self.home
+    }
+    fn placement(&self) -> &Placement {
+        &self.placement
+    }
+    fn page_stats(&self) -> &PageStats {
+        &self.pages
+    }
+    fn observer_mut(&mut self) -> Option<&mut Observer> {
+        self.observer.as_deref_mut()
+    }
+    /// Re-homes the page on a fresh frame of `node`; the copy is charged by
+    /// [`TimingSim::charge_moves`] once the policy has chosen every move of the boundary.
+    fn move_page(&mut self, page: u32, node: usize) {
+        let p = page as usize;
+        let from = self.home[p] as usize;
+        if from == node {
+            return;
+        }
+        self.placement.moved(from, node);
+        self.home[p] = node as u16;
+        let old_frame = self.frame[p];
+        self.frame[p] = self.next_frame[node];
+        self.next_frame[node] += 1;
+        self.pending_moves.push((page, from as u16, node as u16, old_frame));
     }
 }

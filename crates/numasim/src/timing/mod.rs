@@ -94,6 +94,16 @@
 //! link-direction and DRAM-channel utilisation, per-thread instructions and LLC MPKI. In the
 //! functional-style counters, `llc_hits` counts every access that did not reach memory.
 //!
+//! # Migration
+//! The same [`crate::migrate::Migrator`] as functional mode runs at each phase barrier (the
+//! profilers observe the same events: LLC misses reaching memory, and every cache hit for the
+//! TLB-level sources). Its moves are then charged in time by `TimingSim::charge_moves`: page
+//! copies booked on links, banks and buses from the barrier (contending with the next phase),
+//! misses to a page in flight wait until it lands, TLB shootdowns stall cores (hardware: the
+//! initiator only; software: every core), and the OS thread's scan stalls the initiator.
+//! `timing.migration` and each phase's `timing.migration` report pages, copy span, core stall
+//! and in-flight waits.
+//!
 //! # Limits
 //! Phase ends are global barriers: the next phase starts when everything issued has completed.
 //! Shared resources are exact FIFO servers only for requests presented in time order; within

@@ -78,6 +78,8 @@ pub struct TimingResults {
     pub links: BTreeMap<String, [DirUse; 2]>,
     pub memory: BTreeMap<String, NodeDram>,
     pub calibration: BTreeMap<String, Calibration>,
+    /// Migration's cost in time over the run.
+    pub migration: MigrationTime,
     pub params: super::TimingSpec,
 }
 
@@ -97,6 +99,43 @@ pub struct PhaseTiming {
     pub link_utilisation: PhaseLinkUse,
     /// Per memory node: mean over its channels of the data-bus busy fraction (0–1) in the phase.
     pub channel_utilisation: BTreeMap<String, f64>,
+    /// Migration at the phase's closing boundary, and waits for pages in flight in the phase.
+    pub migration: MigrationTime,
+}
+
+/// What migration cost in time (timing mode; all zero with policy `none`).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct MigrationTime {
+    /// Pages copied at the closing boundary (the phase's own, or the run's in all).
+    pub pages: u64,
+    /// From the boundary until the last copied page landed, ns (run: summed over boundaries).
+    pub copy_span_ns: f64,
+    /// Core time lost to TLB shootdowns and the OS thread's scan, summed over cores, ns.
+    pub core_stall_ns: f64,
+    /// LLC misses that waited for a page still being copied, and their summed wait, ns.
+    pub inflight_stalls: u64,
+    pub inflight_stall_ns: f64,
+}
+
+impl MigrationTime {
+    pub fn add(&mut self, o: &MigrationTime) {
+        self.pages += o.pages;
+        self.copy_span_ns += o.copy_span_ns;
+        self.core_stall_ns += o.core_stall_ns;
+        self.inflight_stalls += o.inflight_stalls;
+        self.inflight_stall_ns += o.inflight_stall_ns;
+    }
+
+    /// The boundary's copy and stalls (`m`) with the phase's in-flight waits (`t`).
+    pub fn of(m: &super::engine::MoveTiming, t: &TimingCounts) -> MigrationTime {
+        MigrationTime {
+            pages: m.pages,
+            copy_span_ns: ns(m.copy_span_ps),
+            core_stall_ns: ns(m.core_stall_ps),
+            inflight_stalls: t.migration_stalls,
+            inflight_stall_ns: ns(t.migration_stall_ps),
+        }
+    }
 }
 
 /// How busy the link directions were in a phase (fractions 0–1 of the phase's duration).
@@ -179,7 +218,12 @@ pub struct PhaseTracker {
 }
 
 impl PhaseTracker {
-    /// The placement map at the end of the phase (timing mode has no migration).
+    /// Remembers homes before a migration step (so the map can mark moved pages).
+    pub fn before_boundary(&mut self, sim: &TimingSim) {
+        self.mapper.before_boundary(&sim.home);
+    }
+
+    /// The placement map at the end of the phase (after its migration step).
     pub fn placement_map(&mut self, sim: &TimingSim) -> crate::stats::PlacementMap {
         self.mapper.map(&sim.table, &sim.home)
     }
@@ -271,11 +315,12 @@ impl PhaseTracker {
             ipc_per_socket,
             link_utilisation,
             channel_utilisation,
+            migration: MigrationTime::default(),
         }
     }
 }
 
-pub fn run(sim: &TimingSim, m: &Machine, total: &TimingCounts) -> TimingResults {
+pub fn run(sim: &TimingSim, m: &Machine, total: &TimingCounts, migration: MigrationTime) -> TimingResults {
     let sim_ps = (0..sim.threads())
         .map(|c| sim.core_stats(c).2)
         .max()
@@ -368,6 +413,7 @@ pub fn run(sim: &TimingSim, m: &Machine, total: &TimingCounts) -> TimingResults 
         links,
         memory,
         calibration,
+        migration,
         params: sim.spec.clone(),
     }
 }
@@ -386,6 +432,8 @@ impl TimingCounts {
         self.block_transfers_4hop += o.block_transfers_4hop;
         self.invalidations += o.invalidations;
         self.tlb_misses += o.tlb_misses;
+        self.migration_stalls += o.migration_stalls;
+        self.migration_stall_ps += o.migration_stall_ps;
         self.end_ps = self.end_ps.max(o.end_ps);
     }
 }

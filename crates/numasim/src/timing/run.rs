@@ -9,28 +9,6 @@ use numasim_machine::Machine;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-fn empty_migration(pages_per_node: BTreeMap<String, u64>, local_fraction: f64) -> crate::migrate::PhaseMigration {
-    crate::migrate::PhaseMigration {
-        moves: 0,
-        moves_to: BTreeMap::new(),
-        moves_from_to: BTreeMap::new(),
-        pool_move_fraction: 0.0,
-        ping_pongs: 0,
-        no_room: 0,
-        pages_per_node,
-        capacity_pages_per_node: BTreeMap::new(),
-        footprint_share_per_node: BTreeMap::new(),
-        non_local_fraction: 1.0 - local_fraction,
-        profile_accuracy: None,
-        home_match: None,
-        profiler_samples: 0,
-        tlb_misses: 0,
-        hinting_faults: 0,
-        costs: Default::default(),
-        policy_state: serde_json::Value::Null,
-    }
-}
-
 /// Simulates a `mode = "timing"` experiment in memory.
 pub fn simulate(exp: &Experiment, progress: &mut dyn FnMut(&Progress)) -> Result<(Machine, RunResults), RunError> {
     let machine = resolve::machine(exp)?;
@@ -48,7 +26,14 @@ pub fn simulate(exp: &Experiment, progress: &mut dyn FnMut(&Progress)) -> Result
     };
     let mut sim =
         TimingSim::new(&cfg, &machine, thread_sockets.clone(), placement).map_err(|m| exp.source.error("mode", m))?;
-    let migrator = crate::migrate::Migrator::new(&exp.migration, &machine, spec.placement.page_bytes, spec.seed);
+    let mut migrator = crate::migrate::Migrator::new(&exp.migration, &machine, spec.placement.page_bytes, spec.seed);
+    if let Some(observer) = migrator.observer() {
+        sim.set_observer(observer);
+    }
+    if migrator.policy() == crate::migrate::PolicyKind::OracleStatic {
+        sim.fixed_home = crate::migrate::oracle::learn(exp, &machine)?;
+    }
+    let mut run_migration = super::report::MigrationTime::default();
     let node_names: Vec<String> = machine.memory_nodes.iter().map(|n| n.name.clone()).collect();
     let (sockets, nodes) = (machine.sockets.len(), machine.memory_nodes.len());
     let per_node = |v: &[u64]| -> BTreeMap<String, u64> { node_names.iter().cloned().zip(v.iter().copied()).collect() };
@@ -64,16 +49,22 @@ pub fn simulate(exp: &Experiment, progress: &mut dyn FnMut(&Progress)) -> Result
         };
         let summary = classes.summarize(&counts);
         let sharing = sharing_report(sim.pages.phase_sharing());
-        let ppn = per_node(sim.placement.used_pages());
-        let migration = empty_migration(ppn.clone(), summary.local_fraction);
+        let mut timing = tracker.phase(&sim, &machine, &t);
+        if migrator.policy() != crate::migrate::PolicyKind::None {
+            tracker.before_boundary(&sim);
+        }
+        let migration = migrator.boundary(&mut sim, &summary, phases.len() as u64 + 1);
+        let moved = sim.charge_moves(migrator.cost_params(), migration.costs.scan_cycles);
+        timing.migration = super::report::MigrationTime::of(&moved, &t);
+        run_migration.add(&timing.migration);
         phases.push(PhaseRecord {
             index: phases.len() as u64,
             summary,
             sharing,
-            pages_per_node: ppn,
+            pages_per_node: per_node(sim.placement.used_pages()),
             placement_map: tracker.placement_map(&sim),
             migration,
-            timing: Some(tracker.phase(&sim, &machine, &t)),
+            timing: Some(timing),
         });
         total.add(&counts);
         total_t.add(&t);
@@ -85,7 +76,7 @@ pub fn simulate(exp: &Experiment, progress: &mut dyn FnMut(&Progress)) -> Result
     }
     let wall_s = started.elapsed().as_secs_f64();
     let footprint_pages = sim.table.pages() as u64;
-    let timing = super::report::run(&sim, &machine, &total_t);
+    let timing = super::report::run(&sim, &machine, &total_t, run_migration);
     let results = RunResults {
         schema_version: crate::experiment::run::RESULTS_SCHEMA_VERSION,
         numasim_version: env!("CARGO_PKG_VERSION"),

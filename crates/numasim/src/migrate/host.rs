@@ -1,0 +1,44 @@
+//! What a migration step needs from a simulator, so one [`super::Migrator`] drives both the
+//! functional and the timing engine: the page table, homes, occupancy, per-page access
+//! counts, the profiler that watched the phase, and a way to move a page.
+//!
+//! Moving is the engine's business: the functional engine only re-homes the page; the timing
+//! engine also queues the copy, the TLB shootdown and the in-flight window, charged in time
+//! once the policy has chosen all of the phase's moves.
+
+use crate::mem::{PageTable, Placement};
+use crate::profile::Observer;
+use crate::stats::PageStats;
+
+pub trait PageHost {
+    fn table(&self) -> &PageTable;
+    /// Home memory node of every page id.
+    fn home(&self) -> &[u16];
+    fn placement(&self) -> &Placement;
+    /// Per-page, per-socket access counts of the phase just ended.
+    fn page_stats(&self) -> &PageStats;
+    fn observer_mut(&mut self) -> Option<&mut Observer>;
+    /// Re-homes `page` on `node` (the caller has checked capacity).
+    fn move_page(&mut self, page: u32, node: usize);
+}
+
+impl PageHost for crate::sim::FunctionalSim {
+    fn table(&self) -> &PageTable {
+        &self.table
+    }
+    fn home(&self) -> &[u16] {
+        &self.home
+    }
+    fn placement(&self) -> &Placement {
+        &self.placement
+    }
+    fn page_stats(&self) -> &PageStats {
+        &self.pages
+    }
+    fn observer_mut(&mut self) -> Option<&mut Observer> {
+        crate::sim::FunctionalSim::observer_mut(self)
+    }
+    fn move_page(&mut self, page: u32, node: usize) {
+        crate::sim::FunctionalSim::move_page(self, page, node)
+    }
+}

@@ -1,0 +1,91 @@
+//! Migration in timing mode: the same policies as functional mode, with their costs charged
+//! in time (issue 7's "costs in time" on top of issue 6's engine).
+
+use numasim::experiment::{simulate, Experiment, RunResults};
+use numasim_config::Source;
+
+fn run(text: &str) -> RunResults {
+    let exp = Experiment::from_source(Source::from_text("t.toml", text), "t").expect("valid experiment");
+    simulate(&exp, &mut |_| {}).expect("simulation runs").1
+}
+
+/// 32 threads on the scaled StarNUMA machine hammering a hot set shared by every socket.
+fn shared_hot(migration: &str) -> String {
+    format!(
+        r#"
+machine = "starnuma16-pool-scaled"
+seed = 3
+mode = "timing"
+phase_instructions = 200000
+[workload]
+kind = "synthetic"
+threads = 32
+pattern = "shared-hot"
+accesses_per_thread = 60000
+footprint_bytes = 33554432
+[migration]
+{migration}
+"#
+    )
+}
+
+#[test]
+fn starnuma_in_timing_mode_moves_to_the_pool_and_charges_the_copies() {
+    let none = run(&shared_hot("policy = \"none\""));
+    let r = run(&shared_hot("policy = \"starnuma\""));
+    let m = &r.migration;
+    assert!(
+        m.total_moves > 0 && m.pool_move_fraction > 0.9,
+        "{} moves, {} to pool",
+        m.total_moves,
+        m.pool_move_fraction
+    );
+    let t = r.timing.as_ref().unwrap();
+    // Every moved page was copied, and copying took time.
+    assert_eq!(t.migration.pages, m.total_moves);
+    assert!(t.migration.copy_span_ns > 0.0);
+    // Hardware shootdowns (the default): the initiator stalls ~3 K cycles per page.
+    let per_page_ns = t.migration.core_stall_ns / t.migration.pages as f64;
+    assert!((per_page_ns - 3000.0 / 2.4).abs() < 200.0, "{per_page_ns} ns per page");
+    // Copies read at the old home and write at the pool: the pool's DRAM saw the writes.
+    let pool_accesses = t.memory["pool"].accesses;
+    assert!(pool_accesses >= m.total_moves * 64, "{pool_accesses}");
+    // Per phase figures add up to the run's.
+    let pages: u64 = r
+        .phases
+        .iter()
+        .map(|p| p.timing.as_ref().unwrap().migration.pages)
+        .sum();
+    assert_eq!(pages, m.total_moves);
+    for p in &r.phases {
+        assert!(p.migration.pages_per_node["pool"] <= p.migration.capacity_pages_per_node["pool"]);
+    }
+    // Moving the shared hot set to the pool makes its misses cheaper than leaving it spread.
+    assert!(
+        t.amat_ns.total < none.timing.as_ref().unwrap().amat_ns.total,
+        "{} vs {}",
+        t.amat_ns.total,
+        none.timing.unwrap().amat_ns.total
+    );
+}
+
+#[test]
+fn software_shootdowns_cost_every_core_and_lengthen_the_run() {
+    let hw = run(&shared_hot("policy = \"starnuma\"\nshootdown = \"hardware\""));
+    let sw = run(&shared_hot("policy = \"starnuma\"\nshootdown = \"software\""));
+    assert_eq!(hw.migration.total_moves, sw.migration.total_moves, "same decisions");
+    let (h, s) = (hw.timing.unwrap(), sw.timing.unwrap());
+    assert!(s.migration.core_stall_ns > 10.0 * h.migration.core_stall_ns);
+    assert!(s.sim_time_ns > h.sim_time_ns, "{} vs {}", s.sim_time_ns, h.sim_time_ns);
+}
+
+#[test]
+fn timing_migration_is_deterministic() {
+    let text = shared_hot("policy = \"tikir\"\nprofiler = \"interconnect\"\nsample_interval = 64");
+    let strip = |r: &RunResults| {
+        let mut v = serde_json::to_value(r).unwrap();
+        v.as_object_mut().unwrap().remove("perf");
+        v.to_string()
+    };
+    assert_eq!(strip(&run(&text)), strip(&run(&text)));
+}

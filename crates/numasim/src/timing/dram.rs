@@ -214,7 +214,12 @@ impl MemoryController {
         } else if bank.open_row == CLOSED {
             t.t_rcd
         } else {
-            want = want.max(bank.pre_ok_ps); // tRAS since the last activate
+            // tRAS since the last activate — when this request's slot comes after it; one
+            // presented out of order that fits in a gap before that activate goes there.
+            let slot = bank.timeline.peek(want, t.t_rp + t.t_rcd + t.t_bl);
+            if slot + t.t_ras >= bank.pre_ok_ps {
+                want = want.max(bank.pre_ok_ps);
+            }
             t.t_rp + t.t_rcd
         };
         let len = to_cas + t.t_bl;
@@ -222,7 +227,7 @@ impl MemoryController {
         let start = Self::book(&mut bank.timeline, want, len, horizon_ps, refresh.then_some(&t));
         if !hit {
             let act = start + to_cas - t.t_rcd;
-            bank.pre_ok_ps = act + t.t_ras;
+            bank.pre_ok_ps = bank.pre_ok_ps.max(act + t.t_ras);
         }
         bank.open_row = row;
         let cas = start + to_cas;

@@ -116,8 +116,10 @@ impl SetAssocCache {
             if set[w] != INVALID && set[w] & !DIRTY == line {
                 let dirty = set[w] & DIRTY != 0;
                 // Keep invalid ways at the end of the recency order.
-                set[w..].rotate_left(1);
                 let last = set.len() - 1;
+                for i in w..last {
+                    set[i] = set[i + 1];
+                }
                 set[last] = INVALID;
                 return dirty;
             }

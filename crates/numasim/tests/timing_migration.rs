@@ -89,3 +89,35 @@ fn timing_migration_is_deterministic() {
     };
     assert_eq!(strip(&run(&text)), strip(&run(&text)));
 }
+
+#[test]
+fn hydm_runs_on_knl_in_timing_mode_within_its_threshold() {
+    let r = run(r#"
+machine = "knl-flat"
+seed = 2
+mode = "timing"
+phase_instructions = 500000
+[workload]
+kind = "cg"
+threads = 8
+rows = 20000
+iterations = 4
+[llc]
+enabled = false
+[migration]
+policy = "hydm"
+group_bytes = 1048576
+groups_per_window = 2
+"#);
+    let m = &r.migration;
+    let to_mcdram = m.moves_to.get("mcdram").copied().unwrap_or(0);
+    assert!(to_mcdram > 0, "{:?}", m.moves_to);
+    assert_eq!(r.timing.as_ref().unwrap().migration.pages, m.total_moves);
+    for p in &r.phases {
+        let (used, cap) = (
+            p.migration.pages_per_node["mcdram"],
+            p.migration.capacity_pages_per_node["mcdram"],
+        );
+        assert!(used as f64 <= 0.9 * cap as f64, "phase {}: {used} of {cap}", p.index);
+    }
+}

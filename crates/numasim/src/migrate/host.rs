@@ -20,6 +20,11 @@ pub trait PageHost {
     fn observer_mut(&mut self) -> Option<&mut Observer>;
     /// Re-homes `page` on `node` (the caller has checked capacity).
     fn move_page(&mut self, page: u32, node: usize);
+    /// Per page id: time its LLC-miss loads of the phase took, summed (ps); `None` without a
+    /// clock (functional mode). HyDM measures progress as flops per this time.
+    fn page_memory_time_ps(&self) -> Option<&[u64]> {
+        None
+    }
 }
 
 impl PageHost for crate::sim::FunctionalSim {

@@ -12,10 +12,11 @@
 //! Per window and group: flops = the `Access::flops` of accesses to its pages (flops retired
 //! since the thread's previous access, attributed to the page touched); bytes = sampled
 //! memory accesses × interval × 64 B; faults = pages first touched in the window.
-//! Progress proxy (functional mode has no time, so no flop *rate*): flops per memory access of
-//! the group in the window. That proxy does not depend on placement, so rollback fires only
-//! when a group's behaviour changes. Timing mode uses the same proxy for now: a per-group flop
-//! *rate* needs time attributed to groups, which the engine does not track yet.
+//! Progress, the signal of rollback: in timing mode a flop *rate* — the group's flops per ns its
+//! LLC-miss loads took in the window (time attributed to the group's pages by the engine), so a
+//! promotion that did not make the group's memory time cheaper is measured as no progress.
+//! Functional mode has no time, so it uses flops per memory access of the group, a proxy that
+//! does not depend on placement: rollback then fires only when a group's behaviour changes.
 
 use super::groups::Groups;
 use super::mechanism::Ctx;
@@ -108,6 +109,12 @@ impl Hydm {
                 pf += u64::from(faulted.get(p).copied().unwrap_or(false));
             }
             faults[g] = pf;
+            let mem_ps: Option<u64> = ctx.sim.page_memory_time_ps().map(|t| {
+                self.groups.pages_of[g]
+                    .iter()
+                    .map(|&p| t.get(p as usize).copied().unwrap_or(0))
+                    .sum()
+            });
             let accesses = samples * self.interval;
             if accesses > 0 {
                 active[g] = true;
@@ -117,7 +124,10 @@ impl Hydm {
                 while h.len() > self.window {
                     h.pop_front();
                 }
-                progress[g] = f as f64 / accesses as f64;
+                progress[g] = match mem_ps {
+                    Some(ps) if ps > 0 => f as f64 / (ps as f64 / 1000.0),
+                    _ => f as f64 / accesses as f64,
+                };
             }
             if let Some((before, improved)) = &mut self.promoted[g] {
                 if active[g] && progress[g] > *before {

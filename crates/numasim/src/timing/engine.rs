@@ -167,6 +167,8 @@ pub struct TimingSim {
     now: u64,
     /// Latest completion of any transaction (the phase barrier waits for it).
     latest_ps: u64,
+    /// Per page id: summed latency of the phase's LLC-miss loads to it (HyDM's progress).
+    page_mem_ps: Vec<u64>,
     /// Per page id: time its migration copy lands (empty until a page moves).
     page_ready_ps: Vec<u64>,
     /// Moves chosen at this boundary, not yet charged: (page, from, to, old frame).
@@ -315,6 +317,7 @@ impl TimingSim {
             ready: BinaryHeap::new(),
             now: 0,
             latest_ps: 0,
+            page_mem_ps: Vec::new(),
             page_ready_ps: Vec::new(),
             pending_moves: Vec::new(),
             node_socket: m.memory_nodes.iter().map(|n| n.attached_socket).collect(),
@@ -664,6 +667,7 @@ impl TimingSim {
                 k.t = k.t.max(first);
             }
         }
+        let t_request = t0;
         // A page still being copied by a migration: the access waits until it lands.
         if let Some(&r) = self.page_ready_ps.get(page as usize) {
             if r > t0 {
@@ -688,6 +692,13 @@ impl TimingSim {
             cs.unloaded_ps += lat.unloaded_ps;
             cs.wait_ps += lat.wait_ps;
             self.cores[c].mshr.push(lat.done_ps);
+            if self.observing {
+                let p = page as usize;
+                if self.page_mem_ps.len() <= p {
+                    self.page_mem_ps.resize(self.home.len(), 0);
+                }
+                self.page_mem_ps[p] += lat.done_ps - t_request;
+            }
             self.push_rob(c, a.instr, lat.done_ps);
         }
         Ok(())
@@ -878,6 +889,8 @@ impl TimingSim {
     /// by virtual line here, and the copy reads memory (dirty cached data is not flushed first).
     pub fn charge_moves(&mut self, cost: &CostParams, scan_cycles: u64) -> MoveTiming {
         let moves = std::mem::take(&mut self.pending_moves);
+        // The boundary has read this phase's memory time; the next phase starts afresh.
+        self.page_mem_ps.iter_mut().for_each(|t| *t = 0);
         let t0 = self.now;
         let mut timing = MoveTiming {
             pages: moves.len() as u64,
@@ -964,6 +977,10 @@ impl crate::migrate::PageHost for TimingSim {
     }
     /// Re-homes the page on a fresh frame of `node`; the copy is charged by
     /// [`TimingSim::charge_moves`] once the policy has chosen every move of the boundary.
+    fn page_memory_time_ps(&self) -> Option<&[u64]> {
+        Some(&self.page_mem_ps)
+    }
+
     fn move_page(&mut self, page: u32, node: usize) {
         let p = page as usize;
         let from = self.home[p] as usize;

@@ -77,6 +77,25 @@ impl Placement {
         }
     }
 
+    /// [`Placement::place`], then — if `oracle` names another node with room — the page goes
+    /// there instead (oracle static placement: the policy's choice counted, then moved).
+    pub fn place_or_oracle(
+        &mut self,
+        socket: usize,
+        vpage: u64,
+        footprint_pages: u64,
+        oracle: Option<u16>,
+    ) -> Result<usize, PlacementError> {
+        let node = self.place(socket, vpage, footprint_pages)?;
+        match oracle.map(usize::from) {
+            Some(fixed) if fixed != node && fixed < self.used_pages.len() && self.has_room(fixed, footprint_pages) => {
+                self.moved(node, fixed);
+                Ok(fixed)
+            }
+            _ => Ok(node),
+        }
+    }
+
     pub fn has_room(&self, node: usize, footprint_pages: u64) -> bool {
         self.used_pages[node] < self.capacity_pages(node, footprint_pages)
     }

@@ -507,14 +507,8 @@ impl TimingSim {
         if new {
             let vpage = self.table.vpage(page);
             let footprint = self.table.pages() as u64;
-            let mut node = self.placement.place(socket, vpage, footprint)?;
-            if let Some(&fixed) = self.fixed_home.get(page as usize) {
-                let fixed = fixed as usize;
-                if fixed != node && fixed < self.nodes && self.placement.has_room(fixed, footprint) {
-                    self.placement.moved(node, fixed);
-                    node = fixed;
-                }
-            }
+            let oracle = self.fixed_home.get(page as usize).copied();
+            let node = self.placement.place_or_oracle(socket, vpage, footprint, oracle)?;
             self.home.push(node as u16);
             self.frame.push(self.next_frame[node]);
             self.next_frame[node] += 1;

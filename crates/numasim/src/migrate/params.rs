@@ -463,9 +463,9 @@ pub fn profiler_params(kind: ProfilerKind) -> Vec<ParamDef> {
 pub fn mechanism_params() -> Vec<ParamDef> {
     vec![
         word("shootdown", "hardware", &["hardware", "software"], "TLB shootdown: hardware-assisted (initiator only) or software IPIs"),
-        int("shootdown_initiator_cycles", 3000, 0.0, 1e12, "cycles on the initiating core per page (StarNUMA: ~3K)"),
-        int("shootdown_handler_cycles", 5000, 0.0, 1e12, "software: IPI + handler cycles on every other core per page"),
-        int("inflight_accesses_per_page", 64, 0.0, 1e12, "copy speed proxy: the k-th moved page lands after k*N memory accesses of the next phase; accesses to it before then stall"),
+        int("shootdown_initiator_cycles", 3000, 0.0, 1e12, "cycles on the initiating core per page (StarNUMA: ~3K; timing mode stalls core 0)"),
+        int("shootdown_handler_cycles", 5000, 0.0, 1e12, "software: IPI + handler cycles on every other core per page (timing mode stalls them)"),
+        int("inflight_accesses_per_page", 64, 0.0, 1e12, "functional mode's copy speed proxy: the k-th moved page lands after k*N memory accesses of the next phase; accesses to it before then stall (timing mode books the real copy on links and DRAM instead)"),
         int("scan_cycles_per_entry", 5, 0.0, 1e12, "OS thread cycles per tracker entry / page scanned at a boundary (StarNUMA: 2..10)"),
     ]
 }

@@ -460,7 +460,14 @@ impl TimingSim {
             }
             // Non-memory instructions since the last access, then in-order retirement: the
             // ROB holds W instructions, so everything at or before `instr − W` must be done.
-            let mut t_issue = k.t + (a.instr.saturating_sub(k.last_instr) * k.cpi_milli_ps + 500) / 1000;
+            // Saturating: a hostile trace may jump its instruction count by 2^60.
+            let compute_ps = a
+                .instr
+                .saturating_sub(k.last_instr)
+                .saturating_mul(k.cpi_milli_ps)
+                .saturating_add(500)
+                / 1000;
+            let mut t_issue = k.t.saturating_add(compute_ps);
             while let Some(&(instr, done)) = k.rob.front() {
                 if instr + self.rob_w > a.instr {
                     break;

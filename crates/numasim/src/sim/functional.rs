@@ -145,7 +145,9 @@ impl FunctionalSim {
             .min()
             .filter(|&e| e < phase_end)
         {
-            let limit = (earliest - earliest % self.quantum_instructions + self.quantum_instructions).min(phase_end);
+            let limit = (earliest - earliest % self.quantum_instructions)
+                .saturating_add(self.quantum_instructions)
+                .min(phase_end);
             for t in 0..self.threads.len() {
                 if self.llc_on {
                     self.run_thread::<true>(t, limit, src)?;
@@ -175,6 +177,7 @@ impl FunctionalSim {
             return Ok(());
         }
         src.next_batch(t, &mut c.buf)?;
+        crate::sim::clamp_instructions(&mut c.buf);
         c.pos = 0;
         if c.buf.is_empty() {
             c.done = true;

@@ -427,6 +427,7 @@ impl TimingSim {
             return Ok(());
         }
         src.next_batch(c, &mut k.buf)?;
+        crate::sim::clamp_instructions(&mut k.buf);
         k.pos = 0;
         if k.buf.is_empty() {
             k.source_done = true;

@@ -11,11 +11,26 @@
 //! arrival, and every earlier booking ends by the tail), so the closed-form queueing tests
 //! still hold.
 //!
-//! Intervals are half-open `[start, end)` in ps, sorted and disjoint; touching intervals are
-//! merged, so a busy period is one entry and the list stays short under load. Intervals that
+//! Gaps: a booking made early (a response leg booked at issue) leaves gaps before it that a
+//! request arriving earlier may be too long for. In a real FIFO that request would go first
+//! and delay the booked one by the overlap; here the booked one's time is already committed,
+//! so insisting on a full-length gap wastes the idle time and overstates contention (by up to
+//! 16 % of AMAT on saturated links, measured against an exact per-hop event engine). So a
+//! request presented out of order may start in a gap at least half its length and overlap
+//! the next booking by the rest: the two share the resource briefly, as if the swap had
+//! happened. With that, AMAT came within ±4 % and simulated time within ±3 % of the exact
+//! engine on `shared-hot`, `zipf` and `uniform` traffic on two machines (README). The tail
+//! (in-order) path never overlaps, so fed in time order the timeline stays an exact FIFO.
+//!
+//! Intervals are half-open `[start, end)` in ps, sorted and disjoint; touching or overlapping
+//! intervals are merged, so a busy period is one entry and the list stays short under load. Intervals that
 //! end at or before the caller's `horizon` (no request can want an earlier time) are dropped.
 
 use std::collections::VecDeque;
+
+/// A request presented late may start in a gap at least half its length, overlapping the
+/// next booking by the rest (see the module docs).
+const OVERLAP_DIVISOR: u64 = 2;
 
 #[derive(Debug, Clone, Default)]
 pub struct Timeline {
@@ -56,20 +71,21 @@ impl Timeline {
             _ => {}
         }
         let start = self.peek(want, len);
-        let pos = self.busy.partition_point(|iv| iv.1 <= start);
         let end = start + len;
-        // Merge with neighbours that touch.
-        let touches_prev = pos > 0 && self.busy[pos - 1].1 == start;
-        let touches_next = pos < self.busy.len() && self.busy[pos].0 == end;
-        match (touches_prev, touches_next) {
-            (true, true) => {
-                let next_end = self.busy[pos].1;
-                self.busy[pos - 1].1 = next_end;
-                self.busy.remove(pos);
-            }
-            (true, false) => self.busy[pos - 1].1 = end,
-            (false, true) => self.busy[pos].0 = start,
-            (false, false) => self.busy.insert(pos, (start, end)),
+        // Merge every interval that overlaps or touches [start, end) into one.
+        let pos = self.busy.partition_point(|iv| iv.1 < start);
+        let (mut lo, mut hi) = (start, end);
+        let mut k = pos;
+        while k < self.busy.len() && self.busy[k].0 <= hi {
+            lo = lo.min(self.busy[k].0);
+            hi = hi.max(self.busy[k].1);
+            k += 1;
+        }
+        if k == pos {
+            self.busy.insert(pos, (lo, hi));
+        } else {
+            self.busy[pos] = (lo, hi);
+            self.busy.drain(pos + 1..k);
         }
         start
     }
@@ -80,7 +96,7 @@ impl Timeline {
         let mut start = want;
         while pos < self.busy.len() {
             let (s, e) = self.busy[pos];
-            if s >= start + len {
+            if s + len / OVERLAP_DIVISOR >= start + len {
                 break;
             }
             start = start.max(e);
@@ -116,11 +132,16 @@ mod tests {
         assert_eq!(t.book(100, 10, 0), 100);
         // Wants 20: free until 100, so it goes at once rather than after 110.
         assert_eq!(t.book(20, 10, 0), 20);
-        // Wants 95, needs 10: [95,105) overlaps [100,110) → after 110.
-        assert_eq!(t.book(95, 10, 0), 110);
-        // Fits exactly between [20,30) and [100,120).
-        assert_eq!(t.book(30, 70, 0), 30);
-        assert_eq!(t.intervals(), 1);
+        // Wants 94, needs 10: the 6 ps gap before [100,110) is over half of 10, so it starts at
+        // 94 and shares 4 ps with the next booking.
+        assert_eq!(t.book(94, 10, 0), 94);
+        // Wants 80, needs 20: the 14 ps gap is over half: starts at 80.
+        assert_eq!(t.book(80, 20, 0), 80);
+        // Wants 60, needs 30: a 20 ps gap is over half of 30 → 60.
+        assert_eq!(t.book(60, 30, 0), 60);
+        // Wants 40, needs 60: a 20 ps gap is under half of 60 → after the busy period [60,110).
+        assert_eq!(t.book(40, 60, 0), 110);
+        assert_eq!(t.intervals(), 2); // [20,30) and [60,170)
     }
 
     /// Reference: FIFO with a scalar free time (valid for non-decreasing arrivals).
@@ -145,15 +166,19 @@ mod tests {
         }
 
         #[test]
-        fn bookings_never_overlap_and_never_start_early(reqs in proptest::collection::vec((0u64..5_000, 1u64..100), 1..150)) {
+        fn bookings_start_free_and_overlap_at_most_half(reqs in proptest::collection::vec((0u64..5_000, 1u64..100), 1..150)) {
             let mut t = Timeline::new();
             let mut booked: Vec<(u64, u64)> = Vec::new();
             for &(a, l) in &reqs {
                 let s = t.book(a, l, 0);
                 prop_assert!(s >= a);
+                // Never starts inside a booking, and shares at most half its length with
+                // the time already booked (counted once where earlier bookings overlap).
                 for &(bs, be) in &booked {
-                    prop_assert!(s + l <= bs || s >= be, "[{s},{}) overlaps [{bs},{be})", s + l);
+                    prop_assert!(!(bs <= s && s < be), "[{s},{}) starts inside [{bs},{be})", s + l);
                 }
+                let shared = (s..s + l).filter(|&p| booked.iter().any(|&(bs, be)| bs <= p && p < be)).count() as u64;
+                prop_assert!(shared <= l / OVERLAP_DIVISOR, "{shared} of {l}");
                 booked.push((s, s + l));
             }
         }

@@ -37,6 +37,7 @@ fn to_front(set: &mut [u64], w: usize, tag: u64) {
 
 #[derive(Debug, Clone)]
 pub struct SetAssocCache {
+    /// Sets per part.
     sets: u64,
     ways: usize,
     /// Per set, ways in recency order (index 0 = most recently used); invalid ways trail.
@@ -49,6 +50,19 @@ impl SetAssocCache {
         let ways = ways.max(1);
         let sets = (size_bytes / 64 / ways as u64).max(1);
         let n = (sets as usize) * ways;
+        let mut tags = Vec::with_capacity(n);
+        crate::mem::huge_pages::advise(&tags);
+        tags.resize(n, INVALID);
+        SetAssocCache { sets, ways, tags }
+    }
+
+    /// `parts` independent caches of `size_bytes` each in one allocation (every core's L1, L2
+    /// or TLB): one huge-page-backed array instead of many small ones the host TLB misses on.
+    /// Address a part with the `*_in` methods.
+    pub fn partitioned(parts: usize, size_bytes: u64, ways: usize) -> Self {
+        let ways = ways.max(1);
+        let sets = (size_bytes / 64 / ways as u64).max(1);
+        let n = parts.max(1) * sets as usize * ways;
         let mut tags = Vec::with_capacity(n);
         crate::mem::huge_pages::advise(&tags);
         tags.resize(n, INVALID);
@@ -70,10 +84,22 @@ impl SetAssocCache {
         (((h as u128) * (self.sets as u128)) >> 64) as usize
     }
 
+    /// First tag of the set `line` maps to in part `part`.
+    #[inline]
+    fn base_in(&self, part: usize, line: u64) -> usize {
+        (part * self.sets as usize + self.set_of(line)) * self.ways
+    }
+
     /// Hints the host CPU to fetch the set `line` maps to (simulator lookahead).
     #[inline]
     pub fn prefetch(&self, line: u64) {
-        let base = self.set_of(line) * self.ways;
+        self.prefetch_in(0, line)
+    }
+
+    /// [`SetAssocCache::prefetch`] in part `part`.
+    #[inline]
+    pub fn prefetch_in(&self, part: usize, line: u64) {
+        let base = self.base_in(part, line);
         crate::prefetch::read(self.tags.as_ptr().wrapping_add(base));
         crate::prefetch::read(self.tags.as_ptr().wrapping_add(base + self.ways - 1));
     }
@@ -85,7 +111,13 @@ impl SetAssocCache {
     /// lookup touches two adjacent host cache lines and no separate recency array.
     #[inline]
     pub fn access(&mut self, line: u64, write: bool) -> Outcome {
-        let base = self.set_of(line) * self.ways;
+        self.access_in(0, line, write)
+    }
+
+    /// [`SetAssocCache::access`] in part `part`.
+    #[inline]
+    pub fn access_in(&mut self, part: usize, line: u64, write: bool) -> Outcome {
+        let base = self.base_in(part, line);
         let set = &mut self.tags[base..base + self.ways];
         for w in 0..set.len() {
             let tag = set[w];
@@ -110,7 +142,12 @@ impl SetAssocCache {
 
     /// Drops `line` if present (a migrated page's lines are invalidated); returns whether it was dirty.
     pub fn invalidate(&mut self, line: u64) -> bool {
-        let base = self.set_of(line) * self.ways;
+        self.invalidate_in(0, line)
+    }
+
+    /// [`SetAssocCache::invalidate`] in part `part`.
+    pub fn invalidate_in(&mut self, part: usize, line: u64) -> bool {
+        let base = self.base_in(part, line);
         let set = &mut self.tags[base..base + self.ways];
         for w in 0..set.len() {
             if set[w] != INVALID && set[w] & !DIRTY == line {
@@ -129,7 +166,12 @@ impl SetAssocCache {
 
     /// Clears the dirty bit of `line` if present (the socket lost exclusive ownership).
     pub fn clean(&mut self, line: u64) {
-        let base = self.set_of(line) * self.ways;
+        self.clean_in(0, line)
+    }
+
+    /// [`SetAssocCache::clean`] in part `part`.
+    pub fn clean_in(&mut self, part: usize, line: u64) {
+        let base = self.base_in(part, line);
         for t in &mut self.tags[base..base + self.ways] {
             if *t != INVALID && *t & !DIRTY == line {
                 *t &= !DIRTY;
@@ -141,6 +183,23 @@ impl SetAssocCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parts_of_a_partitioned_cache_are_independent() {
+        let mut c = SetAssocCache::partitioned(3, 128, 2); // three one-set, two-way caches
+        assert_eq!(c.access_in(0, 7, true), Outcome::Miss { writeback: None });
+        assert_eq!(c.access_in(1, 7, false), Outcome::Miss { writeback: None });
+        assert_eq!(c.access_in(0, 7, false), Outcome::Hit { was_dirty: true });
+        // Filling part 2 evicts nothing from parts 0 and 1.
+        for l in 0..10 {
+            c.access_in(2, 100 + l, false);
+        }
+        assert_eq!(c.access_in(1, 7, false), Outcome::Hit { was_dirty: false });
+        c.clean_in(0, 7);
+        assert_eq!(c.access_in(0, 7, false), Outcome::Hit { was_dirty: false });
+        assert!(!c.invalidate_in(1, 7));
+        assert_eq!(c.access_in(1, 7, false), Outcome::Miss { writeback: None });
+    }
 
     #[test]
     fn reports_dirty_hits_and_cleans() {

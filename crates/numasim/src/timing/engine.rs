@@ -72,9 +72,6 @@ struct Core {
     mshr: Vec<u64>,
     /// Latest completion of anything this core issued.
     last_done: u64,
-    l1: SetAssocCache,
-    l2: SetAssocCache,
-    tlb: SetAssocCache,
     /// The line and page of the last access: MRU in L1 and the TLB, so a repeat needs no
     /// lookup (reset when another socket invalidates or cleans the line).
     last_line: u64,
@@ -156,6 +153,11 @@ pub struct TimingSim {
     header: u32,
     data: u32,
     cores: Vec<Core>,
+    /// Every core's private L1-D, L2 and TLB, one part per core (see
+    /// [`SetAssocCache::partitioned`]).
+    l1: SetAssocCache,
+    l2: SetAssocCache,
+    tlb: SetAssocCache,
     socket_cores: Vec<Vec<u32>>,
     is_pool: Vec<bool>,
     class_of: Vec<u16>,
@@ -261,9 +263,6 @@ impl TimingSim {
                     rob: VecDeque::with_capacity(spec.rob_entries as usize),
                     mshr: Vec::with_capacity(spec.mshrs as usize),
                     last_done: 0,
-                    l1: SetAssocCache::with_entries(spec.l1_bytes / 64, spec.l1_ways as usize),
-                    l2: SetAssocCache::with_entries(spec.l2_bytes / 64, spec.l2_ways as usize),
-                    tlb: SetAssocCache::with_entries(u64::from(spec.tlb_entries), spec.tlb_ways as usize),
                     last_line: u64::MAX,
                     last_line_dirty: false,
                     last_vpage: u64::MAX,
@@ -308,6 +307,13 @@ impl TimingSim {
             snoop_ps: ps(spec.owner_snoop_ns),
             header: spec.header_bytes,
             data: spec.header_bytes + line_bytes,
+            l1: SetAssocCache::partitioned(thread_socket.len(), spec.l1_bytes, spec.l1_ways as usize),
+            l2: SetAssocCache::partitioned(thread_socket.len(), spec.l2_bytes, spec.l2_ways as usize),
+            tlb: SetAssocCache::partitioned(
+                thread_socket.len(),
+                u64::from(spec.tlb_entries) * 64,
+                spec.tlb_ways as usize,
+            ),
             cores,
             socket_cores,
             is_pool: m.memory_nodes.iter().map(|n| n.attached_socket.is_none()).collect(),
@@ -484,7 +490,7 @@ impl TimingSim {
             if let Some(next) = k.buf.get(k.pos + PREFETCH_DISTANCE) {
                 let line = next.vaddr >> 6;
                 if line != k.last_line {
-                    k.l2.prefetch(line);
+                    self.l2.prefetch_in(c, line);
                     if self.llc_on {
                         self.llcs[k.socket].prefetch(line);
                     }
@@ -554,7 +560,7 @@ impl TimingSim {
         let vpage = a.vaddr >> self.table.page_shift();
         if vpage != k.last_vpage {
             k.last_vpage = vpage;
-            if let Outcome::Miss { .. } = k.tlb.access(vpage, false) {
+            if let Outcome::Miss { .. } = self.tlb.access_in(c, vpage, false) {
                 t0 += self.walk_ps[socket];
                 self.timing.tlb_misses += 1;
             }
@@ -562,7 +568,7 @@ impl TimingSim {
         k.last_line = line;
         k.last_line_dirty = write;
         // L1
-        let r1 = self.cores[c].l1.access(line, write);
+        let r1 = self.l1.access_in(c, line, write);
         if let Outcome::Miss { writeback: Some(v) } = r1 {
             self.l2_victim(c, v, t);
         }
@@ -581,7 +587,7 @@ impl TimingSim {
             return Ok(());
         }
         // L2
-        let r2 = self.cores[c].l2.access(line, write);
+        let r2 = self.l2.access_in(c, line, write);
         if let Outcome::Miss { writeback: Some(v) } = r2 {
             self.llc_victim(socket, v, t);
         }
@@ -640,9 +646,9 @@ impl TimingSim {
         } else {
             if bt {
                 for &k in &self.socket_cores[owner as usize] {
+                    self.l1.clean_in(k as usize, line);
+                    self.l2.clean_in(k as usize, line);
                     let k = &mut self.cores[k as usize];
-                    k.l1.clean(line);
-                    k.l2.clean(line);
                     if k.last_line == line {
                         k.last_line_dirty = false;
                     }
@@ -791,9 +797,9 @@ impl TimingSim {
                 self.llcs[s].invalidate(line);
             }
             for &k in &self.socket_cores[s] {
+                self.l1.invalidate_in(k as usize, line);
+                self.l2.invalidate_in(k as usize, line);
                 let k = &mut self.cores[k as usize];
-                k.l1.invalidate(line);
-                k.l2.invalidate(line);
                 if k.last_line == line {
                     k.last_line = u64::MAX;
                 }
@@ -826,7 +832,7 @@ impl TimingSim {
     }
 
     fn l2_victim(&mut self, c: usize, v: u64, t: u64) {
-        if let Outcome::Miss { writeback: Some(v2) } = self.cores[c].l2.access(v, true) {
+        if let Outcome::Miss { writeback: Some(v2) } = self.l2.access_in(c, v, true) {
             let s = self.cores[c].socket;
             self.llc_victim(s, v2, t);
         }
@@ -924,8 +930,8 @@ impl TimingSim {
             self.page_ready_ps[page as usize] = landed;
             last = last.max(landed);
             let vpage = self.table.vpage(page);
-            for k in &mut self.cores {
-                k.tlb.invalidate(vpage);
+            for (c, k) in self.cores.iter_mut().enumerate() {
+                self.tlb.invalidate_in(c, vpage);
                 if k.last_vpage == vpage {
                     k.last_vpage = u64::MAX;
                 }

@@ -132,7 +132,19 @@ fn timing_runs_are_deterministic_and_report_the_outputs() {
     assert!(t.invalidations > 0);
     assert!(a.phases.iter().all(|p| p.timing.is_some()));
     let csv = String::from_utf8(numasim::experiment::run::phases_csv(&a).unwrap()).unwrap();
-    assert!(csv.lines().next().unwrap().contains("amat_ns"));
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    for col in [
+        "amat_ns",
+        "ipc_mean_of_sockets",
+        "link_utilisation_max",
+        "migration_copy_span_ns",
+    ] {
+        assert!(header.contains(&col), "phases.csv lacks {col}");
+    }
+    let ipc_col = header.iter().position(|c| *c == "ipc_mean_of_sockets").unwrap();
+    let first: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(first.len(), header.len());
+    assert!(first[ipc_col].parse::<f64>().unwrap() > 0.0);
 }
 
 #[test]

@@ -294,6 +294,12 @@ pub fn phases_csv(r: &RunResults) -> std::io::Result<Vec<u8>> {
                 "amat_unloaded_ns",
                 "amat_contention_ns",
                 "block_transfers",
+                "ipc_mean_of_sockets",
+                "link_utilisation_max",
+                "link_utilisation_mean",
+                "migration_copy_span_ns",
+                "migration_core_stall_ns",
+                "migration_inflight_stall_ns",
             ]
             .map(String::from),
         );
@@ -340,6 +346,15 @@ pub fn phases_csv(r: &RunResults) -> std::io::Result<Vec<u8>> {
             row.push(format!("{:.3}", t.map_or(0.0, |t| t.amat_ns.unloaded)));
             row.push(format!("{:.3}", t.map_or(0.0, |t| t.amat_ns.contention)));
             row.push(t.map_or(0, |t| t.block_transfers).to_string());
+            let ipc = t.map_or(0.0, |t| {
+                t.ipc_per_socket.values().sum::<f64>() / t.ipc_per_socket.len().max(1) as f64
+            });
+            row.push(format!("{ipc:.4}"));
+            row.push(format!("{:.4}", t.map_or(0.0, |t| t.link_utilisation.max)));
+            row.push(format!("{:.4}", t.map_or(0.0, |t| t.link_utilisation.mean)));
+            row.push(format!("{:.3}", t.map_or(0.0, |t| t.migration.copy_span_ns)));
+            row.push(format!("{:.3}", t.map_or(0.0, |t| t.migration.core_stall_ns)));
+            row.push(format!("{:.3}", t.map_or(0.0, |t| t.migration.inflight_stall_ns)));
         }
         let m = &p.migration;
         let opt = |x: Option<f64>| x.map(|v| format!("{v:.6}")).unwrap_or_default();

@@ -153,6 +153,16 @@ pub struct PhaseLinkUse {
 /// How many link directions each phase names in [`PhaseLinkUse::busiest`].
 pub const BUSIEST_LINK_DIRS: usize = 8;
 
+/// Per socket with cores: the mean of `(cores, sum)`, keyed by socket name.
+fn socket_means(m: &Machine, sock: &[(u64, f64)]) -> BTreeMap<String, f64> {
+    m.sockets
+        .iter()
+        .zip(sock)
+        .filter(|(_, (n, _))| *n > 0)
+        .map(|(s, (n, sum))| (s.name.clone(), sum / *n as f64))
+        .collect()
+}
+
 fn ns(p: u64) -> f64 {
     p as f64 / 1000.0
 }
@@ -263,13 +273,7 @@ impl PhaseTracker {
                 sock[s].1 += d as f64 / cycles;
             }
         }
-        let ipc_per_socket = m
-            .sockets
-            .iter()
-            .zip(&sock)
-            .filter(|(_, (n, _))| *n > 0)
-            .map(|(s, (n, sum))| (s.name.clone(), sum / *n as f64))
-            .collect();
+        let ipc_per_socket = socket_means(m, &sock);
         // Link directions.
         let dirs: Vec<f64> = sim
             .fabric
@@ -350,13 +354,7 @@ pub fn run(sim: &TimingSim, m: &Machine, total: &TimingCounts, migration: Migrat
             time_ns: ns(end),
         });
     }
-    let per_socket = m
-        .sockets
-        .iter()
-        .zip(&sock)
-        .filter(|(_, (n, _))| *n > 0)
-        .map(|(s, (n, sum))| (s.name.clone(), sum / *n as f64))
-        .collect();
+    let per_socket = socket_means(m, &sock);
     let mean = per_core.iter().sum::<f64>() / per_core.len().max(1) as f64;
     let dir = |i: usize| {
         let d = &sim.fabric.dirs[i];

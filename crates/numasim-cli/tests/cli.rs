@@ -243,3 +243,28 @@ fn starnuma_traces_convert_and_run() {
     assert!(stderr.contains("offset"), "{stderr}");
     assert!(!tmp.path().join("r2").exists());
 }
+
+#[test]
+fn timing_run_with_migration_prints_amat_and_migration_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = SMALL
+        .replace("mode = \"functional\"", "mode = \"timing\"")
+        .replace("threads = 64", "threads = 16\npattern = \"shared-hot\"")
+        .replace("accesses_per_thread = 20000", "accesses_per_thread = 30000")
+        + "[migration]\npolicy = \"starnuma\"\n";
+    write(tmp.path(), "timed.toml", &text);
+    let out = ok(&numasim(&["run", "timed.toml", "-o", "t"], tmp.path()));
+    for want in [
+        "AMAT",
+        "unloaded",
+        "contention",
+        "IPC",
+        "migration starnuma",
+        "migration time",
+    ] {
+        assert!(out.contains(want), "no `{want}` in:\n{out}");
+    }
+    let r = results_without_perf(&tmp.path().join("t"));
+    assert!(r["timing"]["amat_ns"]["total"].as_f64().unwrap() > 0.0);
+    assert_eq!(r["timing"]["migration"]["pages"], r["migration"]["total_moves"]);
+}

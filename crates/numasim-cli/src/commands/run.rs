@@ -71,6 +71,50 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         100.0 * b.more_than_eight,
         100.0 * b.all
     );
+    let m = &r.migration;
+    if m.policy != "none" {
+        let to: Vec<String> = m.moves_to.iter().map(|(n, k)| format!("{n} {k}")).collect();
+        println!(
+            "migration {} ({}): {} pages moved ({}) · {} ping-pongs · {} refused for room",
+            m.policy,
+            m.profiler,
+            m.total_moves,
+            if to.is_empty() {
+                "none".to_string()
+            } else {
+                to.join(" · ")
+            },
+            m.ping_pongs,
+            m.no_room
+        );
+    }
+    if let Some(tm) = &r.timing {
+        let a = &tm.amat_ns;
+        println!(
+            "simulated {:.1} µs · AMAT {:.1} ns (unloaded {:.1} + contention {:.1}) · IPC {:.3}",
+            tm.sim_time_ns / 1000.0,
+            a.total,
+            a.unloaded,
+            a.contention,
+            tm.ipc.mean
+        );
+        let by: Vec<String> = a
+            .by_class
+            .iter()
+            .map(|(c, k)| format!("{c} {:.0} ns ({:.0} + {:.0})", k.mean, k.unloaded, k.contention))
+            .collect();
+        println!("AMAT by class (unloaded + contention): {}", by.join(" · "));
+        let mt = &tm.migration;
+        if mt.pages > 0 || mt.core_stall_ns > 0.0 {
+            println!(
+                "migration time: copies {:.1} µs after their boundaries · core stalls {:.1} µs · {} misses waited {:.1} µs for pages in flight",
+                mt.copy_span_ns / 1000.0,
+                mt.core_stall_ns / 1000.0,
+                mt.inflight_stalls,
+                mt.inflight_stall_ns / 1000.0
+            );
+        }
+    }
     println!(
         "{:.1} M accesses/s ({:.2} s)",
         r.perf.accesses_per_s / 1e6,

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Screenshots of each view of a numasim HTML report in headless Chromium, one PNG per view.
-usage: shoot.py REPORT.html OUTDIR [view ...]"""
+usage: take.py REPORT.html OUTDIR [view ...]"""
 import os, re, subprocess, sys, tempfile
 
 report, outdir = sys.argv[1], sys.argv[2]

@@ -32,9 +32,14 @@ const STATIC_GRAIN: usize = 64;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum ScheduleName {
+    /// Every main loop `schedule(static)` (a study setting).
     #[default]
     Static,
+    /// Every main loop `schedule(dynamic, chunk)` (a study setting).
     Dynamic,
+    /// Every loop with the schedule the modelled program's source gives it (GAP's pragmas for
+    /// the graph kernels), which may differ from loop to loop.
+    Gap,
 }
 
 /// How one loop's items are split among threads.
@@ -48,11 +53,14 @@ pub enum Sched {
 }
 
 impl Sched {
-    /// The schedule a generator's `schedule` / `chunk` parameters name.
-    pub fn from_param(name: ScheduleName, chunk: usize) -> Sched {
+    /// The schedule of a main loop whose source declares `native`, under a generator's
+    /// `schedule` / `chunk` parameters: `static` and `dynamic` override every main loop alike;
+    /// `gap` keeps each loop's own `native` schedule (and ignores `chunk`).
+    pub fn from_param(name: ScheduleName, chunk: usize, native: Sched) -> Sched {
         match name {
             ScheduleName::Static => Sched::Static,
             ScheduleName::Dynamic => Sched::Dynamic(chunk.max(1)),
+            ScheduleName::Gap => native,
         }
     }
 }
@@ -265,6 +273,18 @@ mod tests {
         fn describe(&self) -> serde_json::Value {
             serde_json::Value::Null
         }
+    }
+
+    #[test]
+    fn schedule_parameter_overrides_or_keeps_the_native_schedule() {
+        let native = Sched::Dynamic(1024);
+        assert_eq!(Sched::from_param(ScheduleName::Static, 64, native), Sched::Static);
+        assert_eq!(Sched::from_param(ScheduleName::Dynamic, 64, native), Sched::Dynamic(64));
+        assert_eq!(Sched::from_param(ScheduleName::Dynamic, 0, native), Sched::Dynamic(1));
+        assert_eq!(Sched::from_param(ScheduleName::Gap, 64, native), native);
+        assert_eq!(Sched::from_param(ScheduleName::Gap, 64, Sched::Static), Sched::Static);
+        let name: ScheduleName = toml::Value::String("gap".into()).try_into().unwrap();
+        assert_eq!(name, ScheduleName::Gap);
     }
 
     #[test]

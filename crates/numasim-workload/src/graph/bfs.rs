@@ -7,10 +7,18 @@
 //! grows or exceeds `n / beta`; then back to the queue. Arrays and element sizes as GAP:
 //! index 8 B, neighbours 4 B, parent 4 B, queue 4 B, bitmaps of 8 B words, per-thread
 //! `QueueBuffer`s of 16384 entries. Used by StarNUMA (GAP BFS on Kronecker graphs).
+//!
+//! Loop schedules with `schedule = "gap"` (the default), as GAP's pragmas: the bottom-up step
+//! is `schedule(dynamic, 1024)`; the top-down step (`omp for` over the queue with no schedule
+//! clause), parent initialisation and the queue/bitmap conversions are plain `parallel for`,
+//! i.e. the implementation's default schedule, static in libgomp and LLVM's runtime; the bitmap
+//! resets are serial (`std::fill`). `schedule = "static"` or `"dynamic"` (with `chunk`) puts
+//! both the top-down and the bottom-up step under that one schedule instead (studies); the
+//! other loops stay as above.
 
 use super::cost::*;
 use super::{common_docs, split_params, Graph, GraphParams};
-use crate::omp::{Kernel, Loop, OmpSource, Sched};
+use crate::omp::{Kernel, Loop, OmpSource, Sched, ScheduleName};
 use crate::params::check;
 use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
 use crate::rng::{stream, Rng};
@@ -23,6 +31,10 @@ use std::sync::Arc;
 
 /// GAP's `QueueBuffer` capacity.
 const LOCAL_QUEUE: usize = 16384;
+/// GAP's `TDStep` loop: `#pragma omp for reduction(+ : scout_count) nowait`, no schedule clause.
+const GAP_TOP_DOWN: Sched = Sched::Static;
+/// GAP's `BUStep` loop: `schedule(dynamic, 1024)`.
+const GAP_BOTTOM_UP: Sched = Sched::Dynamic(1024);
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -50,7 +62,7 @@ const KEYS: &[&str] = &["trials", "source_vertex", "alpha", "beta"];
 
 pub fn info() -> GeneratorInfo {
     let d = BfsParams::default();
-    let mut params = common_docs();
+    let mut params = common_docs(ScheduleName::Gap);
     params.extend([
         ParamDoc {
             name: "trials",
@@ -82,7 +94,7 @@ pub fn info() -> GeneratorInfo {
 }
 
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
-    let (common, own): (GraphParams, BfsParams) = split_params(table, KEYS)?;
+    let (common, own): (GraphParams, BfsParams) = split_params(table, KEYS, ScheduleName::Gap)?;
     let g = Arc::new(common.build_graph(false, seed));
     Ok(Box::new(source(g, &common, own, seed)?))
 }
@@ -123,7 +135,9 @@ pub struct Bfs {
     p: BfsParams,
     seed: u64,
     rng: Rng,
-    sched: Sched,
+    /// Schedules of the top-down and bottom-up steps.
+    td_sched: Sched,
+    bu_sched: Sched,
     step: Step,
     trial: u32,
     /// The current trial's source.
@@ -163,7 +177,8 @@ impl Bfs {
         let front_base = space.alloc(words as u64 * 8);
         let next_base = space.alloc(words as u64 * 8);
         Bfs {
-            sched: common.sched(),
+            td_sched: common.sched(GAP_TOP_DOWN),
+            bu_sched: common.sched(GAP_BOTTOM_UP),
             common,
             p,
             seed,
@@ -252,7 +267,7 @@ impl Bfs {
         self.scout.iter_mut().for_each(|s| *s = 0);
         Some(Loop {
             items: frontier,
-            sched: self.sched,
+            sched: self.td_sched,
         })
     }
 
@@ -319,7 +334,7 @@ impl Kernel for Bfs {
                 self.awake.iter_mut().for_each(|a| *a = 0);
                 Some(Loop {
                     items: n,
-                    sched: self.sched,
+                    sched: self.bu_sched,
                 })
             }
             Step::BottomUp => {
@@ -527,6 +542,8 @@ mod tests {
             "direction optimising uses both directions: {td} {bu}"
         );
         check_tree(GraphKind::Kronecker, "dynamic", 7, 2);
+        let (td, bu) = check_tree(GraphKind::Kronecker, "gap", 5, 5);
+        assert!(td >= 1 && bu >= 1, "{td} {bu}");
         check_tree(GraphKind::Uniform, "static", 3, 3);
         check_tree(GraphKind::Uniform, "dynamic", 1, 4);
     }
@@ -547,6 +564,159 @@ mod tests {
         }
     }
 
+    /// Delegates to [`Bfs`], recording every loop the runtime starts (with the BFS step it
+    /// runs) and every piece `(loop, thread, lo, hi)` it hands out.
+    struct Rec {
+        bfs: Bfs,
+        loops: Vec<(Step, Loop)>,
+        pieces: Vec<(usize, usize, usize, usize)>,
+    }
+
+    impl Kernel for Rec {
+        fn next_loop(&mut self) -> Option<Loop> {
+            let l = self.bfs.next_loop()?;
+            self.loops.push((self.bfs.step, l));
+            Some(l)
+        }
+        fn run(&mut self, t: usize, lo: usize, hi: usize, e: &mut Emitter) {
+            self.pieces.push((self.loops.len() - 1, t, lo, hi));
+            self.bfs.run(t, lo, hi, e);
+        }
+        fn finish_thread(&mut self, t: usize, e: &mut Emitter) {
+            self.bfs.finish_thread(t, e);
+        }
+        fn describe(&self) -> serde_json::Value {
+            self.bfs.describe()
+        }
+    }
+
+    /// Runs BFS on a scale-13 Kronecker graph (8192 vertices) with `threads` threads under the
+    /// given `[workload]` schedule keys, recording loops and pieces.
+    fn record(schedule_keys: &str, threads: usize) -> (OmpSource<Rec>, usize) {
+        let t: toml::Table =
+            toml::from_str(&format!("scale = 13\ndegree = 8\nthreads = {threads}\n{schedule_keys}")).unwrap();
+        let (common, p): (GraphParams, BfsParams) = split_params(t, KEYS, ScheduleName::Gap).unwrap();
+        let g = Arc::new(common.build_graph(false, 7));
+        let n = g.n;
+        let rec = Rec {
+            bfs: Bfs::new(g, common, p, 7, threads),
+            loops: Vec::new(),
+            pieces: Vec::new(),
+        };
+        let mut src = OmpSource::new(rec, threads);
+        src.run_to_end();
+        (src, n)
+    }
+
+    /// The pieces of loop `i`, in the order they were handed out.
+    fn pieces_of(r: &Rec, i: usize) -> Vec<(usize, usize, usize)> {
+        r.pieces
+            .iter()
+            .filter(|p| p.0 == i)
+            .map(|&(_, t, lo, hi)| (t, lo, hi))
+            .collect()
+    }
+
+    /// libgomp's `schedule(static)`: thread t covers exactly its contiguous block, in order.
+    fn assert_static_split(pieces: &[(usize, usize, usize)], items: usize, threads: usize, what: &str) {
+        let (q, r) = (items / threads, items % threads);
+        let mut start = 0;
+        for t in 0..threads {
+            let len = q + usize::from(t < r);
+            let mine: Vec<_> = pieces.iter().filter(|p| p.0 == t).collect();
+            let mut next = start;
+            for &&(_, lo, hi) in &mine {
+                assert_eq!(lo, next, "{what}: thread {t} piece out of its static block");
+                next = hi;
+            }
+            assert_eq!(next, start + len, "{what}: thread {t} does not cover its static block");
+            start += len;
+        }
+    }
+
+    /// `schedule(dynamic, chunk)`: chunks of `chunk` items handed out in order.
+    fn assert_dynamic_chunks(pieces: &[(usize, usize, usize)], items: usize, chunk: usize, what: &str) {
+        assert_eq!(pieces.len(), items.div_ceil(chunk), "{what}: chunk count");
+        for (k, &(_, lo, hi)) in pieces.iter().enumerate() {
+            assert_eq!((lo, hi), (k * chunk, ((k + 1) * chunk).min(items)), "{what}: chunk {k}");
+        }
+    }
+
+    #[test]
+    fn gap_schedules_are_per_loop_as_in_bfs_cc() {
+        let threads = 4;
+        let (src, n) = record("", threads);
+        let r = src.kernel();
+        let mut seen = [0usize; 8];
+        let mut bu_threads = std::collections::BTreeSet::new();
+        for (i, &(step, l)) in r.loops.iter().enumerate() {
+            let pieces = pieces_of(r, i);
+            seen[step as usize] += 1;
+            match step {
+                Step::BottomUp => {
+                    assert_eq!(l.sched, Sched::Dynamic(1024), "BUStep is schedule(dynamic, 1024)");
+                    assert_eq!(l.items, n);
+                    assert_dynamic_chunks(&pieces, n, 1024, "bottom-up");
+                    bu_threads.extend(pieces.iter().map(|p| p.0));
+                }
+                Step::TopDown | Step::InitParent | Step::QueueToBitmap | Step::BitmapToQueue => {
+                    assert_eq!(l.sched, Sched::Static, "{step:?} is a static parallel for");
+                    assert_static_split(&pieces, l.items, threads, &format!("{step:?}"));
+                }
+                Step::Setup | Step::ResetNext => {
+                    assert_eq!(l.sched, Sched::Serial, "{step:?} is serial");
+                    assert!(pieces.iter().all(|p| p.0 == 0));
+                }
+                Step::TrialStart => unreachable!("not a loop"),
+            }
+        }
+        assert!(seen[Step::TopDown as usize] >= 2, "top-down steps: {seen:?}");
+        assert!(seen[Step::BottomUp as usize] >= 1, "bottom-up steps: {seen:?}");
+        assert!(seen[Step::BitmapToQueue as usize] >= 1, "conversions: {seen:?}");
+        assert!(
+            bu_threads.len() > 1,
+            "bottom-up chunks go to several threads: {bu_threads:?}"
+        );
+    }
+
+    #[test]
+    fn static_and_dynamic_put_both_steps_under_one_schedule() {
+        let threads = 3;
+        let (src, n) = record("schedule = \"dynamic\"\nchunk = 64", threads);
+        let r = src.kernel();
+        for (i, &(step, l)) in r.loops.iter().enumerate() {
+            let pieces = pieces_of(r, i);
+            match step {
+                Step::TopDown | Step::BottomUp => {
+                    assert_eq!(l.sched, Sched::Dynamic(64), "{step:?}");
+                    assert_dynamic_chunks(&pieces, l.items, 64, &format!("{step:?}"));
+                }
+                Step::InitParent | Step::QueueToBitmap | Step::BitmapToQueue => {
+                    assert_eq!(l.sched, Sched::Static, "{step:?}");
+                }
+                _ => assert_eq!(l.sched, Sched::Serial, "{step:?}"),
+            }
+        }
+        let (src, _) = record("schedule = \"static\"", threads);
+        let r = src.kernel();
+        for (i, &(step, l)) in r.loops.iter().enumerate() {
+            if matches!(step, Step::TopDown | Step::BottomUp) {
+                assert_eq!(l.sched, Sched::Static, "{step:?}");
+                let what = format!("{step:?}");
+                assert_static_split(&pieces_of(r, i), l.items, threads, &what);
+            }
+        }
+        assert!(r.loops.iter().any(|l| l.0 == Step::BottomUp && l.1.items == n));
+    }
+
+    #[test]
+    fn gap_is_the_default_schedule() {
+        let t: toml::Table = toml::from_str("scale = 6\ndegree = 4\nthreads = 2").unwrap();
+        assert_eq!(build(t, 1).unwrap().describe()["params"]["schedule"], "gap");
+        let doc = info().params.into_iter().find(|p| p.name == "schedule").unwrap();
+        assert_eq!(doc.default, "\"gap\"");
+    }
+
     #[test]
     fn bad_parameters_name_their_key() {
         let t: toml::Table = toml::from_str("scale = 4\nsource_vertex = 99").unwrap();
@@ -555,5 +725,7 @@ mod tests {
         assert_eq!(build(t, 1).err().unwrap().key, "scael");
         let t: toml::Table = toml::from_str("alpha = 0").unwrap();
         assert_eq!(build(t, 1).err().unwrap().key, "alpha");
+        let t: toml::Table = toml::from_str("schedule = \"guided\"").unwrap();
+        assert_eq!(build(t, 1).err().unwrap().key, "schedule");
     }
 }

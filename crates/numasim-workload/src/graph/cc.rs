@@ -3,12 +3,14 @@
 //! `comp[v] = v`; for each of `neighbor_rounds` rounds, link every vertex with its r-th
 //! neighbour and compress; sample `comp` to guess the giant component c; then link the
 //! remaining neighbours of every vertex not in c, and compress. Link is GAP's lock-free
-//! hooking (CAS of the higher root onto the lower). `comp` is 4 B per vertex. GAP's loops use
-//! `schedule(dynamic, 16384)`; here the `schedule` / `chunk` parameters apply.
+//! hooking (CAS of the higher root onto the lower). `comp` is 4 B per vertex. GAP's link and compress loops use
+//! `schedule(dynamic, 16384)` (with `schedule = "gap"`), its initialisation a plain static
+//! `parallel for`; the default is `static` (or `dynamic` with `chunk`) for the link and compress
+//! loops.
 
 use super::cost::*;
 use super::{common_docs, split_params, Graph, GraphParams};
-use crate::omp::{Kernel, Loop, OmpSource, Sched};
+use crate::omp::{Kernel, Loop, OmpSource, Sched, ScheduleName};
 use crate::params::check;
 use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
 use crate::rng::{stream, Rng};
@@ -20,6 +22,8 @@ use std::sync::Arc;
 
 /// GAP's sample size for the most frequent component.
 const SAMPLES: usize = 1024;
+/// GAP's link and compress loops: `schedule(dynamic, 16384)`.
+const GAP_SCHEDULE: Sched = Sched::Dynamic(16384);
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -34,7 +38,7 @@ impl Default for CcParams {
 }
 
 pub fn info() -> GeneratorInfo {
-    let mut params = common_docs();
+    let mut params = common_docs(ScheduleName::Static);
     params.push(ParamDoc {
         name: "neighbor_rounds",
         default: CcParams::default().neighbor_rounds.to_string(),
@@ -49,7 +53,7 @@ pub fn info() -> GeneratorInfo {
 }
 
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
-    let (common, own): (GraphParams, CcParams) = split_params(table, &["neighbor_rounds"])?;
+    let (common, own): (GraphParams, CcParams) = split_params(table, &["neighbor_rounds"], ScheduleName::Static)?;
     check(own.neighbor_rounds <= 64, "neighbor_rounds", "must be at most 64")?;
     let g = Arc::new(common.build_graph(false, seed));
     let threads = common.threads;
@@ -87,7 +91,7 @@ impl Cc {
         let mut space = g.space.clone();
         let comp_base = space.alloc(g.n as u64 * 4);
         Cc {
-            sched: common.sched(),
+            sched: common.sched(GAP_SCHEDULE),
             comp: vec![0; g.n],
             comp_base,
             common,

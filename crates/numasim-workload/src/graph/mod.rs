@@ -10,7 +10,10 @@
 //! Shared parameters of every graph kernel (kernel parameters are documented per kernel):
 //! `graph` (kronecker | uniform), `scale` (2^scale vertices), `degree` (generated edges per
 //! vertex; each is stored in both directions, so the CSR holds about 2·degree entries per
-//! vertex, as GAP's `-k`), `threads`, `schedule` (static | dynamic) and `chunk` (dynamic chunk).
+//! vertex, as GAP's `-k`), `threads`, `schedule` and `chunk`. `schedule = "gap"` gives every
+//! loop the schedule GAP's source gives it (each kernel documents its loops; the default of
+//! `bfs`); `"static"` or `"dynamic"` with `chunk` put every main loop under one schedule for
+//! studies (the default of the other kernels).
 //! The experiment seed drives graph generation and source selection.
 
 pub mod bfs;
@@ -56,8 +59,9 @@ impl Default for GraphParams {
 }
 
 impl GraphParams {
-    pub fn sched(&self) -> Sched {
-        Sched::from_param(self.schedule, self.chunk)
+    /// The schedule of a main loop that GAP's source declares `gap` (see [`Sched::from_param`]).
+    pub fn sched(&self, gap: Sched) -> Sched {
+        Sched::from_param(self.schedule, self.chunk, gap)
     }
 
     fn validate(&self) -> Result<(), WorkloadError> {
@@ -82,8 +86,9 @@ impl GraphParams {
     }
 }
 
-/// Documentation of the shared parameters, for `numasim workload list`.
-pub fn common_docs() -> Vec<ParamDoc> {
+/// Documentation of the shared parameters, for `numasim workload list`; `schedule` is the
+/// kernel's default schedule (as passed to [`split_params`]).
+pub fn common_docs(schedule: ScheduleName) -> Vec<ParamDoc> {
     let d = GraphParams::default();
     vec![
         ParamDoc {
@@ -108,22 +113,36 @@ pub fn common_docs() -> Vec<ParamDoc> {
         },
         ParamDoc {
             name: "schedule",
-            default: "\"static\"".into(),
-            description: "static | dynamic: OpenMP schedule of the main loops",
+            default: schedule_str(schedule).into(),
+            description: "gap: each loop as in GAP's source | static | dynamic: one schedule for the main loops",
         },
         ParamDoc {
             name: "chunk",
             default: d.chunk.to_string(),
-            description: "chunk size of the dynamic schedule",
+            description: "chunk size of schedule = \"dynamic\"",
         },
     ]
 }
 
-/// Splits a `[workload]` table into the shared parameters and the kernel's own (`kernel_keys`).
+fn schedule_str(s: ScheduleName) -> &'static str {
+    match s {
+        ScheduleName::Static => "\"static\"",
+        ScheduleName::Dynamic => "\"dynamic\"",
+        ScheduleName::Gap => "\"gap\"",
+    }
+}
+
+/// Splits a `[workload]` table into the shared parameters and the kernel's own (`kernel_keys`);
+/// `schedule` defaults to `default_schedule`.
 pub fn split_params<K: DeserializeOwned>(
     mut table: toml::Table,
     kernel_keys: &[&str],
+    default_schedule: ScheduleName,
 ) -> Result<(GraphParams, K), WorkloadError> {
+    if !table.contains_key("schedule") {
+        let v = toml::Value::try_from(default_schedule).expect("a schedule name serialises");
+        table.insert("schedule".into(), v);
+    }
     let mut own = toml::Table::new();
     for k in kernel_keys {
         if let Some(v) = table.remove(*k) {

@@ -4,17 +4,22 @@
 //! vertex sums its in-neighbours' contributions and writes `score[u] = (1 - d)/n + d·sum`,
 //! accumulating the L1 change; stops after `iterations` or when the change drops below
 //! `tolerance`. `score` and `contrib` are 4 B floats as in GAP (`ScoreT = float`). Flops: one
-//! per edge (the add), three per vertex update, one for the division.
+//! per edge (the add), three per vertex update, one for the division. Schedules: the
+//! contribution loop is a static `parallel for`; GAP's pull loop is `schedule(dynamic, 16384)`,
+//! used with `schedule = "gap"` (default `static`, or `dynamic` with `chunk`).
 
 use super::cost::*;
 use super::{common_docs, split_params, Graph, GraphParams};
-use crate::omp::{Kernel, Loop, OmpSource, Sched};
+use crate::omp::{Kernel, Loop, OmpSource, Sched, ScheduleName};
 use crate::params::check;
 use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
 use crate::thread_emit::ThreadEmitter as Emitter;
 use numasim_trace::AccessSource;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
+
+/// GAP's pull loop: `schedule(dynamic, 16384)`.
+const GAP_PULL: Sched = Sched::Dynamic(16384);
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -36,7 +41,7 @@ impl Default for PrParams {
 
 pub fn info() -> GeneratorInfo {
     let d = PrParams::default();
-    let mut params = common_docs();
+    let mut params = common_docs(ScheduleName::Static);
     params.extend([
         ParamDoc {
             name: "iterations",
@@ -63,7 +68,8 @@ pub fn info() -> GeneratorInfo {
 }
 
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
-    let (common, own): (GraphParams, PrParams) = split_params(table, &["iterations", "tolerance", "damping"])?;
+    let (common, own): (GraphParams, PrParams) =
+        split_params(table, &["iterations", "tolerance", "damping"], ScheduleName::Static)?;
     check(own.iterations >= 1, "iterations", "must be at least 1")?;
     check(own.tolerance >= 0.0, "tolerance", "must not be negative")?;
     check((0.0..1.0).contains(&own.damping), "damping", "must be within 0..1")?;
@@ -141,7 +147,7 @@ impl Kernel for Pr {
             Step::Done => Step::Done,
         };
         let sched = match self.step {
-            Step::Pull => self.common.sched(),
+            Step::Pull => self.common.sched(GAP_PULL),
             Step::Done | Step::Start => return None,
             _ => Sched::Static,
         };

@@ -5,11 +5,12 @@
 //! in parallel, relaxing edges with CAS on `dist` and pushing improved vertices into
 //! thread-local bins (`new_dist / delta`); then the smallest non-empty bin over all threads
 //! becomes the next bin and every thread copies its local bin into the shared frontier.
-//! Local bins live in thread-private memory.
+//! Local bins live in thread-private memory. GAP's frontier loop is `schedule(dynamic, 64)`,
+//! used with `schedule = "gap"` (default `static`, or `dynamic` with `chunk`).
 
 use super::cost::*;
 use super::{common_docs, split_params, Graph, GraphParams};
-use crate::omp::{Kernel, Loop, OmpSource, Sched};
+use crate::omp::{Kernel, Loop, OmpSource, Sched, ScheduleName};
 use crate::params::check;
 use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
 use crate::rng::{stream, Rng};
@@ -25,6 +26,8 @@ pub const INF: u32 = i32::MAX as u32;
 /// Bytes of private memory reserved per local bin (addresses wrap inside it).
 const BIN_WINDOW: u64 = 16 << 20;
 const BIN_WINDOWS: usize = 64;
+/// GAP's frontier loop: `schedule(dynamic, 64)`.
+const GAP_SCHEDULE: Sched = Sched::Dynamic(64);
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -46,7 +49,7 @@ impl Default for SsspParams {
 
 pub fn info() -> GeneratorInfo {
     let d = SsspParams::default();
-    let mut params = common_docs();
+    let mut params = common_docs(ScheduleName::Static);
     params.extend([
         ParamDoc {
             name: "delta",
@@ -73,7 +76,8 @@ pub fn info() -> GeneratorInfo {
 }
 
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
-    let (common, own): (GraphParams, SsspParams) = split_params(table, &["delta", "trials", "source_vertex"])?;
+    let (common, own): (GraphParams, SsspParams) =
+        split_params(table, &["delta", "trials", "source_vertex"], ScheduleName::Static)?;
     let g = Arc::new(common.build_graph(true, seed));
     Ok(Box::new(source(g, &common, own, seed)?))
 }
@@ -99,7 +103,7 @@ pub fn source(g: Arc<Graph>, common: &GraphParams, p: SsspParams, seed: u64) -> 
     let dist_base = space.alloc(g.n as u64 * 4);
     let frontier_base = space.alloc(g.edges().max(1) * 4);
     let k = Sssp {
-        sched: common.sched(),
+        sched: common.sched(GAP_SCHEDULE),
         common: common.clone(),
         rng: stream(seed, 0x555),
         seed,

@@ -2,13 +2,13 @@
 //!
 //! For every vertex u and neighbour v < u, walk v's neighbours w < v and advance a cursor
 //! through u's (sorted) neighbourhood to test whether w is also u's neighbour; each triangle
-//! is counted once, at its largest vertex. GAP's loop is `schedule(dynamic, 64)`; here the
-//! `schedule` / `chunk` parameters apply. GAP's optional relabelling by degree is not done
+//! is counted once, at its largest vertex. GAP's loop is `schedule(dynamic, 64)`, used with
+//! `schedule = "gap"`; the default is `static` (or `dynamic` with `chunk`). GAP's optional relabelling by degree is not done
 //! (it only changes the vertex order, and the ids are already randomly permuted).
 
 use super::cost::*;
 use super::{common_docs, split_params, Graph, GraphParams};
-use crate::omp::{Kernel, Loop, OmpSource};
+use crate::omp::{Kernel, Loop, OmpSource, Sched, ScheduleName};
 use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::thread_emit::ThreadEmitter as Emitter;
 use numasim_trace::AccessSource;
@@ -19,17 +19,20 @@ use std::sync::Arc;
 #[serde(deny_unknown_fields)]
 pub struct TcParams {}
 
+/// GAP's `OrderedCount` loop: `schedule(dynamic, 64)`.
+const GAP_SCHEDULE: Sched = Sched::Dynamic(64);
+
 pub fn info() -> GeneratorInfo {
     GeneratorInfo {
         name: "tc",
         summary: "GAP triangle counting (ordered intersection) on a Kronecker or uniform graph",
         paper: "StarNUMA (GAP suite)",
-        params: common_docs(),
+        params: common_docs(ScheduleName::Static),
     }
 }
 
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
-    let (common, _): (GraphParams, TcParams) = split_params(table, &[])?;
+    let (common, _): (GraphParams, TcParams) = split_params(table, &[], ScheduleName::Static)?;
     let g = Arc::new(common.build_graph(false, seed));
     let threads = common.threads;
     Ok(Box::new(OmpSource::new(Tc::new(g, common, seed), threads)))
@@ -64,7 +67,7 @@ impl Kernel for Tc {
         self.started = true;
         Some(Loop {
             items: self.g.n,
-            sched: self.common.sched(),
+            sched: self.common.sched(GAP_SCHEDULE),
         })
     }
 

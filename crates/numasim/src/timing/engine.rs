@@ -70,6 +70,8 @@ struct Core {
     rob: VecDeque<(u64, u64)>,
     /// Completion times of outstanding LLC-miss loads (≤ `mshrs`).
     mshr: Vec<u64>,
+    /// Completion times of LLC-miss stores in flight (≤ `store_buffer_entries`).
+    store_buffer: Vec<u64>,
     /// Latest completion of anything this core issued.
     last_done: u64,
     /// The line and page of the last access: MRU in L1 and the TLB, so a repeat needs no
@@ -189,6 +191,7 @@ pub struct TimingSim {
     lookahead_ps: u64,
     rob_w: u64,
     mshrs: u32,
+    store_buffer: u32,
 }
 
 impl TimingSim {
@@ -262,6 +265,7 @@ impl TimingSim {
                     finished: false,
                     rob: VecDeque::with_capacity(spec.rob_entries as usize),
                     mshr: Vec::with_capacity(spec.mshrs as usize),
+                    store_buffer: Vec::with_capacity(spec.store_buffer_entries as usize),
                     last_done: 0,
                     last_line: u64::MAX,
                     last_line_dirty: false,
@@ -340,6 +344,7 @@ impl TimingSim {
             lookahead_ps: ps(spec.lookahead_ns),
             rob_w: u64::from(spec.rob_entries),
             mshrs: spec.mshrs,
+            store_buffer: spec.store_buffer_entries,
             spec,
         })
     }
@@ -663,14 +668,19 @@ impl TimingSim {
                 self.timing.block_transfers_3hop += 1;
             }
         }
-        // A load needs an MSHR: with all M taken it waits for the earliest to free, and the
-        // in-order issue stalls with it.
-        if !write {
+        // A load needs an MSHR, a store a store-buffer entry: with all taken it waits for the
+        // earliest to free, and the in-order issue stalls with it.
+        {
             let k = &mut self.cores[c];
-            k.mshr.retain(|&d| d > t0);
-            if k.mshr.len() >= self.mshrs as usize {
-                let (i, &first) = k.mshr.iter().enumerate().min_by_key(|&(_, d)| *d).unwrap_or((0, &t0));
-                k.mshr.swap_remove(i);
+            let (slots, limit) = if write {
+                (&mut k.store_buffer, self.store_buffer as usize)
+            } else {
+                (&mut k.mshr, self.mshrs as usize)
+            };
+            slots.retain(|&d| d > t0);
+            if slots.len() >= limit {
+                let (i, &first) = slots.iter().enumerate().min_by_key(|&(_, d)| *d).unwrap_or((0, &t0));
+                slots.swap_remove(i);
                 t0 = t0.max(first);
                 k.t = k.t.max(first);
             }
@@ -708,6 +718,10 @@ impl TimingSim {
                 self.page_mem_ps[p] += lat.done_ps - t_request;
             }
             self.push_rob(c, a.instr, lat.done_ps);
+        } else {
+            let k = &mut self.cores[c];
+            k.store_buffer.push(lat.done_ps);
+            k.last_done = k.last_done.max(lat.done_ps);
         }
         Ok(())
     }

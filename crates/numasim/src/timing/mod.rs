@@ -31,9 +31,11 @@
 //! complete, and issue (in order) waits with it.
 //! Tracked accesses are L2 hits, LLC hits and LLC-miss loads; L1 hits are assumed hidden by
 //! the base CPI (unless their TLB walk adds latency). Stores retire through the store buffer:
-//! they never stall the core, but their ownership requests, fetches and invalidations are
-//! simulated as traffic. The TLB is a set-associative cache of page numbers; a miss adds a
-//! fixed `page_walk_cycles` (walk caches assumed to hit; the walk makes no memory traffic).
+//! they do not hold up retirement, but at most `store_buffer_entries` LLC-miss stores are in
+//! flight (a further one waits for the oldest), so store traffic has backpressure; their
+//! ownership requests, fetches and invalidations are simulated as traffic. The TLB is a
+//! set-associative cache of page numbers; a miss adds a fixed `page_walk_cycles` (walk caches
+//! assumed to hit; the walk makes no memory traffic).
 //!
 //! # Caches
 //! Private L1-D and L2 per core ([`crate::cache::SetAssocCache`], as the LLC and the TLB) (write-back, LRU, filled on every miss; dirty victims go one

@@ -21,6 +21,11 @@ pub struct TimingSpec {
     pub rob_entries: u32,
     /// Outstanding LLC-miss loads per core M (default 16).
     pub mshrs: u32,
+    /// Store-buffer entries per core (default 56, a Skylake-class core; not a paper figure):
+    /// at most this many LLC-miss stores in flight, then issue waits for the oldest. Without
+    /// it, store traffic had no backpressure and link queues on write-shared data grew without
+    /// bound.
+    pub store_buffer_entries: u32,
     /// Private L1-D (default 32 KiB, 8 ways, 4 cycles: Table I).
     pub l1_bytes: u64,
     pub l1_ways: u32,
@@ -60,6 +65,7 @@ impl Default for TimingSpec {
             base_cpi: 0.5,
             rob_entries: 256,
             mshrs: 16,
+            store_buffer_entries: 56,
             l1_bytes: 32 << 10,
             l1_ways: 8,
             l1_latency_cycles: 4,
@@ -106,6 +112,7 @@ impl TimingSpec {
         for (k, v) in [
             ("rob_entries", self.rob_entries),
             ("mshrs", self.mshrs),
+            ("store_buffer_entries", self.store_buffer_entries),
             ("l1_ways", self.l1_ways),
             ("l2_ways", self.l2_ways),
             ("tlb_entries", self.tlb_entries),
@@ -118,6 +125,9 @@ impl TimingSpec {
         }
         if self.mshrs > 1024 || self.rob_entries > 1 << 16 {
             return Err(("mshrs", "mshrs ≤ 1024 and rob_entries ≤ 65536".into()));
+        }
+        if self.store_buffer_entries > 1024 {
+            return Err(("store_buffer_entries", "must be at most 1024".into()));
         }
         for (k, v) in [("l1_bytes", self.l1_bytes), ("l2_bytes", self.l2_bytes)] {
             if !(64..=1 << 30).contains(&v) {

@@ -677,7 +677,11 @@ impl TimingSim {
             } else {
                 (&mut k.mshr, self.mshrs as usize)
             };
-            slots.retain(|&d| d > t0);
+            // Completed entries are dropped only when the slots look full (same decision, and
+            // no scan per miss).
+            if slots.len() >= limit {
+                slots.retain(|&d| d > t0);
+            }
             if slots.len() >= limit {
                 let (i, &first) = slots.iter().enumerate().min_by_key(|&(_, d)| *d).unwrap_or((0, &t0));
                 slots.swap_remove(i);

@@ -18,7 +18,7 @@
 //! 16 % of AMAT on saturated links, measured against an exact per-hop event engine). So a
 //! request presented out of order may start in a gap at least half its length and overlap
 //! the next booking by the rest: the two share the resource briefly, as if the swap had
-//! happened. With that, AMAT came within ±4 % and simulated time within ±3 % of the exact
+//! happened. With that, AMAT came within ±5 % and simulated time within ±3 % of the exact
 //! engine on `shared-hot`, `zipf` and `uniform` traffic on two machines (README). The tail
 //! (in-order) path never overlaps, so fed in time order the timeline stays an exact FIFO.
 //!

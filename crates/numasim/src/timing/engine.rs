@@ -521,6 +521,13 @@ impl TimingSim {
         ((page as usize) << self.lines_per_page_shift) | (line as usize & ((1 << self.lines_per_page_shift) - 1))
     }
 
+    /// DRAM row at `node` holding byte `vaddr` of page id `page` (in its current frame).
+    #[inline]
+    fn dram_row(&self, node: usize, page: u32, vaddr: u64) -> u64 {
+        let offset = vaddr & ((1u64 << self.table.page_shift()) - 1);
+        self.mem[node].row_of(u64::from(self.frame[page as usize]), offset)
+    }
+
     fn page_of(&mut self, socket: usize, vaddr: u64) -> Result<u32, SimError> {
         let (page, new) = self.table.lookup_or_insert(vaddr);
         if new {
@@ -542,6 +549,17 @@ impl TimingSim {
 
     /// One access of core `c` issuing at the core's clock.
     fn access(&mut self, c: usize, a: &Access) -> Result<(), SimError> {
+        let reached_memory = self.access_path(c, a)?;
+        if self.observing {
+            let socket = self.cores[c].socket;
+            self.observe(socket, a, reached_memory);
+        }
+        Ok(())
+    }
+
+    /// The access through TLB, L1, L2, LLC and, on a miss, the directory and memory; returns
+    /// whether it reached memory (what the profilers distinguish).
+    fn access_path(&mut self, c: usize, a: &Access) -> Result<bool, SimError> {
         let t = self.cores[c].t;
         let socket = self.cores[c].socket;
         let write = a.is_write();
@@ -556,10 +574,7 @@ impl TimingSim {
         let k = &mut self.cores[c];
         if line == k.last_line && (!write || k.last_line_dirty) {
             self.counts.llc_hits += 1;
-            if self.observing {
-                self.observe(socket, a, false);
-            }
-            return Ok(());
+            return Ok(false);
         }
         let mut t0 = t;
         let vpage = a.vaddr >> self.table.page_shift();
@@ -580,16 +595,13 @@ impl TimingSim {
         if let Outcome::Hit { was_dirty } = r1 {
             self.cores[c].last_line_dirty |= was_dirty;
             self.counts.llc_hits += 1;
-            if self.observing {
-                self.observe(socket, a, false);
-            }
             if write && !was_dirty {
                 self.store_ownership(socket, a.vaddr, t0)?;
             }
             if t0 != t {
                 self.push_rob(c, a.instr, t0 + self.l1_ps[socket]);
             }
-            return Ok(());
+            return Ok(false);
         }
         // L2
         let r2 = self.l2.access_in(c, line, write);
@@ -598,28 +610,22 @@ impl TimingSim {
         }
         if let Outcome::Hit { was_dirty } = r2 {
             self.counts.llc_hits += 1;
-            if self.observing {
-                self.observe(socket, a, false);
-            }
             if write && !was_dirty {
                 self.store_ownership(socket, a.vaddr, t0)?;
             }
             self.push_rob(c, a.instr, t0 + self.l1_ps[socket] + self.l2_ps[socket]);
-            return Ok(());
+            return Ok(false);
         }
         // LLC
         if self.llc_on {
             match self.llcs[socket].access(line, false) {
                 Outcome::Hit { .. } => {
                     self.counts.llc_hits += 1;
-                    if self.observing {
-                        self.observe(socket, a, false);
-                    }
                     if write {
                         self.store_ownership(socket, a.vaddr, t0)?;
                     }
                     self.push_rob(c, a.instr, t0 + self.lookup_ps[socket]);
-                    return Ok(());
+                    return Ok(false);
                 }
                 Outcome::Miss { writeback: Some(v) } => self.writeback(socket, v, t),
                 Outcome::Miss { writeback: None } => {}
@@ -632,9 +638,6 @@ impl TimingSim {
         let node = self.home[page as usize] as usize;
         self.counts.demand[socket * self.nodes + node] += 1;
         self.pages.record(page, socket);
-        if self.observing {
-            self.observe(socket, a, true);
-        }
         let di = self.dir_index(page, line);
         let owner = self.dir_owner[di];
         let bt = owner != NO_OWNER && owner as usize != socket;
@@ -698,10 +701,7 @@ impl TimingSim {
                 t0 = r;
             }
         }
-        let row = self.mem[node].row_of(
-            u64::from(self.frame[page as usize]),
-            a.vaddr & ((1u64 << self.table.page_shift()) - 1),
-        );
+        let row = self.dram_row(node, page, a.vaddr);
         let lat = self.fetch(socket, node, if bt { owner } else { NO_OWNER }, inval, row, t0);
         if !write {
             let class = if bt {
@@ -727,7 +727,7 @@ impl TimingSim {
             k.store_buffer.push(lat.done_ps);
             k.last_done = k.last_done.max(lat.done_ps);
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Books `bytes` along `path` from `t`; returns the arrival time and adds queueing to `wait`.
@@ -878,10 +878,7 @@ impl TimingSim {
         if self.dir_owner[di] as usize == socket {
             self.dir_owner[di] = NO_OWNER;
         }
-        let row = self.mem[node].row_of(
-            u64::from(self.frame[page as usize]),
-            (line << 6) & ((1u64 << self.table.page_shift()) - 1),
-        );
+        let row = self.dram_row(node, page, line << 6);
         let mut ignored = 0;
         let p = self.fabric.to_mem(socket, node);
         let at = self.traverse(p, self.data, t, &mut ignored);

@@ -71,6 +71,10 @@ struct RunCtx {
     llc_mpki: String,
     local_fraction: String,
     footprint: String,
+    /// Timing mode only ("—" otherwise): the headline numbers, not only bar heights.
+    sim_time: String,
+    amat: String,
+    ipc: String,
     wall_s: String,
     numasim_version: String,
     resolved_toml: Option<String>,
@@ -115,6 +119,17 @@ fn policy(resolved: Option<&toml::Value>, section: &str) -> String {
         .to_string()
 }
 
+/// A number under results.json's `timing` object, formatted, or "—" when absent.
+fn timing_number(r: &Run, path: &[&str], unit: &str) -> String {
+    let mut v = r.raw.get("timing");
+    for k in path {
+        v = v.and_then(|x| x.get(*k));
+    }
+    v.and_then(serde_json::Value::as_f64)
+        .filter(|x| x.is_finite())
+        .map_or_else(|| "—".into(), |x| format!("{x:.2}{unit}"))
+}
+
 fn run_ctx(r: &Run) -> RunCtx {
     let t = &r.results.totals;
     let resolved: Option<toml::Value> = r.resolved_toml.as_deref().and_then(|s| s.parse().ok());
@@ -142,6 +157,9 @@ fn run_ctx(r: &Run) -> RunCtx {
             t.footprint_pages,
             t.footprint_bytes as f64 / (1 << 20) as f64
         ),
+        sim_time: crate::timing::runtime(r).map_or_else(|| "—".into(), |t| format!("{:.1} µs", t / 1000.0)),
+        amat: timing_number(r, &["amat_ns", "total"], " ns"),
+        ipc: timing_number(r, &["ipc", "mean"], ""),
         wall_s: r
             .results
             .perf
@@ -257,6 +275,83 @@ fn sharing_table(runs: &[Run]) -> TableCtx {
     }
 }
 
+/// The AMAT view's numbers: per run, simulated time, AMAT and its split, and for every class the
+/// loads it is averaged over (so a mean over a handful of loads is visibly thin).
+fn amat_table(runs: &[Run]) -> Option<TableCtx> {
+    let mut rows = Vec::new();
+    for r in runs {
+        let Some(classes) = crate::timing::amat_by_class(r) else {
+            continue;
+        };
+        let weights = crate::timing::amat_weights(r, &classes);
+        let (mut unloaded, mut contention) = (0.0, 0.0);
+        for (c, w) in classes.iter().zip(&weights) {
+            unloaded += w * c.unloaded_ns;
+            contention += w * c.contention_ns;
+        }
+        let time = crate::timing::runtime(r).map_or_else(|| "—".to_string(), |t| format!("{:.1} µs", t / 1000.0));
+        rows.push(vec![
+            r.label.clone(),
+            "all".into(),
+            "—".into(),
+            time.clone(),
+            format!("{:.1}", unloaded + contention),
+            format!("{unloaded:.1}"),
+            format!("{contention:.1}"),
+        ]);
+        for (c, w) in classes.iter().zip(&weights) {
+            rows.push(vec![
+                r.label.clone(),
+                crate::palette::class_label(&c.class),
+                c.count.map_or_else(|| format!("{:.1}%", 100.0 * w), format_count),
+                String::new(),
+                format!("{:.1}", c.unloaded_ns + c.contention_ns),
+                format!("{:.1}", c.unloaded_ns),
+                format!("{:.1}", c.contention_ns),
+            ]);
+        }
+    }
+    (!rows.is_empty()).then(|| TableCtx {
+        caption: "AMAT of LLC-miss loads by class, ns (loads: how many the class's mean is over)".into(),
+        header: [
+            "Run",
+            "class",
+            "loads",
+            "simulated time",
+            "AMAT ns",
+            "unloaded ns",
+            "contention ns",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    })
+}
+
+/// The speedup view's numbers: simulated time and speedup of each timing run over the first.
+fn speedup_table(runs: &[Run]) -> Option<TableCtx> {
+    let (s, geo) = crate::timing::speedups(runs)?;
+    let mut rows: Vec<Vec<String>> = s
+        .iter()
+        .map(|&(i, x)| {
+            let t = crate::timing::runtime(&runs[i]).unwrap_or(0.0);
+            vec![
+                runs[i].label.clone(),
+                format!("{:.1} µs", t / 1000.0),
+                format!("{x:.3}×"),
+            ]
+        })
+        .collect();
+    if s.len() > 2 {
+        rows.push(vec!["geometric mean".into(), "—".into(), format!("{geo:.3}×")]);
+    }
+    Some(TableCtx {
+        caption: format!("Simulated time and speedup over {}", runs[s[0].0].label),
+        header: vec!["Run".into(), "simulated time".into(), "speedup".into()],
+        rows,
+    })
+}
+
 fn migration_view(runs: &[Run]) -> Result<Option<ViewCtx>, ReportError> {
     let mut figures = Vec::new();
     let mut tables = Vec::new();
@@ -368,15 +463,18 @@ pub fn render(runs: &[Run]) -> Result<String, ReportError> {
         v.tables.push(access_table(runs));
         views.push(v);
     }
-    views.extend(single(
+    if let Some(mut v) = single(
         "amat",
         "Average memory access time",
         "AMAT per run, each class's unloaded latency and contention delay weighted by its share of accesses.".into(),
         Figure::Amat,
         "AMAT stacked as unloaded + contention latency per access class.",
         runs,
-    )?);
-    views.extend(single(
+    )? {
+        v.tables.extend(amat_table(runs));
+        views.push(v);
+    }
+    if let Some(mut v) = single(
         "speedup",
         "Speedup",
         format!(
@@ -387,10 +485,13 @@ pub fn render(runs: &[Run]) -> Result<String, ReportError> {
                 .unwrap_or_default()
         ),
         Figure::Speedup,
-        "Speedup (baseline time / run time) over the first timing-mode run; the last bar is the \
-         geometric mean of the others.",
+        "Speedup (baseline time / run time) over the first timing-mode run; with two or more \
+         comparisons, the last bar is their geometric mean.",
         runs,
-    )?);
+    )? {
+        v.tables.extend(speedup_table(runs));
+        views.push(v);
+    }
     views.extend(timing_view(runs)?);
     if let Some(mut v) = single(
         "sharing",
@@ -536,6 +637,21 @@ mod tests {
         assert!(t.contains("IPC per socket over phases, slow") && t.contains("utilisation over phases, fast"));
         assert!(!t.contains("functional"), "a functional run has no timing figures");
         assert!(section(&html, "amat").unwrap().contains("block transfer"));
+        // The numbers stand beside the bars: AMAT table with the load count of every class, the
+        // run's simulated time and speedups, and the runs table's simulated time.
+        let amat_view = section(&html, "amat").unwrap();
+        assert!(amat_view.contains("<td>150.0</td>"), "total AMAT in the table");
+        assert!(
+            amat_view.contains("<td>2</td>") && amat_view.contains("<td>6</td>"),
+            "class load counts"
+        );
+        let speed = section(&html, "speedup").unwrap();
+        assert!(speed.contains("2.000×") && speed.contains("0.2 µs"), "speedup table");
+        assert!(
+            !speed.contains("geomean") && !speed.contains("geometric mean</td>"),
+            "one comparison, no mean bar"
+        );
+        assert!(section(&html, "summary").unwrap().contains("simulated time"));
         for f in [Figure::Ipc, Figure::Utilisation, Figure::Amat, Figure::Speedup] {
             assert!(f.svg(&runs).is_ok(), "{}", f.name());
         }

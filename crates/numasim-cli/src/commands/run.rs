@@ -10,7 +10,8 @@ pub struct RunArgs {
     /// Results directory (default: results/<experiment name>).
     #[arg(short, long)]
     out: Option<PathBuf>,
-    /// Print the run summary as JSON instead of a table.
+    /// Print the whole run's results (as results.json holds them, plus `results_dir`) as JSON
+    /// instead of the summary lines.
     #[arg(long)]
     json: bool,
 }
@@ -35,11 +36,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     }
     let (dir, r) = outcome?;
     if args.json {
-        return super::print_json(&serde_json::json!({
-            "results_dir": dir,
-            "totals": r.totals,
-            "perf": r.perf,
-        }));
+        // Everything results.json holds (timing, migration, sharing, per-phase records), plus
+        // where it was written.
+        let mut v = serde_json::to_value(&r)?;
+        if let Some(o) = v.as_object_mut() {
+            o.insert("results_dir".into(), serde_json::to_value(&dir)?);
+        }
+        return super::print_json(&v);
     }
     let t = &r.totals.summary;
     println!(

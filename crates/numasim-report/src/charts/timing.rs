@@ -95,12 +95,16 @@ pub fn speedup_svg(runs: &[Run]) -> Result<String, ReportError> {
         });
     };
     let mut labels: Vec<String> = s.iter().map(|&(i, _)| runs[i].label.clone()).collect();
-    labels.push("geomean".into());
     let mut values: Vec<f64> = s.iter().map(|x| x.1).collect();
-    values.push(geo);
+    // A geometric mean of one comparison is that comparison: draw it only over two or more.
+    let with_mean = s.len() > 2;
+    if with_mean {
+        labels.push("geomean".into());
+        values.push(geo);
+    }
     let colours: Vec<RGBColor> = (0..values.len())
         .map(|i| {
-            if i + 1 == values.len() {
+            if with_mean && i + 1 == values.len() {
                 palette::BLACK
             } else {
                 palette::BLUE

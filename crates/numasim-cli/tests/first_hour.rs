@@ -54,3 +54,17 @@ fn run_json_holds_everything_results_json_holds_including_timing() {
     written.as_object_mut().unwrap().remove("perf");
     assert_eq!(printed, written, "--json prints what results.json holds");
 }
+
+#[test]
+fn the_two_class_views_are_named_apart_and_defined_in_help() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("t.toml"), TIMED).unwrap();
+    let out = ok(&numasim(&["run", "t.toml", "-o", "r"], tmp.path()));
+    assert!(out.contains("LLC misses by home of the page"), "{out}");
+    assert!(out.contains("AMAT of LLC-miss loads by data source"), "{out}");
+    assert!(!out.contains("memory accesses by class"), "{out}");
+    let help = ok(&numasim(&["run", "--help"], tmp.path()));
+    for class in ["local", "remote_<h>hop", "pool", "block_transfer"] {
+        assert!(help.contains(class), "run --help defines {class}");
+    }
+}

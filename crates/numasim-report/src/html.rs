@@ -238,7 +238,7 @@ fn access_table(runs: &[Run]) -> TableCtx {
     let mut header = vec!["Run".to_string(), "memory accesses".into()];
     header.extend(classes.iter().map(|c| crate::palette::class_label(c)));
     TableCtx {
-        caption: "Share of demand memory accesses by class".into(),
+        caption: "LLC misses (reads and writes) by home of the page".into(),
         header,
         rows: runs
             .iter()
@@ -454,7 +454,10 @@ pub fn render(runs: &[Run]) -> Result<String, ReportError> {
     if let Some(mut v) = single(
         "access-classes",
         "Where accesses go",
-        "Demand memory accesses (LLC misses) by where they were served.".into(),
+        "LLC misses (reads and writes) by home of the page: where the page's memory is relative to \
+         the requesting socket. The AMAT view counts something else under the same class names: \
+         LLC-miss loads by who supplied the data (block transfers included)."
+            .into(),
         Figure::AccessClasses,
         "Share of each run's memory accesses served by the requester's own socket memory, by remote \
          socket memory (by hops), and by the pool.",
@@ -466,7 +469,11 @@ pub fn render(runs: &[Run]) -> Result<String, ReportError> {
     if let Some(mut v) = single(
         "amat",
         "Average memory access time",
-        "AMAT per run, each class's unloaded latency and contention delay weighted by its share of accesses.".into(),
+        "AMAT of LLC-miss loads by data source (timing runs): each class's unloaded latency and \
+         contention delay weighted by its share of loads. Unlike \"Where accesses go\" (all LLC \
+         misses by home of the page), a load served from another socket's cache counts as \
+         block_transfer."
+            .into(),
         Figure::Amat,
         "AMAT stacked as unloaded + contention latency per access class.",
         runs,

@@ -3,7 +3,23 @@ use numasim::experiment::{self, Experiment, Progress};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
+/// The access classes, defined once for `run --help` (the README says the same).
+pub const ACCESS_CLASSES_HELP: &str = "\
+Access classes (two views that use the same names for different counts):
+  LLC misses by home of the page (functional and timing): every LLC miss, read or write, counted
+    by where the page's home memory is relative to the requesting socket.
+  AMAT of LLC-miss loads by data source (timing only): loads only, counted by who supplied the
+    data; a block transfer is counted as such even though the page has a home.
+Class names:
+  local           memory attached to the requesting socket
+  remote_<h>hop   memory attached to another socket, h = links crossed on the derived route
+                  (StarNUMA: 1 inside a chassis, 3 across chassis through two FLEX switches)
+  pool            a memory-only node, such as the CXL memory pool
+  block_transfer  (data-source view only) the line was dirty in another socket's cache, which
+                  supplied it: via the home's directory (3-hop), or via the pool (4-hop)";
+
 #[derive(Args)]
+#[command(after_long_help = ACCESS_CLASSES_HELP)]
 pub struct RunArgs {
     /// Experiment TOML.
     experiment: PathBuf,
@@ -64,7 +80,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         .iter()
         .map(|(c, n)| format!("{c} {:.1}%", 100.0 * *n as f64 / total))
         .collect();
-    println!("memory accesses by class: {}", classes.join(" · "));
+    println!(
+        "LLC misses by home of the page (reads and writes): {}",
+        classes.join(" · ")
+    );
     let b = &r.sharing.access_buckets;
     println!(
         "accesses by page sharers: 1: {:.1}% · 2-4: {:.1}% · 5-8: {:.1}% · >8: {:.1}% (all sockets: {:.1}%)",
@@ -104,9 +123,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         let by: Vec<String> = a
             .by_class
             .iter()
-            .map(|(c, k)| format!("{c} {:.0} ns ({:.0} + {:.0})", k.mean, k.unloaded, k.contention))
+            .map(|(c, k)| {
+                format!(
+                    "{c} ({} loads) {:.0} ns ({:.0} + {:.0})",
+                    k.count, k.mean, k.unloaded, k.contention
+                )
+            })
             .collect();
-        println!("AMAT by class (unloaded + contention): {}", by.join(" · "));
+        println!(
+            "AMAT of LLC-miss loads by data source (loads; mean = unloaded + contention): {}",
+            by.join(" · ")
+        );
         let mt = &tm.migration;
         if mt.pages > 0 || mt.core_stall_ns > 0.0 {
             println!(

@@ -68,7 +68,7 @@ impl Figure {
         match self {
             Figure::MachineGraph => "machine.json in the results directory",
             Figure::LatencyHeatmap => "machine.json with a load_latency_ns matrix",
-            Figure::AccessClasses => "memory accesses by class (totals.by_class)",
+            Figure::AccessClasses => "LLC misses by home of the page (totals.by_class)",
             Figure::Amat => "timing-mode results (timing.amat_ns.by_class)",
             Figure::Speedup => "two or more timing-mode runs (timing.sim_time_ns)",
             Figure::Sharing => "sharing statistics",

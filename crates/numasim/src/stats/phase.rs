@@ -86,7 +86,7 @@ pub struct PhaseSummary {
     pub local_fraction: f64,
     /// LLC misses per thousand instructions.
     pub llc_mpki: f64,
-    /// Demand memory accesses by class: `local`, `remote_<h>hop`, `pool`.
+    /// LLC misses (reads and writes) by home of the page: `local`, `remote_<h>hop`, `pool`.
     pub by_class: BTreeMap<String, u64>,
     /// Demand memory accesses by serving memory node.
     pub by_node: BTreeMap<String, u64>,

@@ -6,6 +6,7 @@ use numasim::machine::{presets, Machine};
 pub enum MachineCommand {
     /// Built-in presets (files under configs/machines/).
     List {
+        /// Print the presets as JSON (name and description of each) instead of a table.
         #[arg(long)]
         json: bool,
     },
@@ -13,6 +14,7 @@ pub enum MachineCommand {
     Show {
         /// Preset name or path to a machine TOML.
         machine: String,
+        /// Print the machine as JSON (nodes, links, routes, latency matrix) instead of tables.
         #[arg(long)]
         json: bool,
     },

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 pub enum PolicyCommand {
     /// Migration policies with their profilers and parameters (`[migration]` keys).
     List {
+        /// Print the policies and profilers as JSON instead of tables.
         #[arg(long)]
         json: bool,
     },
@@ -92,6 +93,7 @@ pub struct ProfileArgs {
     /// Entries of each socket's TLB model.
     #[arg(long, default_value_t = 64)]
     tlb_entries: usize,
+    /// Print the profile accuracy as JSON instead of a table.
     #[arg(long)]
     json: bool,
 }

@@ -5,6 +5,7 @@ use clap::Subcommand;
 pub enum WorkloadCommand {
     /// Generators, what they model, and their parameters with defaults.
     List {
+        /// Print the generators and their parameters as JSON instead of tables.
         #[arg(long)]
         json: bool,
     },

@@ -68,3 +68,18 @@ fn the_two_class_views_are_named_apart_and_defined_in_help() {
         assert!(help.contains(class), "run --help defines {class}");
     }
 }
+
+#[test]
+fn analyze_sharing_writes_under_results_not_beside_the_config() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join("configs")).unwrap();
+    std::fs::write(
+        tmp.path().join("configs/small.toml"),
+        TIMED.replace("mode = \"timing\"", "mode = \"functional\""),
+    )
+    .unwrap();
+    let out = ok(&numasim(&["analyze", "sharing", "configs/small.toml"], tmp.path()));
+    assert!(out.contains("results/small.sharing.json"), "{out}");
+    assert!(tmp.path().join("results/small.sharing.json").exists());
+    assert!(!tmp.path().join("configs/small.sharing.json").exists());
+}

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 #[derive(Subcommand)]
 pub enum AnalyzeCommand {
     /// Pages and accesses by number of sharer sockets (StarNUMA Fig. 2 / Fig. 13), footprint,
-    /// read/write mix and first-touch local fraction. Writes JSON next to the input (or -o).
+    /// read/write mix and first-touch local fraction. Writes JSON under results/ (or -o).
     Sharing(SharingArgs),
     /// How representative each profile source is vs every memory access: Tikir &
     /// Hollingsworth's distance D and pages covered (their Table 1 / Fig. 2).
@@ -31,7 +31,8 @@ pub struct SharingArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
-    /// Output JSON file (default: <input stem>.sharing.json next to the input).
+    /// Output JSON file (default: results/<input stem>.sharing.json, never beside the input, which
+    /// may be a shipped config).
     #[arg(short, long)]
     out: Option<PathBuf>,
 }
@@ -56,8 +57,11 @@ fn sharing(args: SharingArgs) -> anyhow::Result<()> {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "input".into());
-        args.input.with_file_name(format!("{stem}.sharing.json"))
+        PathBuf::from("results").join(format!("{stem}.sharing.json"))
     });
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("creating {}: {e}", dir.display()))?;
+    }
     let json = serde_json::to_string_pretty(&a)?;
     std::fs::write(&out, json.clone() + "\n").map_err(|e| anyhow::anyhow!("writing {}: {e}", out.display()))?;
     if args.json {

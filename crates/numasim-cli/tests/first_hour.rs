@@ -83,3 +83,64 @@ fn analyze_sharing_writes_under_results_not_beside_the_config() {
     assert!(tmp.path().join("results/small.sharing.json").exists());
     assert!(!tmp.path().join("configs/small.sharing.json").exists());
 }
+
+/// Every shipped timing experiment, shrunk (graph scale 13, one trial, 20 K-instruction phases) so a debug build runs it
+/// in seconds: no core can retire faster than one instruction per `base_cpi` cycles, so IPC
+/// ≤ 1/base_cpi for every core over the run and for every socket in every phase.
+#[test]
+fn ipc_never_exceeds_the_core_peak_on_shipped_timing_experiments() {
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/experiments");
+    let tmp = tempfile::tempdir().unwrap();
+    let mut checked = 0;
+    let mut names: Vec<_> = std::fs::read_dir(&shipped)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    names.sort();
+    for path in names {
+        let text = std::fs::read_to_string(&path).unwrap();
+        if !text.lines().any(|l| l.trim() == "mode = \"timing\"") {
+            continue;
+        }
+        let small: String = text
+            .lines()
+            .map(|l| {
+                let k = l.split('=').next().unwrap_or("").trim();
+                match k {
+                    "scale" => "scale = 13".to_string(),
+                    // Several phases, so per-phase windows are tested too.
+                    "phase_instructions" => "phase_instructions = 20000".to_string(),
+                    "trials" => "trials = 1".to_string(),
+                    _ => l.to_string(),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let exp = tmp.path().join(format!("{stem}.toml"));
+        std::fs::write(&exp, small).unwrap();
+        ok(&numasim(&["run", exp.to_str().unwrap(), "-o", &stem], tmp.path()));
+        let r: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(tmp.path().join(&stem).join("results.json")).unwrap()).unwrap();
+        let base_cpi = r["timing"]["params"]["base_cpi"].as_f64().unwrap();
+        // 1e-5: the per-instruction time is whole thousandths of a ps (0.5 / 2.4 GHz is 1.6e-6 short).
+        let peak = 1.0 / base_cpi * (1.0 + 1e-5);
+        for (c, ipc) in r["timing"]["ipc"]["per_core"].as_array().unwrap().iter().enumerate() {
+            let ipc = ipc.as_f64().unwrap();
+            assert!(ipc <= peak, "{stem}: core {c} IPC {ipc} > {peak}");
+        }
+        for p in r["phases"].as_array().unwrap() {
+            for (s, ipc) in p["timing"]["ipc_per_socket"].as_object().unwrap() {
+                let ipc = ipc.as_f64().unwrap();
+                assert!(
+                    ipc <= peak,
+                    "{stem}: phase {} socket {s} IPC {ipc} > {peak}",
+                    p["index"]
+                );
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 2, "found {checked} shipped timing experiments");
+}

@@ -102,6 +102,13 @@ pub struct TimingCounts {
     pub end_ps: u64,
 }
 
+/// Time (ps) to issue `instructions` non-memory instructions at `cpi_milli_ps` (thousandths of
+/// a ps per instruction). Saturating: a hostile trace may jump its instruction count by 2^60.
+#[inline]
+fn compute_ps(instructions: u64, cpi_milli_ps: u64) -> u64 {
+    instructions.saturating_mul(cpi_milli_ps).saturating_add(500) / 1000
+}
+
 /// What the moves of one migration step cost in time (ps), charged from the phase barrier.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct MoveTiming {
@@ -465,6 +472,12 @@ impl TimingSim {
             }
             let a = k.buf[k.pos];
             if a.instr >= phase_end {
+                // The instructions between the core's last access and the phase end run before
+                // the barrier (they are counted in this phase, so their time belongs here too).
+                if k.last_instr < phase_end {
+                    k.t = k.t.saturating_add(compute_ps(phase_end - k.last_instr, k.cpi_milli_ps));
+                    k.last_instr = phase_end;
+                }
                 return Ok(Yield::Barrier);
             }
             if k.t > until {
@@ -473,13 +486,8 @@ impl TimingSim {
             // Non-memory instructions since the last access, then in-order retirement: the
             // ROB holds W instructions, so everything at or before `instr − W` must be done.
             // Saturating: a hostile trace may jump its instruction count by 2^60.
-            let compute_ps = a
-                .instr
-                .saturating_sub(k.last_instr)
-                .saturating_mul(k.cpi_milli_ps)
-                .saturating_add(500)
-                / 1000;
-            let mut t_issue = k.t.saturating_add(compute_ps);
+            let mut t_issue =
+                k.t.saturating_add(compute_ps(a.instr.saturating_sub(k.last_instr), k.cpi_milli_ps));
             while let Some(&(instr, done)) = k.rob.front() {
                 if instr + self.rob_w > a.instr {
                     break;

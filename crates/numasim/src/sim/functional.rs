@@ -10,7 +10,7 @@
 //! increment in the (socket × node) matrix and the page's per-socket counter. Everything else
 //! is derived at phase boundaries, where migration policies will also act.
 
-use crate::cache::{Outcome, SetAssocCache};
+use crate::cache::{Outcome, SetAssocCache, SharerMap};
 use crate::mem::{PageTable, Placement, PlacementError};
 use crate::profile::Observer;
 use crate::stats::{PageStats, PhaseCounts};
@@ -55,6 +55,10 @@ pub struct FunctionalSim {
     pub placement: Placement,
     llcs: Vec<SetAssocCache>,
     llc_on: bool,
+    /// Which sockets' LLCs may hold each line (LLC on only): a store invalidates the others.
+    sharers: SharerMap,
+    /// log2 of the lines in a page.
+    lines_per_page_shift: u32,
     pub pages: PageStats,
     counts: PhaseCounts,
     threads: Vec<ThreadCursor>,
@@ -92,6 +96,8 @@ impl FunctionalSim {
             placement,
             llc_on: cfg.llc.is_some(),
             llcs,
+            sharers: SharerMap::new(sockets),
+            lines_per_page_shift: (cfg.page_bytes / 64).max(1).trailing_zeros(),
             pages: PageStats::new(sockets),
             counts: PhaseCounts::new(sockets, nodes),
             threads: (0..threads)
@@ -264,6 +270,11 @@ impl FunctionalSim {
             match self.llcs[socket].access(a.vaddr >> 6, write) {
                 Outcome::Hit { .. } => {
                     self.counts.llc_hits += 1;
+                    // A read hit is already a sharer (only another socket's store clears it,
+                    // and that store also invalidated this copy); a store hit takes the line.
+                    if write {
+                        self.store_hit(socket, a.vaddr);
+                    }
                     if self.observing {
                         self.observe_hit(socket, a);
                     }
@@ -281,6 +292,17 @@ impl FunctionalSim {
         if new {
             self.first_touch(socket, page)?;
         }
+        if LLC {
+            let idx = self.line_index(page, a.vaddr);
+            if write {
+                let (line, llcs) = (a.vaddr >> 6, &mut self.llcs);
+                self.sharers.make_exclusive(idx, socket, |o| {
+                    llcs[o].invalidate(line);
+                });
+            } else {
+                self.sharers.add(idx, socket);
+            }
+        }
         let node = self.home[page as usize] as usize;
         self.counts.demand[socket * self.nodes + node] += 1;
         self.pages.record(page, socket);
@@ -288,6 +310,26 @@ impl FunctionalSim {
             self.observe(socket, page, a);
         }
         Ok(())
+    }
+
+    /// Index of the line holding `vaddr` of page id `page` in the sharer map.
+    #[inline(always)]
+    fn line_index(&self, page: u32, vaddr: u64) -> usize {
+        ((page as usize) << self.lines_per_page_shift)
+            | ((vaddr >> 6) as usize & ((1 << self.lines_per_page_shift) - 1))
+    }
+
+    /// A store that hit in `socket`'s LLC: other sockets' copies of the line are invalidated.
+    #[inline]
+    fn store_hit(&mut self, socket: usize, vaddr: u64) {
+        // A hit line was filled by a demand miss, so its page is mapped.
+        if let Some(page) = self.table.lookup(vaddr) {
+            let idx = self.line_index(page, vaddr);
+            let (line, llcs) = (vaddr >> 6, &mut self.llcs);
+            self.sharers.make_exclusive(idx, socket, |o| {
+                llcs[o].invalidate(line);
+            });
+        }
     }
 
     /// Profiler hook for an access that reached memory (out of line: off the hot path).
@@ -325,6 +367,9 @@ impl FunctionalSim {
         let node = self.placement.place_or_oracle(socket, vpage, footprint, oracle)?;
         self.home.push(node as u16);
         self.pages.push_page();
+        if self.llc_on {
+            self.sharers.push_page(1 << self.lines_per_page_shift);
+        }
         self.counts.new_pages += 1;
         Ok(())
     }

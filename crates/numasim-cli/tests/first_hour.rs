@@ -175,3 +175,94 @@ fn functional_and_timing_modes_agree_on_llc_misses() {
         );
     }
 }
+
+/// The README section between `heading` and the next `## `/`### ` heading.
+fn readme_section(heading: &str) -> String {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
+    let start = readme.find(heading).unwrap_or_else(|| panic!("README has {heading}"));
+    let rest = &readme[start + heading.len()..];
+    let end = rest
+        .find("\n## ")
+        .into_iter()
+        .chain(rest.find("\n### "))
+        .min()
+        .unwrap_or(rest.len());
+    rest[..end].to_string()
+}
+
+/// The README names every workload generator, migration policy and profiler the program has
+/// (from the registries, through `--json`), so the docs cannot silently fall behind.
+#[test]
+fn readme_lists_every_registered_workload_policy_and_profiler() {
+    let tmp = tempfile::tempdir().unwrap();
+    let workloads: serde_json::Value =
+        serde_json::from_str(&ok(&numasim(&["workload", "list", "--json"], tmp.path()))).unwrap();
+    let section = readme_section("### Workloads");
+    for w in workloads.as_array().unwrap() {
+        let name = w["name"].as_str().unwrap();
+        assert!(
+            section.contains(&format!("`{name}`")),
+            "README ### Workloads misses `{name}`"
+        );
+    }
+    let policies: serde_json::Value =
+        serde_json::from_str(&ok(&numasim(&["policy", "list", "--json"], tmp.path()))).unwrap();
+    let section = readme_section("### Migration");
+    for kind in ["policies", "profilers"] {
+        for p in policies[kind].as_array().unwrap() {
+            let name = p["name"].as_str().unwrap();
+            assert!(
+                section.contains(&format!("\"{name}\"")),
+                "README ### Migration misses {kind} \"{name}\""
+            );
+        }
+    }
+}
+
+/// Every command in the README's `sh` blocks runs as written against the shipped configs (the
+/// set-up command `cargo run --release -- …` as `numasim …`; the test command itself is
+/// skipped), in order, in a directory holding a copy of `configs/`.
+#[test]
+fn readme_commands_run() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&root.join("configs"), &tmp.path().join("configs"));
+    let mut in_sh = false;
+    let mut ran = 0;
+    for line in readme.lines() {
+        if line.starts_with("```") {
+            in_sh = line == "```sh";
+            continue;
+        }
+        if !in_sh {
+            continue;
+        }
+        let cmd = line.split(" #").next().unwrap().trim();
+        let cmd = cmd
+            .strip_prefix("cargo run --release -- ")
+            .map(|c| format!("numasim {c}"));
+        let cmd = cmd.unwrap_or_else(|| line.split(" #").next().unwrap().trim().to_string());
+        if cmd.is_empty() || cmd.starts_with("cargo test") {
+            continue;
+        }
+        let words: Vec<&str> = cmd.split_whitespace().collect();
+        assert_eq!(words[0], "numasim", "README sh line is not a numasim command: {line}");
+        ok(&numasim(&words[1..], tmp.path()));
+        ran += 1;
+    }
+    assert!(ran >= 4, "ran {ran} README commands");
+    assert!(tmp.path().join("report.html").exists() && tmp.path().join("sharing.svg").exists());
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}

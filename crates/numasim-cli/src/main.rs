@@ -40,12 +40,16 @@ enum Command {
     Report(commands::report::ReportArgs),
     /// Draw one paper-ready figure (SVG or PNG) from results directories.
     Plot(commands::report::PlotArgs),
+    /// Reproduce a paper: run its experiments and compare every number with the paper's.
+    /// (`numasim repro list`; `numasim repro starnuma --quick`.)
+    Repro(commands::repro::ReproArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => commands::run::run(args),
+        Command::Repro(args) => commands::repro::run(args),
         Command::Machine(cmd) => commands::machine::run(cmd),
         Command::Trace(cmd) => commands::trace::run(cmd),
         Command::Workload(cmd) => commands::workload::run(cmd),

@@ -2,6 +2,7 @@ pub mod analyze;
 pub mod machine;
 pub mod policy;
 pub mod report;
+pub mod repro;
 pub mod run;
 pub mod trace;
 pub mod workload;

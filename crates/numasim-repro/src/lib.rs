@@ -1,0 +1,330 @@
+//! Paper reproduction studies: `numasim repro <study>`.
+//!
+//! A study runs a paper's experiments through the ordinary pipeline (each experiment is written
+//! as a TOML file first, so every run can be repeated by hand), reads the results directories
+//! back, and lines every number up against the paper's: paper value, numasim value, difference.
+//! A study never adjusts the model to the paper; a number that does not match is reported as it
+//! is. Each comparison also states the *direction* the paper reports (which configuration is
+//! faster, which share is larger); `--quick` runs are checked on directions only, since small
+//! inputs are not expected to give the paper's magnitudes.
+//!
+//! Adding a study is one module implementing [`Study`] plus one line in [`registry`].
+
+pub mod starnuma;
+
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReproError {
+    #[error("unknown study `{name}` (known: {known})")]
+    UnknownStudy { name: String, known: String },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("experiment {id} ({config}): {message}")]
+    Run {
+        id: String,
+        config: PathBuf,
+        message: String,
+    },
+    #[error("results of {id}: {message}")]
+    Results { id: String, message: String },
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> ReproError + '_ {
+    move |source| ReproError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// What the paper says about a quantity's direction, checked on every run.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Expect {
+    /// The value is above this bound (e.g. a speedup above 1).
+    Above(f64),
+    /// The value is below this bound.
+    Below(f64),
+    /// Only compared, no direction claimed (e.g. an input latency).
+    None,
+}
+
+impl Expect {
+    pub fn holds(self, value: f64) -> Option<bool> {
+        match self {
+            Expect::Above(b) => Some(value > b),
+            Expect::Below(b) => Some(value < b),
+            Expect::None => None,
+        }
+    }
+
+    fn text(self) -> String {
+        match self {
+            Expect::Above(b) => format!("> {b}"),
+            Expect::Below(b) => format!("< {b}"),
+            Expect::None => String::new(),
+        }
+    }
+}
+
+/// One number of the paper against numasim's.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Comparison {
+    /// Where the paper reports it (figure or table).
+    pub source: String,
+    pub quantity: String,
+    pub unit: &'static str,
+    /// The paper's value, when it gives one for this configuration.
+    pub paper: Option<f64>,
+    pub numasim: f64,
+    pub expect: Expect,
+}
+
+impl Comparison {
+    /// numasim relative to the paper, when the paper gives a non-zero value.
+    pub fn relative_difference(&self) -> Option<f64> {
+        self.paper.filter(|p| *p != 0.0).map(|p| (self.numasim - p) / p)
+    }
+}
+
+/// Options of one study run.
+#[derive(Debug, Clone)]
+pub struct StudyOptions {
+    /// Small inputs: minutes on a laptop, checked on directions only.
+    pub quick: bool,
+    /// Output directory: `configs/`, `runs/`, `comparison.csv`, `report.html`.
+    pub out: PathBuf,
+}
+
+/// A paper's reproduction.
+pub trait Study: Sync {
+    fn name(&self) -> &'static str;
+    /// The paper (file under shared/papers and title).
+    fn paper(&self) -> &'static str;
+    fn summary(&self) -> &'static str;
+    fn run(&self, ctx: &mut StudyContext) -> Result<Vec<Comparison>, ReproError>;
+}
+
+/// Every study, by name.
+pub fn registry() -> &'static [&'static dyn Study] {
+    &[&starnuma::StarNuma]
+}
+
+pub fn find(name: &str) -> Result<&'static dyn Study, ReproError> {
+    registry()
+        .iter()
+        .copied()
+        .find(|s| s.name() == name)
+        .ok_or_else(|| ReproError::UnknownStudy {
+            name: name.into(),
+            known: registry().iter().map(|s| s.name()).collect::<Vec<_>>().join(", "),
+        })
+}
+
+/// Runs experiments for a study and keeps track of what was written.
+pub struct StudyContext {
+    pub options: StudyOptions,
+    /// Results directories in run order (for the report).
+    pub runs: Vec<PathBuf>,
+    progress: Box<dyn FnMut(&str)>,
+}
+
+impl StudyContext {
+    pub fn new(options: StudyOptions, progress: Box<dyn FnMut(&str)>) -> Result<Self, ReproError> {
+        for d in ["configs", "runs"] {
+            let p = options.out.join(d);
+            std::fs::create_dir_all(&p).map_err(io_err(&p))?;
+        }
+        Ok(StudyContext {
+            options,
+            runs: Vec::new(),
+            progress,
+        })
+    }
+
+    /// Writes `toml` as `configs/<id>.toml`, runs it into `runs/<id>`, and returns its
+    /// results.json.
+    pub fn run_experiment(&mut self, id: &str, toml: &str) -> Result<serde_json::Value, ReproError> {
+        let config = self.options.out.join("configs").join(format!("{id}.toml"));
+        std::fs::write(&config, toml).map_err(io_err(&config))?;
+        (self.progress)(&format!("running {id}"));
+        let fail = |message: String| ReproError::Run {
+            id: id.into(),
+            config: config.clone(),
+            message,
+        };
+        let exp = numasim::experiment::Experiment::load(&config).map_err(|e| fail(e.to_string()))?;
+        let dir = self.options.out.join("runs").join(id);
+        let (dir, _) = numasim::experiment::run(&exp, &dir, &mut |_| {}).map_err(|e| fail(e.to_string()))?;
+        let path = dir.join("results.json");
+        let text = std::fs::read_to_string(&path).map_err(io_err(&path))?;
+        self.runs.push(dir);
+        serde_json::from_str(&text).map_err(|e| ReproError::Results {
+            id: id.into(),
+            message: e.to_string(),
+        })
+    }
+}
+
+/// A number at a JSON path of a results.json.
+pub fn number(results: &serde_json::Value, path: &[&str]) -> Option<f64> {
+    let mut v = results;
+    for k in path {
+        v = v.get(*k)?;
+    }
+    v.as_f64()
+}
+
+/// What `numasim repro` leaves behind.
+pub struct StudyOutcome {
+    pub comparisons: Vec<Comparison>,
+    pub csv: PathBuf,
+    pub report: Option<PathBuf>,
+}
+
+/// Runs `study` into `options.out`: the experiments, `comparison.csv` and `report.html`.
+pub fn run_study(
+    study: &dyn Study,
+    options: StudyOptions,
+    progress: Box<dyn FnMut(&str)>,
+) -> Result<StudyOutcome, ReproError> {
+    let mut ctx = StudyContext::new(options, progress)?;
+    let comparisons = study.run(&mut ctx)?;
+    let csv = ctx.options.out.join("comparison.csv");
+    write_csv(&csv, &comparisons)?;
+    let report = if ctx.runs.is_empty() {
+        None
+    } else {
+        let path = ctx.options.out.join("report.html");
+        numasim_report::write_report(&ctx.runs, &path).map_err(|e| ReproError::Results {
+            id: "report".into(),
+            message: e.to_string(),
+        })?;
+        Some(path)
+    };
+    Ok(StudyOutcome {
+        comparisons,
+        csv,
+        report,
+    })
+}
+
+fn write_csv(path: &Path, rows: &[Comparison]) -> Result<(), ReproError> {
+    let mut w = csv::Writer::from_path(path).map_err(|e| ReproError::Io {
+        path: path.into(),
+        source: std::io::Error::other(e),
+    })?;
+    let io = |e: csv::Error| ReproError::Io {
+        path: path.into(),
+        source: std::io::Error::other(e),
+    };
+    w.write_record([
+        "source",
+        "quantity",
+        "unit",
+        "paper",
+        "numasim",
+        "difference_percent",
+        "paper_direction",
+        "direction_holds",
+    ])
+    .map_err(io)?;
+    for c in rows {
+        w.write_record([
+            c.source.clone(),
+            c.quantity.clone(),
+            c.unit.to_string(),
+            c.paper.map(|p| format!("{p}")).unwrap_or_default(),
+            format!("{:.4}", c.numasim),
+            c.relative_difference()
+                .map(|d| format!("{:.1}", 100.0 * d))
+                .unwrap_or_default(),
+            c.expect.text(),
+            c.expect.holds(c.numasim).map(|h| h.to_string()).unwrap_or_default(),
+        ])
+        .map_err(io)?;
+    }
+    w.flush().map_err(|e| io_err(path)(e))
+}
+
+/// The comparison as a plain-text table.
+pub fn render_table(rows: &[Comparison]) -> String {
+    let header = ["source", "quantity", "paper", "numasim", "diff", "direction"];
+    let body: Vec<[String; 6]> = rows
+        .iter()
+        .map(|c| {
+            [
+                c.source.clone(),
+                format!("{} ({})", c.quantity, c.unit),
+                c.paper.map(|p| format!("{p:.3}")).unwrap_or_else(|| "—".into()),
+                format!("{:.3}", c.numasim),
+                c.relative_difference()
+                    .map(|d| format!("{:+.1}%", 100.0 * d))
+                    .unwrap_or_else(|| "—".into()),
+                match c.expect.holds(c.numasim) {
+                    Some(true) => format!("{} holds", c.expect.text()),
+                    Some(false) => format!("{} FAILS", c.expect.text()),
+                    None => String::new(),
+                },
+            ]
+        })
+        .collect();
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            body.iter()
+                .map(|r| r[i].chars().count())
+                .chain([header[i].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    let line = |cells: &[String], out: &mut String| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c}{}", " ".repeat(w - c.chars().count())))
+            .collect();
+        out.push_str(padded.join("  ").trim_end());
+        out.push('\n');
+    };
+    line(&header.map(String::from), &mut out);
+    line(&widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>(), &mut out);
+    for r in &body {
+        line(r, &mut out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_study_names_the_known_ones() {
+        let e = find("starnumaa").err().unwrap().to_string();
+        assert!(e.contains("starnumaa") && e.contains("starnuma"), "{e}");
+        assert_eq!(find("starnuma").unwrap().name(), "starnuma");
+    }
+
+    #[test]
+    fn table_and_directions() {
+        let c = Comparison {
+            source: "Fig. 8a".into(),
+            quantity: "BFS speedup".into(),
+            unit: "×",
+            paper: Some(1.7),
+            numasim: 1.2,
+            expect: Expect::Above(1.0),
+        };
+        assert_eq!(c.expect.holds(c.numasim), Some(true));
+        assert!((c.relative_difference().unwrap() + 0.2941).abs() < 1e-3);
+        let t = render_table(&[c]);
+        assert!(t.contains("-29.4%") && t.contains("> 1 holds"), "{t}");
+        assert_eq!(Expect::Below(0.0).holds(0.5), Some(false));
+    }
+}

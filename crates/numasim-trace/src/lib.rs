@@ -6,13 +6,15 @@
 //! stream in bounded memory; [`starnuma`] reads the per-thread traces of the StarNUMA artifact.
 
 pub mod convert;
+pub mod info;
 pub mod native;
 pub mod record;
 pub mod source;
 pub mod starnuma;
 
 pub use convert::{convert, convert_starnuma, convert_with_chunk_records, ConvertStats};
-pub use native::{scan_info, NativeHeader, NativeReader, NativeWriter, ThreadInfo, TraceInfo, WriteSummary};
+pub use info::{scan_starnuma_info, InputFile, ThreadInfo, TraceInfo};
+pub use native::{scan_info, NativeHeader, NativeReader, NativeWriter, WriteSummary};
 pub use record::{Access, AccessKind};
 pub use source::{collect_all, AccessSource, SourceError, VecSource};
 pub use starnuma::{StarnumaReader, StarnumaWriter};

@@ -46,7 +46,6 @@
 //! order across lanes and across a thread's chunks; the writer enforces it and the reader
 //! checks it (a violation is Corrupt).
 
-use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;
@@ -1133,46 +1132,7 @@ impl AccessSource for NativeReader {
 // ---------------------------------------------------------------------------------------------
 // scan_info
 
-/// Per-thread summary in [`TraceInfo`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
-pub struct ThreadInfo {
-    pub thread: usize,
-    pub records: u64,
-    pub reads: u64,
-    pub writes: u64,
-    pub first_instr: Option<u64>,
-    pub last_instr: Option<u64>,
-    pub flops: u64,
-    /// Sum of `size_bytes` over the thread's accesses.
-    pub accessed_bytes: u64,
-    /// Distinct 4 KiB virtual pages the thread touched.
-    pub footprint_pages_4k: u64,
-}
-
-/// Summary of a whole native trace, from one pass over the file.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TraceInfo {
-    pub path: String,
-    pub format_version: u32,
-    pub threads: usize,
-    pub metadata: serde_json::Value,
-    pub records: u64,
-    pub reads: u64,
-    pub writes: u64,
-    pub flops: u64,
-    /// Sum of `size_bytes` over all accesses.
-    pub accessed_bytes: u64,
-    /// Distinct 4 KiB virtual pages touched by any thread.
-    pub footprint_pages_4k: u64,
-    pub chunks: u64,
-    /// Size of the trace file.
-    pub file_bytes: u64,
-    /// Sum of the chunks' compressed payloads.
-    pub compressed_payload_bytes: u64,
-    /// Sum of the chunks' decompressed (varint-encoded) payloads.
-    pub uncompressed_payload_bytes: u64,
-    pub per_thread: Vec<ThreadInfo>,
-}
+pub use crate::info::{ThreadInfo, TraceInfo};
 
 /// Walks the whole trace once (chunks in file order) and summarises it. Memory grows with the
 /// footprint (a set of page numbers), not with the trace length.
@@ -1185,17 +1145,12 @@ pub fn scan_info(path: impl AsRef<Path>) -> Result<TraceInfo, SourceError> {
         ..
     } = reader;
     let threads = header.threads;
-    let mut per_thread: Vec<ThreadInfo> = (0..threads)
-        .map(|t| ThreadInfo {
-            thread: t,
-            ..Default::default()
-        })
-        .collect();
-    let mut pages: Vec<HashSet<u64>> = vec![HashSet::new(); threads];
+    let mut acc = crate::info::Accumulator::new(threads);
     let mut payload = Vec::new();
     let mut batch: Vec<Access> = Vec::new();
     let mut info = TraceInfo {
         path: file.path.clone(),
+        format: "numasim-native".into(),
         format_version: header.format_version,
         threads,
         metadata: header.metadata.clone(),
@@ -1207,8 +1162,15 @@ pub fn scan_info(path: impl AsRef<Path>) -> Result<TraceInfo, SourceError> {
         footprint_pages_4k: 0,
         chunks: 0,
         file_bytes: file.len_bytes,
+        files: vec![crate::info::InputFile {
+            path: file.path.clone(),
+            bytes: file.len_bytes,
+            thread: None,
+        }],
         compressed_payload_bytes: 0,
         uncompressed_payload_bytes: 0,
+        markers: 0,
+        ignored_trailing_bytes: 0,
         per_thread: Vec::new(),
     };
     let mut offset = header.data_offset_bytes;
@@ -1222,7 +1184,7 @@ pub fn scan_info(path: impl AsRef<Path>) -> Result<TraceInfo, SourceError> {
         batch.clear();
         batch.reserve(h.record_count as usize);
         let t = h.thread as usize;
-        let floor = per_thread[t].last_instr.unwrap_or(0);
+        let floor = acc.last_instr(t);
         let mut decoder =
             ChunkDecoder::start(&payload, h.record_count as usize).map_err(|m| file.corrupt(h.offset, m))?;
         decoder
@@ -1235,24 +1197,12 @@ pub fn scan_info(path: impl AsRef<Path>) -> Result<TraceInfo, SourceError> {
                 }
             })
             .map_err(|(i, e)| file.corrupt(h.offset, format!("chunk of thread {t}: record {i}: {}", e.message())))?;
-        let ti = &mut per_thread[t];
-        ti.first_instr.get_or_insert(batch[0].instr);
-        ti.last_instr = Some(batch[batch.len() - 1].instr);
-        let set = &mut pages[t];
-        for a in &batch {
-            let w = a.is_write() as u64;
-            ti.writes += w;
-            ti.reads += 1 - w;
-            ti.flops += a.flops as u64;
-            ti.accessed_bytes += a.size_bytes as u64;
-            set.insert(a.vaddr >> 12);
-        }
-        ti.records += batch.len() as u64;
+        acc.add(t, &batch);
         info.chunks += 1;
         info.compressed_payload_bytes += h.compressed_len_bytes as u64;
         info.uncompressed_payload_bytes += h.uncompressed_len_bytes as u64;
     };
-    for (t, ti) in per_thread.iter_mut().enumerate() {
+    for (t, ti) in acc.per_thread.iter().enumerate() {
         let expected = file.trailer_count(end_offset, t)?;
         if expected != ti.records {
             return Err(file.corrupt(
@@ -1263,19 +1213,8 @@ pub fn scan_info(path: impl AsRef<Path>) -> Result<TraceInfo, SourceError> {
                 ),
             ));
         }
-        ti.footprint_pages_4k = pages[t].len() as u64;
-        info.records += ti.records;
-        info.reads += ti.reads;
-        info.writes += ti.writes;
-        info.flops += ti.flops;
-        info.accessed_bytes += ti.accessed_bytes;
     }
-    let mut all = pages.pop().unwrap_or_default();
-    for s in pages {
-        all.extend(s);
-    }
-    info.footprint_pages_4k = all.len() as u64;
-    info.per_thread = per_thread;
+    acc.finish(&mut info);
     Ok(info)
 }
 

@@ -1,6 +1,6 @@
 use anyhow::Context;
 use clap::{Subcommand, ValueEnum};
-use numasim::trace::{native, starnuma, AccessSource};
+use numasim::trace::native;
 use std::io::Read;
 use std::path::PathBuf;
 
@@ -14,7 +14,7 @@ pub enum Format {
 pub enum TraceCommand {
     /// Summarise a trace: threads, records, read/write mix, footprint, compression.
     Info {
-        /// Native trace, or StarNUMA per-thread files (one per thread, in thread order).
+        /// Native trace, or StarNUMA per-thread files (memtrace_t<N>.out: thread N from the name).
         files: Vec<PathBuf>,
         /// Input format (default: detected from the file's magic bytes).
         #[arg(long, value_enum)]
@@ -27,7 +27,7 @@ pub enum TraceCommand {
         /// Input format.
         #[arg(long, value_enum)]
         from: Format,
-        /// Input files (StarNUMA: one per thread, in thread order).
+        /// Input files (StarNUMA: memtrace_t<N>.out per thread; threads come from the names, any order).
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// Output native trace.
@@ -68,16 +68,17 @@ pub fn run(cmd: TraceCommand) -> anyhow::Result<()> {
                     anyhow::ensure!(files.len() == 1, "a native trace is a single file");
                     native::scan_info(&files[0])?
                 }
-                Format::Starnuma => {
-                    // Summarise by converting to a temporary native trace in memory-bounded fashion.
-                    let mut reader = starnuma::StarnumaReader::open(&files)?;
-                    summarize_source(&mut reader, &files)?
-                }
+                // Read directly, once; thread order comes from the file names.
+                Format::Starnuma => numasim::trace::scan_starnuma_info(&files)?,
             };
             if json {
                 return super::print_json(&info);
             }
-            println!("{} (format version {})", info.path, info.format_version);
+            if info.format == "starnuma" {
+                println!("StarNUMA trace, {} files in thread order", info.files.len());
+            } else {
+                println!("{} (format version {})", info.path, info.format_version);
+            }
             println!(
                 "threads {} · records {} · reads {} · writes {} · flops {}",
                 info.threads, info.records, info.reads, info.writes, info.flops
@@ -87,17 +88,34 @@ pub fn run(cmd: TraceCommand) -> anyhow::Result<()> {
                 info.footprint_pages_4k,
                 info.footprint_pages_4k as f64 * 4096.0 / (1 << 20) as f64
             );
-            println!("file {} bytes · {} chunks", info.file_bytes, info.chunks);
-            let mut t = crate::table::Table::new(["thread", "records", "reads", "writes", "first_instr", "last_instr"]);
+            if info.format == "starnuma" {
+                let mut extra = format!("{} phase markers", info.markers);
+                if info.ignored_trailing_bytes > 0 {
+                    extra += &format!(" · {} trailing bytes ignored", info.ignored_trailing_bytes);
+                }
+                println!("input {} bytes in {} files · {extra}", info.file_bytes, info.files.len());
+            } else {
+                println!("file {} bytes · {} chunks", info.file_bytes, info.chunks);
+            }
+            let starnuma = info.format == "starnuma";
+            let mut head = vec!["thread", "records", "reads", "writes", "first_instr", "last_instr"];
+            if starnuma {
+                head.extend(["file", "bytes"]);
+            }
+            let mut t = crate::table::Table::new(head);
             for (i, th) in info.per_thread.iter().enumerate() {
-                t.row([
+                let mut row = vec![
                     i.to_string(),
                     th.records.to_string(),
                     th.reads.to_string(),
                     th.writes.to_string(),
                     th.first_instr.map(|v| v.to_string()).unwrap_or_default(),
                     th.last_instr.map(|v| v.to_string()).unwrap_or_default(),
-                ]);
+                ];
+                if let Some(f) = info.files.get(i).filter(|_| starnuma) {
+                    row.extend([f.path.clone(), f.bytes.to_string()]);
+                }
+                t.row(row);
             }
             print!("{}", t.render());
             Ok(())
@@ -135,21 +153,4 @@ pub fn run(cmd: TraceCommand) -> anyhow::Result<()> {
             Ok(())
         }
     }
-}
-
-/// StarNUMA files carry no summary; walk them once through a temporary native file.
-fn summarize_source(src: &mut dyn AccessSource, files: &[PathBuf]) -> anyhow::Result<native::TraceInfo> {
-    let tmp = std::env::temp_dir().join(format!("numasim-info-{}.trace", std::process::id()));
-    let meta = serde_json::json!({ "converted_from": "starnuma", "files": files });
-    let result = numasim::trace::convert::convert(src, &tmp, &meta)
-        .map_err(anyhow::Error::from)
-        .and_then(|_| native::scan_info(&tmp).map_err(anyhow::Error::from));
-    let _ = std::fs::remove_file(&tmp);
-    let mut info = result?;
-    info.path = files
-        .iter()
-        .map(|f| f.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
-    Ok(info)
 }

@@ -193,7 +193,9 @@ impl StarnumaReader {
             let file = File::open(&p).map_err(io_err)?;
             let meta = file.metadata().map_err(io_err)?;
             if meta.is_dir() {
-                return Err(SourceError::Invalid(format!("{path}: is a directory, not a trace file")));
+                return Err(SourceError::Invalid(format!(
+                    "{path}: is a directory, not a trace file"
+                )));
             }
             let len = meta.len();
             let rem = len % STARNUMA_RECORD_BYTES as u64;

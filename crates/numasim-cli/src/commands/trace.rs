@@ -93,7 +93,11 @@ pub fn run(cmd: TraceCommand) -> anyhow::Result<()> {
                 if info.ignored_trailing_bytes > 0 {
                     extra += &format!(" · {} trailing bytes ignored", info.ignored_trailing_bytes);
                 }
-                println!("input {} bytes in {} files · {extra}", info.file_bytes, info.files.len());
+                println!(
+                    "input {} bytes in {} files · {extra}",
+                    info.file_bytes,
+                    info.files.len()
+                );
             } else {
                 println!("file {} bytes · {} chunks", info.file_bytes, info.chunks);
             }

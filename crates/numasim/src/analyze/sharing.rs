@@ -117,7 +117,10 @@ fn input_kind(inputs: &[PathBuf]) -> Result<InputKind, AnalyzeError> {
     if inputs.len() == 1 && numasim_trace::starnuma::thread_from_name(first).is_none() {
         return Ok(InputKind::Experiment);
     }
-    if let Some(p) = inputs.iter().find(|p| is_native_trace(p) || p.extension().is_some_and(|e| e == "toml")) {
+    if let Some(p) = inputs
+        .iter()
+        .find(|p| is_native_trace(p) || p.extension().is_some_and(|e| e == "toml"))
+    {
         return Err(AnalyzeError::Input(format!(
             "{}: give one native trace or one experiment on its own (several inputs are StarNUMA thread files)",
             p.display()

@@ -21,8 +21,12 @@ pub enum TraceCommand {
         format: Option<Format>,
         #[arg(long)]
         json: bool,
+        /// Only decode and count records (no footprint): the speed of merely reading the trace.
+        /// With one experiment TOML instead of a trace: the speed of its workload generator.
+        #[arg(long)]
+        decode_only: bool,
     },
-    /// Convert a trace into the native format.
+    /// Convert a trace into the native format (or, with --to starnuma, export one).
     Convert {
         /// Input format.
         #[arg(long, value_enum)]
@@ -30,9 +34,13 @@ pub enum TraceCommand {
         /// Input files (StarNUMA: memtrace_t<N>.out per thread; threads come from the names, any order).
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// Output native trace.
+        /// Output native trace (with --to starnuma: a directory for memtrace_t<N>.out files).
         #[arg(short, long)]
         out: PathBuf,
+        /// Output format: native (default), or starnuma (per-thread files with a phase marker
+        /// every 100 M instructions, as the artifact's tracer writes them).
+        #[arg(long, value_enum, default_value = "native")]
+        to: Format,
     },
     /// Run an experiment's workload (generator or trace) and save it as a native trace.
     Record {
@@ -57,12 +65,34 @@ fn detect(path: &PathBuf) -> anyhow::Result<Format> {
 
 pub fn run(cmd: TraceCommand) -> anyhow::Result<()> {
     match cmd {
-        TraceCommand::Info { files, format, json } => {
+        TraceCommand::Info {
+            files,
+            format,
+            json,
+            decode_only,
+        } => {
             anyhow::ensure!(!files.is_empty(), "give at least one trace file");
+            if decode_only && files.len() == 1 && files[0].extension().is_some_and(|e| e == "toml") {
+                // An experiment: drain its workload source (a generator's speed on its own).
+                let mut exp = numasim::experiment::Experiment::load(&files[0])?;
+                exp.worker_threads = 1;
+                let src = numasim::experiment::resolve::source(&exp)?;
+                return decode_only_pass(src, json);
+            }
             let format = match format {
                 Some(f) => f,
                 None => detect(&files[0])?,
             };
+            if decode_only {
+                let src: Box<dyn numasim::trace::AccessSource> = match format {
+                    Format::Native => {
+                        anyhow::ensure!(files.len() == 1, "a native trace is a single file");
+                        Box::new(native::NativeReader::open(&files[0])?)
+                    }
+                    Format::Starnuma => Box::new(numasim::trace::StarnumaReader::open(&files)?),
+                };
+                return decode_only_pass(src, json);
+            }
             let info = match format {
                 Format::Native => {
                     anyhow::ensure!(files.len() == 1, "a native trace is a single file");
@@ -124,7 +154,19 @@ pub fn run(cmd: TraceCommand) -> anyhow::Result<()> {
             print!("{}", t.render());
             Ok(())
         }
-        TraceCommand::Convert { from, files, out } => {
+        TraceCommand::Convert { from, files, out, to } => {
+            if let Format::Starnuma = to {
+                let mut src: Box<dyn numasim::trace::AccessSource> = match from {
+                    Format::Starnuma => Box::new(numasim::trace::StarnumaReader::open(&files)?),
+                    Format::Native => {
+                        anyhow::ensure!(files.len() == 1, "a native trace is a single file");
+                        Box::new(native::NativeReader::open(&files[0])?)
+                    }
+                };
+                let paths = numasim::trace::export_starnuma(&mut *src, &out)?;
+                println!("wrote {} StarNUMA thread files in {}", paths.len(), out.display());
+                return Ok(());
+            }
             let stats = match from {
                 Format::Starnuma => numasim::trace::convert::convert_starnuma(&files, &out)?,
                 Format::Native => {
@@ -157,4 +199,47 @@ pub fn run(cmd: TraceCommand) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// Reads every record of every thread and counts them: the cost of merely decoding the trace
+/// (or generating the workload). Threads are drained one batch each in turn, as the simulator
+/// and `trace record` pull them (a generator coupled by barriers would otherwise buffer).
+fn decode_only_pass(mut src: Box<dyn numasim::trace::AccessSource>, json: bool) -> anyhow::Result<()> {
+    let started = std::time::Instant::now();
+    let (mut records, mut writes) = (0u64, 0u64);
+    let mut batch = Vec::new();
+    let mut live = vec![true; src.threads()];
+    let mut remaining = live.len();
+    while remaining > 0 {
+        for (t, alive) in live.iter_mut().enumerate() {
+            if !*alive {
+                continue;
+            }
+            src.next_batch(t, &mut batch)?;
+            if batch.is_empty() {
+                *alive = false;
+                remaining -= 1;
+                continue;
+            }
+            records += batch.len() as u64;
+            writes += batch.iter().filter(|a| a.is_write()).count() as u64;
+        }
+    }
+    let wall_s = started.elapsed().as_secs_f64();
+    let v = serde_json::json!({
+        "threads": src.threads(),
+        "records": records,
+        "writes": writes,
+        "wall_s": wall_s,
+        "records_per_s": records as f64 / wall_s.max(1e-9),
+    });
+    if json {
+        return super::print_json(&v);
+    }
+    println!(
+        "{records} records ({writes} writes) in {:.3} s: {:.1} M records/s",
+        wall_s,
+        records as f64 / wall_s.max(1e-9) / 1e6
+    );
+    Ok(())
 }

@@ -184,7 +184,7 @@ fn varint_in_word(word: u64) -> Option<(u64, usize)> {
     Some((x, (stops.trailing_zeros() >> 3) as usize + 1))
 }
 
-#[inline(always)]
+#[cfg(test)]
 fn load_u64(buf: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(buf[at..at + 8].try_into().unwrap())
 }
@@ -246,31 +246,36 @@ fn size_from_code(code: u8) -> u8 {
 /// uses [`decode_checked`], which also produces the error.
 #[inline(always)]
 fn decode_fast(buf: &[u8], p: usize) -> Option<RawRecord> {
-    let w0 = load_u64(buf, p);
+    // One bounds check for the whole window; every index below is masked to stay inside it,
+    // which the compiler can see (varint lengths are 1..=8, so the masks never change them).
+    let win: &[u8; FAST_WINDOW_BYTES] = buf[p..p + FAST_WINDOW_BYTES].try_into().unwrap();
+    let word_at = |at: usize| u64::from_le_bytes(win[at..at + 8].try_into().unwrap());
+    let w0 = word_at(0);
     // Instruction deltas are almost always below 128: a well-predicted one-byte path.
     let (d_instr, l0) = if w0 & 0x80 == 0 {
         (w0 & 0x7f, 1)
     } else {
         varint_in_word(w0)?
     };
-    let (d_vaddr, l1) = varint_in_word(load_u64(buf, p + l0))?;
-    let mut q = p + l0 + l1;
-    let flags = buf[q];
+    let l0 = l0 & 15;
+    let (d_vaddr, l1) = varint_in_word(word_at(l0))?;
+    let mut q = (l0 + (l1 & 15)) & 31;
+    let flags = win[q];
     let code = flags >> 2;
     let size = if code == 0 {
         q += 1;
-        buf[q]
+        win[q]
     } else {
         size_from_code(code)
     };
     q += 1;
     let mut flops = 0u32;
     if flags & FLAG_FLOPS != 0 {
-        let (f, l2) = varint_in_word(load_u64(buf, q))?;
+        let (f, l2) = varint_in_word(word_at(q))?;
         flops = u32::try_from(f).ok()?;
         q += l2;
     }
-    Some((d_instr, d_vaddr, flags, size, flops, q - p))
+    Some((d_instr, d_vaddr, flags, size, flops, q))
 }
 
 /// Decodes the record at `p` with every check.
@@ -413,6 +418,11 @@ impl ChunkDecoder {
         if groups > 0 {
             let (mut pos, mut instr, mut vaddr) = (self.pos, self.instr, self.vaddr);
             let mut result = Ok(());
+            // Records are written straight into the reserved tail of `out` (no per-record
+            // capacity check or length update); `written` of them are initialised.
+            out.reserve(groups * LANES);
+            let spare = &mut out.spare_capacity_mut()[..groups * LANES];
+            let mut written = 0usize;
             let mut index = self.next_index;
             // One macro expansion per lane so the lane state stays in registers.
             macro_rules! lane {
@@ -441,13 +451,14 @@ impl ChunkDecoder {
                     } else {
                         AccessKind::Read
                     };
-                    out.push(Access {
+                    spare[written].write(Access {
                         instr: ins,
                         vaddr: vaddr[k],
                         flops,
                         size_bytes,
                         kind,
                     });
+                    written += 1;
                     index += 1;
                 }};
             }
@@ -458,6 +469,10 @@ impl ChunkDecoder {
                 lane!(2, 'groups);
                 lane!(3, 'groups);
             }
+            let len = out.len() + written;
+            // SAFETY: the first `written` slots of the spare capacity were initialised above
+            // (`spare[..written]`), and `reserve` made room for them.
+            unsafe { out.set_len(len) };
             (self.pos, self.instr, self.vaddr, self.next_index) = (pos, instr, vaddr, index);
             result?;
         }

@@ -18,6 +18,14 @@
 //! error is queued at its place in its thread's stream, so the simulator meets it exactly where
 //! the single-threaded run would.
 //!
+//! # Never slower than no pipeline by much
+//! The source sits behind its own lock, held for exactly one batch at a time. When the
+//! simulator needs a batch that is not ready and the worker is not producing at that moment
+//! (its thread descheduled on a busy machine, or waiting for room), the simulator takes the
+//! lock and produces the batch itself instead of sleeping. Whoever produces, the batches of
+//! a thread come out of the source in order: a thread's queue is checked while holding the
+//! source lock, so no batch of it can be in flight then.
+//!
 //! # Bounded memory
 //! At most [`MAX_DEPTH`] batches per thread and [`AHEAD_BUDGET_BYTES`] in all wait in the
 //! queues; the only exception is the one batch the simulator is waiting for, which the worker
@@ -30,8 +38,9 @@ use std::thread::JoinHandle;
 use crate::record::Access;
 use crate::source::{AccessSource, SourceError};
 
-/// Largest number of ready batches queued per thread.
-pub const MAX_DEPTH: usize = 4;
+/// Largest number of ready batches queued per thread. With the simulator's own batch that is
+/// triple buffering; more only grows the data handed between cores through the caches.
+pub const MAX_DEPTH: usize = 2;
 /// Budget of all queued batches together (estimated at their capacity).
 pub const AHEAD_BUDGET_BYTES: usize = 256 << 20;
 
@@ -56,6 +65,8 @@ struct State {
 }
 
 struct Shared {
+    /// The wrapped source; held while one batch is produced (lock order: source, then state).
+    source: Mutex<Box<dyn AccessSource>>,
     state: Mutex<State>,
     /// Signals the simulator: a batch was queued (or the worker is gone).
     ready: Condvar,
@@ -65,9 +76,21 @@ struct Shared {
 
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
-        // The lock is never held across a call into the source, so a poisoned lock only means
-        // the other side panicked between plain field updates; the state is still consistent.
+        // The state lock is never held across a call into the source, so a poisoned lock only
+        // means the other side panicked between plain field updates; the state is consistent.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records a produced batch (or error) of thread `t` in the state.
+    fn account(st: &mut State, t: usize, item: &Item) {
+        match item {
+            Ok(b) if b.is_empty() => st.producer_done[t] = true,
+            Ok(_) => {}
+            Err(_) => st.producer_done[t] = true,
+        }
+        if st.wanted == Some(t) {
+            st.wanted = None;
+        }
     }
 }
 
@@ -111,6 +134,7 @@ impl DecodeAhead {
         let batch_bytes = 8192 * std::mem::size_of::<Access>();
         let depth = (AHEAD_BUDGET_BYTES / batch_bytes / threads.max(1)).clamp(1, MAX_DEPTH);
         let shared = Arc::new(Shared {
+            source: Mutex::new(src),
             state: Mutex::new(State {
                 queues: (0..threads).map(|_| VecDeque::new()).collect(),
                 producer_done: vec![false; threads],
@@ -127,7 +151,7 @@ impl DecodeAhead {
         let for_worker = Arc::clone(&shared);
         let worker = std::thread::Builder::new()
             .name("numasim-decode".into())
-            .spawn(move || produce(src, for_worker, depth))
+            .spawn(move || produce(for_worker, depth))
             .map_err(|e| SourceError::Invalid(format!("cannot start the decode-ahead thread: {e}")))?;
         Ok(DecodeAhead {
             threads,
@@ -162,39 +186,43 @@ fn pick(st: &mut State, depth: usize) -> Option<usize> {
     None
 }
 
-fn produce(mut src: Box<dyn AccessSource>, shared: Arc<Shared>, depth: usize) {
+fn produce(shared: Arc<Shared>, depth: usize) {
     let _gone = GoneGuard(Arc::clone(&shared));
     loop {
-        let (t, mut buf) = {
+        // Wait for work without holding the source, so the simulator can help itself.
+        {
             let mut st = shared.lock();
-            let t = loop {
+            loop {
                 if st.stop || st.producer_done.iter().all(|&d| d) {
                     return;
                 }
-                if let Some(t) = pick(&mut st, depth) {
-                    break t;
+                let saved_next = st.next;
+                let any = pick(&mut st, depth).is_some();
+                st.next = saved_next;
+                if any {
+                    break;
                 }
                 st = shared.room.wait(st).unwrap_or_else(|e| e.into_inner());
+            }
+        }
+        let mut src = shared.source.lock().unwrap_or_else(|e| e.into_inner());
+        // Pick again under the source lock: the simulator may have produced meanwhile.
+        let (t, mut buf) = {
+            let mut st = shared.lock();
+            let Some(t) = pick(&mut st, depth) else {
+                continue;
             };
             (t, st.free.pop().unwrap_or_default())
         };
-        // The source runs unlocked: the simulator keeps consuming meanwhile.
         let item = src.next_batch(t, &mut buf).map(|()| buf);
         let mut st = shared.lock();
-        match &item {
-            Ok(b) => {
-                st.queued_bytes += b.capacity() * std::mem::size_of::<Access>();
-                if b.is_empty() {
-                    st.producer_done[t] = true;
-                }
-            }
-            Err(_) => st.producer_done[t] = true,
+        Shared::account(&mut st, t, &item);
+        if let Ok(b) = &item {
+            st.queued_bytes += b.capacity() * std::mem::size_of::<Access>();
         }
         st.queues[t].push_back(item);
-        if st.wanted == Some(t) {
-            st.wanted = None;
-        }
         drop(st);
+        drop(src);
         shared.ready.notify_one();
     }
 }
@@ -240,12 +268,46 @@ impl AccessSource for DecodeAhead {
                 self.shared.room.notify_one();
                 return Ok(());
             }
-            if st.worker_gone {
+            if st.worker_gone && !st.producer_done[thread] {
+                // Only a panic in the source ends the worker early; do not call it again.
                 out.clear();
                 self.ended[thread] = true;
                 return Err(SourceError::Invalid(format!(
                     "the decode-ahead thread stopped before thread {thread}'s stream ended (it panicked)"
                 )));
+            }
+            // Not ready: produce it here if the worker is not producing right now.
+            drop(st);
+            if let Ok(mut src) = self.shared.source.try_lock() {
+                let st = self.shared.lock();
+                if st.queues[thread].is_empty() && !st.producer_done[thread] && !st.worker_gone {
+                    drop(st);
+                    let res = src.next_batch(thread, out);
+                    let mut st = self.shared.lock();
+                    match &res {
+                        Ok(()) if out.is_empty() => st.producer_done[thread] = true,
+                        Ok(()) => {}
+                        Err(_) => st.producer_done[thread] = true,
+                    }
+                    if st.wanted == Some(thread) {
+                        st.wanted = None;
+                    }
+                    drop(st);
+                    drop(src);
+                    if res.is_err() || out.is_empty() {
+                        self.ended[thread] = true;
+                    }
+                    if res.is_err() {
+                        out.clear();
+                    }
+                    return res;
+                }
+                drop(st);
+                drop(src);
+            }
+            st = self.shared.lock();
+            if !st.queues[thread].is_empty() {
+                continue;
             }
             st.wanted = Some(thread);
             self.shared.room.notify_one();

@@ -206,7 +206,7 @@ pub fn run(cmd: TraceCommand) -> anyhow::Result<()> {
 /// and `trace record` pull them (a generator coupled by barriers would otherwise buffer).
 fn decode_only_pass(mut src: Box<dyn numasim::trace::AccessSource>, json: bool) -> anyhow::Result<()> {
     let started = std::time::Instant::now();
-    let (mut records, mut writes) = (0u64, 0u64);
+    let (mut records, mut writes, mut batches) = (0u64, 0u64, 0u64);
     let mut batch = Vec::new();
     let mut live = vec![true; src.threads()];
     let mut remaining = live.len();
@@ -222,6 +222,7 @@ fn decode_only_pass(mut src: Box<dyn numasim::trace::AccessSource>, json: bool) 
                 continue;
             }
             records += batch.len() as u64;
+            batches += 1;
             writes += batch.iter().filter(|a| a.is_write()).count() as u64;
         }
     }
@@ -230,6 +231,7 @@ fn decode_only_pass(mut src: Box<dyn numasim::trace::AccessSource>, json: bool) 
         "threads": src.threads(),
         "records": records,
         "writes": writes,
+        "batches": batches,
         "wall_s": wall_s,
         "records_per_s": records as f64 / wall_s.max(1e-9),
     });
@@ -237,7 +239,7 @@ fn decode_only_pass(mut src: Box<dyn numasim::trace::AccessSource>, json: bool) 
         return super::print_json(&v);
     }
     println!(
-        "{records} records ({writes} writes) in {:.3} s: {:.1} M records/s",
+        "{records} records ({writes} writes, {batches} batches) in {:.3} s: {:.1} M records/s",
         wall_s,
         records as f64 / wall_s.max(1e-9) / 1e6
     );

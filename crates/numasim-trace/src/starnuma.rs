@@ -49,7 +49,7 @@ pub const STARNUMA_ACCESS_SIZE_BYTES: u8 = 8;
 /// trace converts; each open file also holds a read buffer).
 pub const STARNUMA_MAX_THREADS: usize = crate::native::MAX_THREADS as usize;
 /// Records read per `next_batch` call (per-thread buffer is this × 16 bytes).
-const BATCH_RECORDS: usize = 4096;
+const BATCH_RECORDS: usize = 8192;
 /// Read buffer per thread file.
 const READ_BUFFER_BYTES: usize = 64 << 10;
 

@@ -145,9 +145,10 @@ if [ -n "$PEER_MIG" ] && [ -x "$PEER_MIG" ]; then
     row "peer: StarNUMA profiler, 512 KiB regions, migration" "$c" "$w" "$m"; PEER_MIGC=$c
 fi
 echo
-awk -v p="$PEER_FT" -v a="$CPU_ft_1" -v b="$CPU_mig_1" -v d="$DECODE_CPU" 'BEGIN {
-    printf "numasim vs peer per CPU-second (first touch, --threads 1): %.1fx; with migration: %.1fx\n", p / a, p / b
-    printf "numasim run vs decode only, per CPU-second: %.2f (first touch), %.2f (migration)\n", d / a, d / b }'
+awk -v p="$PEER_FT" -v a="$CPU_ft_1" -v d="$DECODE_CPU" -v b="$CPU_mig_1" 'BEGIN {
+    printf "first touch, per CPU-second: numasim (--threads 1) / peer (4 KiB, first touch) = %.1fx\n", p / a
+    printf "numasim run / decode only, per CPU-second: %.2f (first touch), %.2f (with migration)\n", d / a, d / b }'
 if [ -n "${PEER_MIGC:-}" ]; then
-    awk -v p="$PEER_MIGC" -v b="$CPU_mig_1" 'BEGIN { printf "numasim migration vs peer migration build: %.1fx\n", p / b }'
+    awk -v p="$PEER_MIGC" -v b="$CPU_mig_1" 'BEGIN {
+        printf "migration, per CPU-second: numasim (T16, --threads 1) / peer (512 KiB, migration) = %.1fx\n", p / b }'
 fi

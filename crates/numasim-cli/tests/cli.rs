@@ -268,3 +268,162 @@ fn timing_run_with_migration_prints_amat_and_migration_time() {
     assert!(r["timing"]["amat_ns"]["total"].as_f64().unwrap() > 0.0);
     assert_eq!(r["timing"]["migration"]["pages"], r["migration"]["total_moves"]);
 }
+
+/// Issue 14: StarNUMA files are read directly (no temporary file), in thread order from their
+/// names whatever the argument order, by `trace info`, `trace convert` and `analyze sharing`.
+#[test]
+fn starnuma_files_read_directly_in_name_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let mut names = vec![];
+    for t in 0..12u64 {
+        let mut bytes = Vec::new();
+        for i in 0..300u64 {
+            // Thread t touches its own pages and, every 7th access, a page shared by all.
+            let vaddr = if i % 7 == 0 {
+                0x7f00_0000_0000 + (i % 5) * 4096
+            } else {
+                0x7e00_0000_0000 + t * (1 << 24) + (i % 40) * 4096
+            };
+            bytes.extend_from_slice(&((vaddr & !0xF) | (i % 2)).to_le_bytes());
+            bytes.extend_from_slice(&(i * 4 + t).to_le_bytes());
+        }
+        if t == 3 {
+            bytes.extend_from_slice(&0x1234_5670u64.to_le_bytes()); // the artifact's trailing word
+        }
+        let name = format!("memtrace_t{t}.out");
+        std::fs::write(tmp.path().join(&name), bytes).unwrap();
+        names.push(name);
+    }
+    let mut glob_order = names.clone();
+    glob_order.sort(); // t0, t1, t10, t11, t2, ...
+    let run = |args: Vec<&str>| -> String {
+        let out = Command::new(env!("CARGO_BIN_EXE_numasim"))
+            .args(&args)
+            .current_dir(tmp.path())
+            .env("TMPDIR", scratch.path())
+            .output()
+            .unwrap();
+        ok(&out)
+    };
+    let with = |head: &[&str], files: &[String], tail: &[&str]| -> Vec<String> {
+        head.iter()
+            .map(|s| s.to_string())
+            .chain(files.iter().cloned())
+            .chain(tail.iter().map(|s| s.to_string()))
+            .collect()
+    };
+    let info_json = |files: &[String]| -> serde_json::Value {
+        let args = with(&["trace", "info", "--json"], files, &[]);
+        serde_json::from_str(&run(args.iter().map(String::as_str).collect())).unwrap()
+    };
+    let a = info_json(&names);
+    let b = info_json(&glob_order);
+    assert_eq!(a, b);
+    assert_eq!(a["format"], "starnuma");
+    assert_eq!(a["records"], 12 * 300);
+    assert_eq!(a["ignored_trailing_bytes"], 8);
+    assert_eq!(a["files"][10]["path"], "memtrace_t10.out");
+    assert_eq!(a["files"][3]["bytes"], 300 * 16 + 8);
+    assert_eq!(a["per_thread"][2]["first_instr"], 2);
+    assert_eq!(
+        std::fs::read_dir(scratch.path()).unwrap().count(),
+        0,
+        "no temporary file written"
+    );
+    let table = run(with(&["trace", "info"], &glob_order, &[])
+        .iter()
+        .map(String::as_str)
+        .collect());
+    assert!(table.contains("input 57608 bytes in 12 files"), "{table}");
+    // Empty input: a clear error, not a description of a temporary file.
+    std::fs::write(tmp.path().join("memtrace_t99.out"), b"").unwrap();
+    let e = err(&numasim(&["trace", "info", "memtrace_t99.out"], tmp.path()));
+    assert!(e.contains("no access records"), "{e}");
+    // A gap is refused.
+    let e = err(&numasim(
+        &["trace", "info", "memtrace_t0.out", "memtrace_t2.out"],
+        tmp.path(),
+    ));
+    assert!(e.contains("missing"), "{e}");
+    // Conversion in glob order yields thread order.
+    run(with(
+        &["trace", "convert", "--from", "starnuma"],
+        &glob_order,
+        &["-o", "c.trace"],
+    )
+    .iter()
+    .map(String::as_str)
+    .collect());
+    let c: serde_json::Value = serde_json::from_str(&run(vec!["trace", "info", "c.trace", "--json"])).unwrap();
+    assert_eq!(c["per_thread"], a["per_thread"]);
+    // analyze sharing reads StarNUMA files directly; argument order does not matter; --quantum.
+    let sharing = |files: &[String], q: &str| -> serde_json::Value {
+        let args = with(
+            &[
+                "analyze",
+                "sharing",
+                "--machine",
+                "starnuma16-pool",
+                "--json",
+                "-o",
+                "s.json",
+                "--quantum",
+                q,
+            ],
+            files,
+            &[],
+        );
+        serde_json::from_str(&run(args.iter().map(String::as_str).collect())).unwrap()
+    };
+    let s1 = sharing(&names, "1");
+    assert_eq!(s1["quantum_instructions"], 1);
+    assert_eq!(s1["accesses"], 12 * 300);
+    let mut shuffled = names.clone();
+    shuffled.rotate_left(5);
+    let mut s1b = sharing(&shuffled, "1");
+    s1b["input"] = s1["input"].clone();
+    assert_eq!(s1, s1b);
+    let native: serde_json::Value = serde_json::from_str(&run(vec![
+        "analyze",
+        "sharing",
+        "--machine",
+        "starnuma16-pool",
+        "--json",
+        "-o",
+        "n.json",
+        "--quantum",
+        "1",
+        "c.trace",
+    ]))
+    .unwrap();
+    assert_eq!(native["pages_by_sharers"], s1["pages_by_sharers"]);
+    assert_eq!(native["first_touch_local_fraction"], s1["first_touch_local_fraction"]);
+    let e = err(&numasim(
+        &[
+            "analyze",
+            "sharing",
+            "--machine",
+            "starnuma16-pool",
+            "--quantum",
+            "0",
+            "c.trace",
+        ],
+        tmp.path(),
+    ));
+    assert!(e.contains("--quantum"), "{e}");
+}
+
+/// `run --threads N`: same results for every N (the library test covers 1, 2, 4 in depth).
+#[test]
+fn run_threads_flag_gives_identical_results() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(tmp.path(), "e.toml", SMALL);
+    ok(&numasim(&["run", "e.toml", "-o", "r1", "--threads", "1"], tmp.path()));
+    ok(&numasim(&["run", "e.toml", "-o", "r2", "--threads", "2"], tmp.path()));
+    assert_eq!(
+        results_without_perf(&tmp.path().join("r1")),
+        results_without_perf(&tmp.path().join("r2"))
+    );
+    err(&numasim(&["run", "e.toml", "-o", "r0", "--threads", "0"], tmp.path()));
+}

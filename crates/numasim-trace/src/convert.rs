@@ -65,3 +65,54 @@ pub fn convert_starnuma(inputs: &[PathBuf], out: &Path) -> Result<ConvertStats, 
     });
     convert(&mut src, out, &metadata)
 }
+
+/// Instructions between the phase markers [`export_starnuma`] writes (the artifact's tracer
+/// writes one every 100 M instructions of a thread).
+pub const STARNUMA_MARKER_INSTRUCTIONS: u64 = 100_000_000;
+
+/// Writes every access of `src` as StarNUMA per-thread files `dir/memtrace_t<N>.out`, with a
+/// phase marker each time a thread's instruction count passes a multiple of
+/// [`STARNUMA_MARKER_INSTRUCTIONS`], as the artifact's tracer does. Addresses lose their low 4
+/// bits, sizes and flops (the format has no room for them). Returns the file paths.
+pub fn export_starnuma(src: &mut dyn AccessSource, dir: &Path) -> Result<Vec<PathBuf>, SourceError> {
+    use crate::starnuma::StarnumaWriter;
+    std::fs::create_dir_all(dir).map_err(|source| SourceError::Io {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    let threads = src.threads();
+    let paths: Vec<PathBuf> = (0..threads).map(|t| dir.join(format!("memtrace_t{t}.out"))).collect();
+    let mut writers = paths
+        .iter()
+        .map(StarnumaWriter::create)
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut next_marker = vec![STARNUMA_MARKER_INSTRUCTIONS; threads];
+    let mut live = vec![true; threads];
+    let mut remaining = threads;
+    let mut batch = Vec::new();
+    // Round-robin over threads, one batch each, as in `convert`.
+    while remaining > 0 {
+        for t in 0..threads {
+            if !live[t] {
+                continue;
+            }
+            src.next_batch(t, &mut batch)?;
+            if batch.is_empty() {
+                live[t] = false;
+                remaining -= 1;
+                continue;
+            }
+            for a in &batch {
+                while a.instr >= next_marker[t] {
+                    writers[t].write_marker(next_marker[t])?;
+                    next_marker[t] = next_marker[t].saturating_add(STARNUMA_MARKER_INSTRUCTIONS);
+                }
+                writers[t].write(a)?;
+            }
+        }
+    }
+    for w in writers {
+        w.finish()?;
+    }
+    Ok(paths)
+}

@@ -3,16 +3,21 @@
 //! [`Access`] is the unit every later stage works on. [`AccessSource`] is the one interface
 //! through which the simulator reads accesses, whether a generator computes them or a trace
 //! file stores them. The native format ([`native`]) is chunked and zstd-compressed so traces
-//! stream in bounded memory; [`starnuma`] reads the per-thread traces of the StarNUMA artifact.
+//! stream in bounded memory; [`starnuma`] reads the per-thread traces of the StarNUMA artifact
+//! directly. [`pipeline::DecodeAhead`] runs any source on its own thread, ahead of the simulator.
 
 pub mod convert;
+pub mod info;
 pub mod native;
+pub mod pipeline;
 pub mod record;
 pub mod source;
 pub mod starnuma;
 
-pub use convert::{convert, convert_starnuma, convert_with_chunk_records, ConvertStats};
-pub use native::{scan_info, NativeHeader, NativeReader, NativeWriter, ThreadInfo, TraceInfo, WriteSummary};
+pub use convert::{convert, convert_starnuma, convert_with_chunk_records, export_starnuma, ConvertStats};
+pub use info::{scan_starnuma_info, InputFile, ThreadInfo, TraceInfo};
+pub use native::{scan_info, NativeHeader, NativeReader, NativeWriter, WriteSummary};
+pub use pipeline::DecodeAhead;
 pub use record::{Access, AccessKind};
 pub use source::{collect_all, AccessSource, SourceError, VecSource};
 pub use starnuma::{StarnumaReader, StarnumaWriter};

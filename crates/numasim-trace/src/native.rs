@@ -3,9 +3,15 @@
 //! # Why this shape
 //! Traces hold billions of accesses, so a reader must stream in memory that depends on the
 //! number of threads and the chunk size, never on the trace length. The simulator pulls
-//! thread 0, then 1, ... in any order, so each thread keeps its own file cursor and reads
-//! its own chunks with positional reads (`read_at`), skipping other threads' chunks by their
-//! headers. Records are delta + varint encoded (consecutive accesses of a thread are close in
+//! thread 0, then 1, ... in any order, so each thread reads its own chunks with positional
+//! reads (`read_at`). Chunk headers are read once, by one forward scan shared by all threads
+//! that queues each header for its thread (a per-thread scan re-read every header once per
+//! thread: a million reads for 1024 threads). The queues hold only the headers between the
+//! slowest and the fastest thread. Each thread holds one decompressed chunk, so the reader's
+//! buffer memory is threads × chunk size: the format caps a chunk's decompressed size
+//! ([`MAX_CHUNK_UNCOMPRESSED_BYTES`]), the reader caps the sum ([`DEFAULT_READER_BUFFER_BYTES`],
+//! a clear error past it, never a huge allocation a header asked for), and the writer sizes
+//! chunks so every trace it writes fits that sum. Records are delta + varint encoded (consecutive accesses of a thread are close in
 //! instruction count and often in address) and then zstd-compressed per chunk; decoding is a
 //! tight loop over a reused decompressed buffer with no allocation per record, which is what
 //! lets decode run at well over 100 M accesses/s per core.
@@ -46,7 +52,6 @@
 //! order across lanes and across a thread's chunks; the writer enforces it and the reader
 //! checks it (a violation is Corrupt).
 
-use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;
@@ -66,11 +71,16 @@ pub const MAX_THREADS: u32 = 4096;
 /// Largest metadata JSON a header may declare.
 pub const MAX_METADATA_BYTES: u32 = 1 << 20;
 /// Largest decompressed chunk payload a chunk header may declare.
-pub const MAX_CHUNK_UNCOMPRESSED_BYTES: u32 = 64 << 20;
+pub const MAX_CHUNK_UNCOMPRESSED_BYTES: u32 = 8 << 20;
 /// Largest compressed chunk payload a chunk header may declare (the zstd bound of the above).
-pub const MAX_CHUNK_COMPRESSED_BYTES: u32 = (64 << 20) + (1 << 20);
-/// Largest number of records per chunk (so a full chunk always fits the byte cap).
-pub const MAX_CHUNK_RECORDS: u32 = 1 << 21;
+pub const MAX_CHUNK_COMPRESSED_BYTES: u32 = (8 << 20) + (1 << 20);
+/// Largest number of records per chunk (so a full chunk of the largest records, 27 bytes
+/// each, always fits the byte cap).
+pub const MAX_CHUNK_RECORDS: u32 = 1 << 18;
+/// Default cap on the decompressed chunks a reader holds at once (one per unfinished thread).
+/// The writer keeps `threads × chunk payload` within half of it, so every trace numasim writes
+/// reads within it.
+pub const DEFAULT_READER_BUFFER_BYTES: u64 = 1 << 30;
 /// Default records per chunk for the writer.
 pub const DEFAULT_CHUNK_RECORDS: usize = 65536;
 /// Default zstd level for the writer: level 1 decompresses markedly faster than 3 for a
@@ -174,7 +184,7 @@ fn varint_in_word(word: u64) -> Option<(u64, usize)> {
     Some((x, (stops.trailing_zeros() >> 3) as usize + 1))
 }
 
-#[inline(always)]
+#[cfg(test)]
 fn load_u64(buf: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(buf[at..at + 8].try_into().unwrap())
 }
@@ -236,31 +246,36 @@ fn size_from_code(code: u8) -> u8 {
 /// uses [`decode_checked`], which also produces the error.
 #[inline(always)]
 fn decode_fast(buf: &[u8], p: usize) -> Option<RawRecord> {
-    let w0 = load_u64(buf, p);
+    // One bounds check for the whole window; every index below is masked to stay inside it,
+    // which the compiler can see (varint lengths are 1..=8, so the masks never change them).
+    let win: &[u8; FAST_WINDOW_BYTES] = buf[p..p + FAST_WINDOW_BYTES].try_into().unwrap();
+    let word_at = |at: usize| u64::from_le_bytes(win[at..at + 8].try_into().unwrap());
+    let w0 = word_at(0);
     // Instruction deltas are almost always below 128: a well-predicted one-byte path.
     let (d_instr, l0) = if w0 & 0x80 == 0 {
         (w0 & 0x7f, 1)
     } else {
         varint_in_word(w0)?
     };
-    let (d_vaddr, l1) = varint_in_word(load_u64(buf, p + l0))?;
-    let mut q = p + l0 + l1;
-    let flags = buf[q];
+    let l0 = l0 & 15;
+    let (d_vaddr, l1) = varint_in_word(word_at(l0))?;
+    let mut q = (l0 + (l1 & 15)) & 31;
+    let flags = win[q];
     let code = flags >> 2;
     let size = if code == 0 {
         q += 1;
-        buf[q]
+        win[q]
     } else {
         size_from_code(code)
     };
     q += 1;
     let mut flops = 0u32;
     if flags & FLAG_FLOPS != 0 {
-        let (f, l2) = varint_in_word(load_u64(buf, q))?;
+        let (f, l2) = varint_in_word(word_at(q))?;
         flops = u32::try_from(f).ok()?;
         q += l2;
     }
-    Some((d_instr, d_vaddr, flags, size, flops, q - p))
+    Some((d_instr, d_vaddr, flags, size, flops, q))
 }
 
 /// Decodes the record at `p` with every check.
@@ -403,6 +418,11 @@ impl ChunkDecoder {
         if groups > 0 {
             let (mut pos, mut instr, mut vaddr) = (self.pos, self.instr, self.vaddr);
             let mut result = Ok(());
+            // Records are written straight into the reserved tail of `out` (no per-record
+            // capacity check or length update); `written` of them are initialised.
+            out.reserve(groups * LANES);
+            let spare = &mut out.spare_capacity_mut()[..groups * LANES];
+            let mut written = 0usize;
             let mut index = self.next_index;
             // One macro expansion per lane so the lane state stays in registers.
             macro_rules! lane {
@@ -431,13 +451,14 @@ impl ChunkDecoder {
                     } else {
                         AccessKind::Read
                     };
-                    out.push(Access {
+                    spare[written].write(Access {
                         instr: ins,
                         vaddr: vaddr[k],
                         flops,
                         size_bytes,
                         kind,
                     });
+                    written += 1;
                     index += 1;
                 }};
             }
@@ -448,6 +469,10 @@ impl ChunkDecoder {
                 lane!(2, 'groups);
                 lane!(3, 'groups);
             }
+            let len = out.len() + written;
+            // SAFETY: the first `written` slots of the spare capacity were initialised above
+            // (`spare[..written]`), and `reserve` made room for them.
+            unsafe { out.set_len(len) };
             (self.pos, self.instr, self.vaddr, self.next_index) = (pos, instr, vaddr, index);
             result?;
         }
@@ -487,6 +512,8 @@ struct ThreadBuffer {
     /// Encoded records of the pending chunk, one buffer per lane.
     lanes: [Vec<u8>; LANES],
     pending_records: u32,
+    /// Encoded bytes in the lanes of the pending chunk.
+    pending_bytes: usize,
     /// Delta bases per lane (reset to zero at each chunk).
     prev_instr: [u64; LANES],
     prev_vaddr: [u64; LANES],
@@ -502,6 +529,9 @@ pub struct NativeWriter {
     out: BufWriter<File>,
     threads: Vec<ThreadBuffer>,
     chunk_records: u32,
+    /// A thread's chunk is flushed before its payload could pass this many bytes, so that
+    /// `threads × chunk payload` stays within half of [`DEFAULT_READER_BUFFER_BYTES`].
+    max_chunk_payload_bytes: usize,
     compressor: zstd::bulk::Compressor<'static>,
     payload: Vec<u8>,
     compressed: Vec<u8>,
@@ -549,6 +579,9 @@ impl NativeWriter {
             out: BufWriter::with_capacity(1 << 20, file),
             threads: (0..threads).map(|_| ThreadBuffer::default()).collect(),
             chunk_records: DEFAULT_CHUNK_RECORDS as u32,
+            max_chunk_payload_bytes: (MAX_CHUNK_UNCOMPRESSED_BYTES as u64)
+                .min(DEFAULT_READER_BUFFER_BYTES / 2 / threads.max(1) as u64)
+                .max(LANE_DIR_BYTES as u64 + 64 * MAX_RECORD_BYTES) as usize,
             compressor,
             payload: Vec::new(),
             compressed: Vec::new(),
@@ -575,6 +608,18 @@ impl NativeWriter {
         }
         self.chunk_records = records as u32;
         Ok(())
+    }
+
+    /// Sets the byte cap of one chunk's decompressed payload (at least 2 KiB, at most
+    /// [`MAX_CHUNK_UNCOMPRESSED_BYTES`]); the default keeps `threads × cap` within half of
+    /// [`DEFAULT_READER_BUFFER_BYTES`].
+    pub fn set_max_chunk_payload_bytes(&mut self, bytes: usize) {
+        self.max_chunk_payload_bytes = bytes.clamp(2048, MAX_CHUNK_UNCOMPRESSED_BYTES as usize);
+    }
+
+    /// Byte cap of one chunk's decompressed payload.
+    pub fn max_chunk_payload_bytes(&self) -> usize {
+        self.max_chunk_payload_bytes
     }
 
     /// Sets the zstd level (1..=22; negative levels are faster still).
@@ -608,13 +653,18 @@ impl NativeWriter {
             )));
         }
         let k = tb.pending_records as usize % LANES;
+        let before = tb.lanes[k].len();
         encode_record(&mut tb.lanes[k], tb.prev_instr[k], tb.prev_vaddr[k], access);
+        tb.pending_bytes += tb.lanes[k].len() - before;
         tb.prev_instr[k] = access.instr;
         tb.prev_vaddr[k] = access.vaddr;
         tb.last_instr = access.instr;
         tb.pending_records += 1;
         tb.total_records += 1;
-        if tb.pending_records >= self.chunk_records {
+        // Flush before one more record could push the payload past its byte cap.
+        if tb.pending_records >= self.chunk_records
+            || LANE_DIR_BYTES + tb.pending_bytes + MAX_RECORD_BYTES as usize > self.max_chunk_payload_bytes
+        {
             self.flush_thread(thread)?;
         }
         Ok(())
@@ -664,6 +714,7 @@ impl NativeWriter {
         head[12..16].copy_from_slice(&(self.compressed.len() as u32).to_le_bytes());
         head[16..20].copy_from_slice(&(payload.len() as u32).to_le_bytes());
         tb.pending_records = 0;
+        tb.pending_bytes = 0;
         tb.prev_instr = [0; LANES];
         tb.prev_vaddr = [0; LANES];
         let compressed = std::mem::take(&mut self.compressed);
@@ -971,8 +1022,6 @@ impl Inflater {
 
 #[derive(Debug, Default)]
 struct ThreadCursor {
-    /// Where this thread's forward scan continues (next chunk header or trailer).
-    scan_offset_bytes: u64,
     finished: bool,
     /// Decompressed payload of the current chunk.
     payload: Vec<u8>,
@@ -982,12 +1031,29 @@ struct ThreadCursor {
     records_read: u64,
 }
 
+/// The chunk headers read so far by the one forward scan, queued per thread.
+#[derive(Debug)]
+struct ChunkIndex {
+    /// Offset of the next unread chunk header (or the trailer).
+    frontier_bytes: u64,
+    /// Offset of the trailer once the scan has reached it.
+    end_offset: Option<u64>,
+    /// Headers of each thread's chunks found by the scan and not yet loaded, in file order.
+    pending: Vec<std::collections::VecDeque<ChunkHeader>>,
+    /// Chunk headers read (each exactly once).
+    headers_read: u64,
+}
+
 /// Streaming reader of a native trace; see the module docs for the layout and the reasons.
 pub struct NativeReader {
     file: TraceFile,
     header: NativeHeader,
     cursors: Vec<ThreadCursor>,
     inflater: Inflater,
+    index: ChunkIndex,
+    /// Capacity of all threads' payload buffers together, and its cap.
+    held_buffer_bytes: u64,
+    buffer_limit_bytes: u64,
 }
 
 impl std::fmt::Debug for NativeReader {
@@ -1015,18 +1081,22 @@ impl NativeReader {
             len_bytes,
         };
         let header = file.read_header()?;
-        let cursors = (0..header.threads)
-            .map(|_| ThreadCursor {
-                scan_offset_bytes: header.data_offset_bytes,
-                ..Default::default()
-            })
-            .collect();
+        let cursors = (0..header.threads).map(|_| ThreadCursor::default()).collect();
         let inflater = Inflater::new(&path_str)?;
+        let index = ChunkIndex {
+            frontier_bytes: header.data_offset_bytes,
+            end_offset: None,
+            pending: (0..header.threads).map(|_| Default::default()).collect(),
+            headers_read: 0,
+        };
         Ok(NativeReader {
             file,
             header,
             cursors,
             inflater,
+            index,
+            held_buffer_bytes: 0,
+            buffer_limit_bytes: DEFAULT_READER_BUFFER_BYTES,
         })
     }
 
@@ -1038,40 +1108,83 @@ impl NativeReader {
         &self.file.path
     }
 
-    /// Advances `thread`'s cursor to its next chunk and decompresses it. Returns false at the
-    /// trailer (after checking the thread's record count against it).
+    /// Sets the cap on the decompressed chunk buffers held at once (all threads together).
+    pub fn set_buffer_limit_bytes(&mut self, bytes: u64) {
+        self.buffer_limit_bytes = bytes;
+    }
+
+    /// Chunk headers read from the file so far (each is read once, whatever the thread count).
+    pub fn chunk_headers_read(&self) -> u64 {
+        self.index.headers_read
+    }
+
+    /// Bytes of decompressed-chunk buffers held now (all threads together).
+    pub fn held_buffer_bytes(&self) -> u64 {
+        self.held_buffer_bytes
+    }
+
+    /// Advances `thread` to its next chunk and decompresses it. Returns false at the trailer
+    /// (after checking the thread's record count against it).
     fn load_next_chunk(&mut self, thread: usize) -> Result<bool, SourceError> {
         let threads = self.header.threads;
         loop {
-            let offset = self.cursors[thread].scan_offset_bytes;
-            match self.file.read_block(offset, threads)? {
-                Block::End(end_offset) => {
-                    let c = &mut self.cursors[thread];
-                    let expected = self.file.trailer_count(end_offset, thread)?;
-                    if expected != c.records_read {
+            if let Some(h) = self.index.pending[thread].pop_front() {
+                let c = &mut self.cursors[thread];
+                let want = h.uncompressed_len_bytes as u64;
+                let cap = c.payload.capacity() as u64;
+                if want > cap {
+                    let total = self.held_buffer_bytes - cap + want;
+                    if total > self.buffer_limit_bytes {
                         return Err(self.file.corrupt(
-                            end_offset,
+                            h.offset + 16,
                             format!(
-                                "trailer says thread {thread} has {expected} records, the chunks hold {}",
-                                c.records_read
+                                "chunk of thread {thread} decompresses to {want} bytes; with the chunks the other \
+                                 threads hold, reading needs {total} bytes of chunk buffers, over the reader's limit \
+                                 of {} bytes ({threads} threads × chunk size: re-write the trace with smaller chunks)",
+                                self.buffer_limit_bytes
                             ),
                         ));
                     }
-                    c.finished = true;
-                    c.payload = Vec::new(); // release the buffer of a finished thread
-                    return Ok(false);
+                    let mut fresh = Vec::new();
+                    fresh.try_reserve_exact(want as usize).map_err(|e| {
+                        self.file
+                            .corrupt(h.offset + 16, format!("cannot allocate {want} bytes for a chunk: {e}"))
+                    })?;
+                    c.payload = fresh;
+                    self.held_buffer_bytes = total - want + c.payload.capacity() as u64;
                 }
+                self.inflater.load(&self.file, &h, &mut c.payload)?;
+                c.decoder = ChunkDecoder::start(&c.payload, h.record_count as usize)
+                    .map_err(|m| self.file.corrupt(h.offset, m))?;
+                c.chunk_offset_bytes = h.offset;
+                return Ok(true);
+            }
+            if let Some(end_offset) = self.index.end_offset {
+                let expected = self.file.trailer_count(end_offset, thread)?;
+                let c = &mut self.cursors[thread];
+                if expected != c.records_read {
+                    return Err(self.file.corrupt(
+                        end_offset,
+                        format!(
+                            "trailer says thread {thread} has {expected} records, the chunks hold {}",
+                            c.records_read
+                        ),
+                    ));
+                }
+                c.finished = true;
+                // Release the buffer of a finished thread.
+                self.held_buffer_bytes -= c.payload.capacity() as u64;
+                c.payload = Vec::new();
+                return Ok(false);
+            }
+            // Scan one more header: each header is read once, for whichever thread owns it.
+            let offset = self.index.frontier_bytes;
+            self.index.headers_read += 1;
+            match self.file.read_block(offset, threads)? {
+                Block::End(end_offset) => self.index.end_offset = Some(end_offset),
                 Block::Chunk(h) => {
-                    let c = &mut self.cursors[thread];
-                    c.scan_offset_bytes = h.next_offset();
-                    if h.thread as usize != thread {
-                        continue;
-                    }
-                    self.inflater.load(&self.file, &h, &mut c.payload)?;
-                    c.decoder = ChunkDecoder::start(&c.payload, h.record_count as usize)
-                        .map_err(|m| self.file.corrupt(h.offset, m))?;
-                    c.chunk_offset_bytes = h.offset;
-                    return Ok(true);
+                    self.index.frontier_bytes = h.next_offset();
+                    self.index.pending[h.thread as usize].push_back(h);
                 }
             }
         }
@@ -1133,46 +1246,7 @@ impl AccessSource for NativeReader {
 // ---------------------------------------------------------------------------------------------
 // scan_info
 
-/// Per-thread summary in [`TraceInfo`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
-pub struct ThreadInfo {
-    pub thread: usize,
-    pub records: u64,
-    pub reads: u64,
-    pub writes: u64,
-    pub first_instr: Option<u64>,
-    pub last_instr: Option<u64>,
-    pub flops: u64,
-    /// Sum of `size_bytes` over the thread's accesses.
-    pub accessed_bytes: u64,
-    /// Distinct 4 KiB virtual pages the thread touched.
-    pub footprint_pages_4k: u64,
-}
-
-/// Summary of a whole native trace, from one pass over the file.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TraceInfo {
-    pub path: String,
-    pub format_version: u32,
-    pub threads: usize,
-    pub metadata: serde_json::Value,
-    pub records: u64,
-    pub reads: u64,
-    pub writes: u64,
-    pub flops: u64,
-    /// Sum of `size_bytes` over all accesses.
-    pub accessed_bytes: u64,
-    /// Distinct 4 KiB virtual pages touched by any thread.
-    pub footprint_pages_4k: u64,
-    pub chunks: u64,
-    /// Size of the trace file.
-    pub file_bytes: u64,
-    /// Sum of the chunks' compressed payloads.
-    pub compressed_payload_bytes: u64,
-    /// Sum of the chunks' decompressed (varint-encoded) payloads.
-    pub uncompressed_payload_bytes: u64,
-    pub per_thread: Vec<ThreadInfo>,
-}
+pub use crate::info::{ThreadInfo, TraceInfo};
 
 /// Walks the whole trace once (chunks in file order) and summarises it. Memory grows with the
 /// footprint (a set of page numbers), not with the trace length.
@@ -1185,17 +1259,12 @@ pub fn scan_info(path: impl AsRef<Path>) -> Result<TraceInfo, SourceError> {
         ..
     } = reader;
     let threads = header.threads;
-    let mut per_thread: Vec<ThreadInfo> = (0..threads)
-        .map(|t| ThreadInfo {
-            thread: t,
-            ..Default::default()
-        })
-        .collect();
-    let mut pages: Vec<HashSet<u64>> = vec![HashSet::new(); threads];
+    let mut acc = crate::info::Accumulator::new(threads);
     let mut payload = Vec::new();
     let mut batch: Vec<Access> = Vec::new();
     let mut info = TraceInfo {
         path: file.path.clone(),
+        format: "numasim-native".into(),
         format_version: header.format_version,
         threads,
         metadata: header.metadata.clone(),
@@ -1207,8 +1276,15 @@ pub fn scan_info(path: impl AsRef<Path>) -> Result<TraceInfo, SourceError> {
         footprint_pages_4k: 0,
         chunks: 0,
         file_bytes: file.len_bytes,
+        files: vec![crate::info::InputFile {
+            path: file.path.clone(),
+            bytes: file.len_bytes,
+            thread: None,
+        }],
         compressed_payload_bytes: 0,
         uncompressed_payload_bytes: 0,
+        markers: 0,
+        ignored_trailing_bytes: 0,
         per_thread: Vec::new(),
     };
     let mut offset = header.data_offset_bytes;
@@ -1222,7 +1298,7 @@ pub fn scan_info(path: impl AsRef<Path>) -> Result<TraceInfo, SourceError> {
         batch.clear();
         batch.reserve(h.record_count as usize);
         let t = h.thread as usize;
-        let floor = per_thread[t].last_instr.unwrap_or(0);
+        let floor = acc.last_instr(t);
         let mut decoder =
             ChunkDecoder::start(&payload, h.record_count as usize).map_err(|m| file.corrupt(h.offset, m))?;
         decoder
@@ -1235,24 +1311,12 @@ pub fn scan_info(path: impl AsRef<Path>) -> Result<TraceInfo, SourceError> {
                 }
             })
             .map_err(|(i, e)| file.corrupt(h.offset, format!("chunk of thread {t}: record {i}: {}", e.message())))?;
-        let ti = &mut per_thread[t];
-        ti.first_instr.get_or_insert(batch[0].instr);
-        ti.last_instr = Some(batch[batch.len() - 1].instr);
-        let set = &mut pages[t];
-        for a in &batch {
-            let w = a.is_write() as u64;
-            ti.writes += w;
-            ti.reads += 1 - w;
-            ti.flops += a.flops as u64;
-            ti.accessed_bytes += a.size_bytes as u64;
-            set.insert(a.vaddr >> 12);
-        }
-        ti.records += batch.len() as u64;
+        acc.add(t, &batch);
         info.chunks += 1;
         info.compressed_payload_bytes += h.compressed_len_bytes as u64;
         info.uncompressed_payload_bytes += h.uncompressed_len_bytes as u64;
     };
-    for (t, ti) in per_thread.iter_mut().enumerate() {
+    for (t, ti) in acc.per_thread.iter().enumerate() {
         let expected = file.trailer_count(end_offset, t)?;
         if expected != ti.records {
             return Err(file.corrupt(
@@ -1263,19 +1327,8 @@ pub fn scan_info(path: impl AsRef<Path>) -> Result<TraceInfo, SourceError> {
                 ),
             ));
         }
-        ti.footprint_pages_4k = pages[t].len() as u64;
-        info.records += ti.records;
-        info.reads += ti.reads;
-        info.writes += ti.writes;
-        info.flops += ti.flops;
-        info.accessed_bytes += ti.accessed_bytes;
     }
-    let mut all = pages.pop().unwrap_or_default();
-    for s in pages {
-        all.extend(s);
-    }
-    info.footprint_pages_4k = all.len() as u64;
-    info.per_thread = per_thread;
+    acc.finish(&mut info);
     Ok(info)
 }
 

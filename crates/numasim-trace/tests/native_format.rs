@@ -398,3 +398,88 @@ fn decreasing_instr_across_lanes_is_corrupt() {
     }
     assert!(matches!(scan_info(&p), Err(SourceError::Corrupt { .. })));
 }
+
+/// Issue 15 item 7: chunk headers are read once, not once per thread.
+#[test]
+fn chunk_headers_read_once_whatever_the_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.nst");
+    let threads = 64;
+    let streams: Vec<Vec<Access>> = (0..threads as u64)
+        .map(|t| (0..50u64).map(|i| Access::read(i, (t << 20) + i * 64, 8)).collect())
+        .collect();
+    write_trace(&path, &streams, 10); // 5 chunks per thread, interleaved in the file
+    let info = scan_info(&path).unwrap();
+    assert_eq!(info.chunks, 5 * threads as u64);
+    let mut r = NativeReader::open(&path).unwrap();
+    // Thread by thread: the worst order for a per-thread scan (each re-reads every header).
+    assert_eq!(collect_all(&mut r).unwrap(), streams);
+    assert_eq!(
+        r.chunk_headers_read(),
+        info.chunks + 1,
+        "every chunk header and the trailer, once"
+    );
+    assert_eq!(r.held_buffer_bytes(), 0, "finished threads release their buffers");
+}
+
+/// Issue 15 item 6: the reader's chunk buffers are capped in total, with a clear error.
+#[test]
+fn reader_buffer_memory_is_capped_with_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wide.nst");
+    let streams: Vec<Vec<Access>> = (0..16u64)
+        .map(|t| {
+            (0..4000u64)
+                .map(|i| Access::read(i, (t << 30) ^ (i * 0x9E37_79B9), 8))
+                .collect()
+        })
+        .collect();
+    write_trace(&path, &streams, 4000);
+    let mut r = NativeReader::open(&path).unwrap();
+    r.set_buffer_limit_bytes(100_000); // ~ 7 threads' chunks
+    let mut buf = Vec::new();
+    let err = (0..16)
+        .try_for_each(|t| r.next_batch(t, &mut buf))
+        .expect_err("16 chunks cannot all be held in 100 kB");
+    let msg = err.to_string();
+    assert!(msg.contains("over the reader's limit of 100000 bytes"), "{msg}");
+    assert!(msg.contains("byte offset"), "{msg}");
+    assert!(r.held_buffer_bytes() <= 100_000);
+    // Within the default cap the same trace reads completely.
+    let mut r = NativeReader::open(&path).unwrap();
+    assert_eq!(collect_all(&mut r).unwrap(), streams);
+}
+
+/// The writer sizes chunks by bytes too, so `threads × chunk payload` stays bounded.
+#[test]
+fn writer_caps_chunk_payload_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("capped.nst");
+    let mut w = NativeWriter::create(&path, 2, &json!({})).unwrap();
+    assert_eq!(
+        w.max_chunk_payload_bytes(),
+        numasim_trace::native::MAX_CHUNK_UNCOMPRESSED_BYTES as usize,
+        "two threads: the per-chunk cap"
+    );
+    w.set_max_chunk_payload_bytes(4096);
+    let stream: Vec<Access> = (0..20_000u64)
+        .map(|i| Access::read(i * 1000, i.wrapping_mul(0x9E37_79B9_7F4A_7C15), 8))
+        .collect();
+    w.write_all(0, &stream).unwrap();
+    w.write_all(1, &stream[..10]).unwrap();
+    w.finish().unwrap();
+    let info = scan_info(&path).unwrap();
+    assert!(
+        info.chunks >= 20_000 * 12 / 4096,
+        "split by bytes: {} chunks",
+        info.chunks
+    );
+    assert!(info.uncompressed_payload_bytes <= info.chunks * 4096);
+    let mut r = NativeReader::open(&path).unwrap();
+    assert_eq!(collect_all(&mut r).unwrap()[0], stream);
+    let many = NativeWriter::create(dir.path().join("m.nst"), 4096, &json!({})).unwrap();
+    assert!(
+        many.max_chunk_payload_bytes() as u64 * 4096 <= numasim_trace::native::DEFAULT_READER_BUFFER_BYTES / 2,
+        "4096 threads' chunks fit half the reader's cap"
+    );
+}

@@ -144,3 +144,118 @@ fn convert_to_native() {
     assert_eq!(collect_all(&mut r).unwrap(), streams);
     assert_eq!(scan_info(&out).unwrap().records, 30_000);
 }
+
+/// Issue 14: threads come from the file names, never from argument order.
+#[test]
+fn threads_from_names_in_any_argument_order() {
+    let dir = tempfile::tempdir().unwrap();
+    // 12 threads so shell glob order (t0, t1, t10, t11, t2, ...) differs from thread order.
+    let streams: Vec<Vec<Access>> = (0..12u64)
+        .map(|t| (0..50u64).map(|i| Access::read(i + t, (t << 24) + i * 16, 8)).collect())
+        .collect();
+    let mut paths = write_files(dir.path(), &streams);
+    let in_order = collect_all(&mut StarnumaReader::open(&paths).unwrap()).unwrap();
+    assert_eq!(in_order, streams);
+    paths.sort(); // glob order
+    assert_ne!(paths[2].file_name().unwrap(), "memtrace_t2.out");
+    assert_eq!(
+        collect_all(&mut StarnumaReader::open(&paths).unwrap()).unwrap(),
+        streams
+    );
+    paths.reverse();
+    assert_eq!(
+        collect_all(&mut StarnumaReader::open(&paths).unwrap()).unwrap(),
+        streams
+    );
+    // Conversion follows the names as well.
+    let out = dir.path().join("c.nst");
+    convert_starnuma(&paths, &out).unwrap();
+    assert_eq!(collect_all(&mut NativeReader::open(&out).unwrap()).unwrap(), streams);
+}
+
+#[test]
+fn gap_duplicate_and_unnamed_files_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths = write_files(dir.path(), &starnuma_streams()); // t0, t1, t2
+    let msg = |r: Result<StarnumaReader, SourceError>| r.expect_err("must be refused").to_string();
+    let gap = msg(StarnumaReader::open(&[paths[0].clone(), paths[2].clone()]));
+    assert!(gap.contains("thread 1") && gap.contains("missing"), "{gap}");
+    let dup = msg(StarnumaReader::open(&[
+        paths[0].clone(),
+        paths[1].clone(),
+        paths[0].clone(),
+    ]));
+    assert!(dup.contains("thread 0 given twice"), "{dup}");
+    let other = dir.path().join("data.bin");
+    std::fs::copy(&paths[1], &other).unwrap();
+    let unnamed = msg(StarnumaReader::open(&[paths[0].clone(), other]));
+    assert!(unnamed.contains("memtrace_t<N>.out"), "{unnamed}");
+    let mixed = msg(StarnumaReader::open(&[
+        paths[0].clone(),
+        dir.path().join("mtrace_t1_0.out"),
+    ]));
+    assert!(mixed.contains("phases"), "{mixed}");
+    // Too many threads is refused before any file is opened.
+    let many: Vec<PathBuf> = (0..=numasim_trace::starnuma::STARNUMA_MAX_THREADS)
+        .map(|t| dir.path().join(format!("memtrace_t{t}.out")))
+        .collect();
+    assert!(msg(StarnumaReader::open(&many)).contains("at most 4096 threads"));
+    // A contiguous range starting above 0 (the artifact's THR_OFFSET_VAL) is threads 0.. in order.
+    let sub = dir.path().join("shifted");
+    std::fs::create_dir(&sub).unwrap();
+    let shifted: Vec<PathBuf> = (0..3)
+        .map(|t| {
+            let p = sub.join(format!("memtrace_t{}.out", t + 2));
+            std::fs::copy(&paths[t], &p).unwrap();
+            p
+        })
+        .collect();
+    let mut r = StarnumaReader::open(&[shifted[2].clone(), shifted[0].clone(), shifted[1].clone()]).unwrap();
+    assert_eq!(r.files()[0].name_thread, Some(2));
+    assert!(collect_all(&mut r).unwrap() == starnuma_streams());
+}
+
+/// The artifact's readers ignore a lone trailing 8-byte word; so does numasim.
+#[test]
+fn artifact_trailing_word_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let streams = starnuma_streams();
+    let paths = write_files(dir.path(), &streams);
+    for p in &paths {
+        let mut raw = std::fs::read(p).unwrap();
+        raw.extend_from_slice(&0x7fff_1234_5670u64.to_le_bytes());
+        std::fs::write(p, &raw).unwrap();
+    }
+    let mut r = StarnumaReader::open(&paths).unwrap();
+    assert_eq!(r.ignored_trailing_bytes(), 24);
+    assert_eq!(collect_all(&mut r).unwrap(), streams);
+    let info = numasim_trace::scan_starnuma_info(&paths).unwrap();
+    assert_eq!(info.records, 30_000);
+    assert_eq!(info.ignored_trailing_bytes, 24);
+    // Any other partial record stays an error.
+    let mut raw = std::fs::read(&paths[0]).unwrap();
+    raw.extend_from_slice(&[0; 4]);
+    std::fs::write(&paths[0], &raw).unwrap();
+    assert!(matches!(StarnumaReader::open(&paths), Err(SourceError::Corrupt { .. })));
+}
+
+/// `trace info` reads StarNUMA files directly and reports the inputs' own sizes.
+#[test]
+fn info_reports_inputs_and_refuses_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let streams = starnuma_streams();
+    let paths = write_files(dir.path(), &streams);
+    let info = numasim_trace::scan_starnuma_info(&paths).unwrap();
+    assert_eq!(info.format, "starnuma");
+    assert_eq!(info.threads, 3);
+    assert_eq!(info.records, 30_000);
+    assert_eq!(info.writes, 3 * 2500);
+    assert_eq!(info.markers, 3 * 11);
+    let sizes: Vec<u64> = paths.iter().map(|p| std::fs::metadata(p).unwrap().len()).collect();
+    assert_eq!(info.files.iter().map(|f| f.bytes).collect::<Vec<_>>(), sizes);
+    assert_eq!(info.file_bytes, sizes.iter().sum::<u64>());
+    let empty = dir.path().join("memtrace_t0.out");
+    std::fs::write(&empty, b"").unwrap();
+    let err = numasim_trace::scan_starnuma_info(&[empty]).unwrap_err().to_string();
+    assert!(err.contains("no access records"), "{err}");
+}

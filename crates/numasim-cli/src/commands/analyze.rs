@@ -1,7 +1,7 @@
 //! `numasim analyze sharing`: sharing-degree distribution of a trace or an experiment's workload.
 
 use clap::{Args, Subcommand};
-use numasim::analyze::{analyze_sharing, SharingAnalysis, SharingOptions};
+use numasim::analyze::{analyze_sharing_inputs, SharingAnalysis, SharingOptions};
 use std::path::PathBuf;
 
 #[derive(Subcommand)]
@@ -16,8 +16,10 @@ pub enum AnalyzeCommand {
 
 #[derive(Args)]
 pub struct SharingArgs {
-    /// Native trace file, or experiment TOML (its workload is generated in-process).
-    input: PathBuf,
+    /// Native trace file, experiment TOML (its workload is generated in-process), or StarNUMA
+    /// per-thread files (memtrace_t<N>.out; thread N from the name, read directly).
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
     /// Machine preset or file (required for a trace; overrides an experiment's machine).
     #[arg(long)]
     machine: Option<String>,
@@ -28,6 +30,11 @@ pub struct SharingArgs {
     /// Count LLC misses only (each socket's LLC from the machine) instead of every access.
     #[arg(long)]
     llc: bool,
+    /// Interleaving quantum in instructions: in each quantum every thread, in thread order,
+    /// runs its accesses that fall in it. 1 = exact per-instruction order (accesses ordered by
+    /// instruction count, then thread). Default: the experiment's, or 1000 for a trace.
+    #[arg(long, value_name = "INSTRUCTIONS")]
+    quantum: Option<u64>,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -49,11 +56,12 @@ fn sharing(args: SharingArgs) -> anyhow::Result<()> {
         machine: args.machine.clone(),
         threads_per_socket: args.threads_per_socket,
         llc: args.llc,
+        quantum_instructions: args.quantum,
     };
-    let a = analyze_sharing(&args.input, &opts)?;
+    let a = analyze_sharing_inputs(&args.inputs, &opts)?;
+    let input = &args.inputs[0];
     let out = args.out.clone().unwrap_or_else(|| {
-        let stem = args
-            .input
+        let stem = input
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "input".into());
@@ -75,12 +83,13 @@ fn sharing(args: SharingArgs) -> anyhow::Result<()> {
 
 fn print_table(a: &SharingAnalysis) {
     println!(
-        "{} on {} · {} threads on {} sockets · counting {}",
+        "{} on {} · {} threads on {} sockets · counting {} · quantum {} instructions",
         a.input,
         a.machine,
         a.threads,
         a.sockets,
-        if a.llc { "LLC misses" } else { "every access" }
+        if a.llc { "LLC misses" } else { "every access" },
+        a.quantum_instructions
     );
     println!(
         "footprint {} pages ({:.1} MiB) · accesses {} · reads {} · writes {} ({:.1}% writes)",

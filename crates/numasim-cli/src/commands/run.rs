@@ -30,10 +30,18 @@ pub struct RunArgs {
     /// instead of the summary lines.
     #[arg(long)]
     json: bool,
+    /// Worker threads (default: all cores). With 2 or more the workload is decoded or
+    /// generated ahead on its own thread; results are byte-identical for every N.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
-    let exp = Experiment::load(&args.experiment)?;
+    let mut exp = Experiment::load(&args.experiment)?;
+    if let Some(n) = args.threads {
+        anyhow::ensure!(n >= 1, "--threads must be at least 1");
+        exp.worker_threads = n;
+    }
     let out = args.out.unwrap_or_else(|| experiment::default_out_dir(&exp));
     let bar = std::io::stderr().is_terminal().then(|| {
         let b = indicatif::ProgressBar::new_spinner();

@@ -1,6 +1,6 @@
 use anyhow::Context;
 use clap::{Subcommand, ValueEnum};
-use numasim::trace::{native, starnuma, AccessSource};
+use numasim::trace::native;
 use std::io::Read;
 use std::path::PathBuf;
 
@@ -14,25 +14,33 @@ pub enum Format {
 pub enum TraceCommand {
     /// Summarise a trace: threads, records, read/write mix, footprint, compression.
     Info {
-        /// Native trace, or StarNUMA per-thread files (one per thread, in thread order).
+        /// Native trace, or StarNUMA per-thread files (memtrace_t<N>.out: thread N from the name).
         files: Vec<PathBuf>,
         /// Input format (default: detected from the file's magic bytes).
         #[arg(long, value_enum)]
         format: Option<Format>,
         #[arg(long)]
         json: bool,
+        /// Only decode and count records (no footprint): the speed of merely reading the trace.
+        /// With one experiment TOML instead of a trace: the speed of its workload generator.
+        #[arg(long)]
+        decode_only: bool,
     },
-    /// Convert a trace into the native format.
+    /// Convert a trace into the native format (or, with --to starnuma, export one).
     Convert {
         /// Input format.
         #[arg(long, value_enum)]
         from: Format,
-        /// Input files (StarNUMA: one per thread, in thread order).
+        /// Input files (StarNUMA: memtrace_t<N>.out per thread; threads come from the names, any order).
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// Output native trace.
+        /// Output native trace (with --to starnuma: a directory for memtrace_t<N>.out files).
         #[arg(short, long)]
         out: PathBuf,
+        /// Output format: native (default), or starnuma (per-thread files with a phase marker
+        /// every 100 M instructions, as the artifact's tracer writes them).
+        #[arg(long, value_enum, default_value = "native")]
+        to: Format,
     },
     /// Run an experiment's workload (generator or trace) and save it as a native trace.
     Record {
@@ -57,27 +65,50 @@ fn detect(path: &PathBuf) -> anyhow::Result<Format> {
 
 pub fn run(cmd: TraceCommand) -> anyhow::Result<()> {
     match cmd {
-        TraceCommand::Info { files, format, json } => {
+        TraceCommand::Info {
+            files,
+            format,
+            json,
+            decode_only,
+        } => {
             anyhow::ensure!(!files.is_empty(), "give at least one trace file");
+            if decode_only && files.len() == 1 && files[0].extension().is_some_and(|e| e == "toml") {
+                // An experiment: drain its workload source (a generator's speed on its own).
+                let mut exp = numasim::experiment::Experiment::load(&files[0])?;
+                exp.worker_threads = 1;
+                let src = numasim::experiment::resolve::source(&exp)?;
+                return decode_only_pass(src, json);
+            }
             let format = match format {
                 Some(f) => f,
                 None => detect(&files[0])?,
             };
+            if decode_only {
+                let src: Box<dyn numasim::trace::AccessSource> = match format {
+                    Format::Native => {
+                        anyhow::ensure!(files.len() == 1, "a native trace is a single file");
+                        Box::new(native::NativeReader::open(&files[0])?)
+                    }
+                    Format::Starnuma => Box::new(numasim::trace::StarnumaReader::open(&files)?),
+                };
+                return decode_only_pass(src, json);
+            }
             let info = match format {
                 Format::Native => {
                     anyhow::ensure!(files.len() == 1, "a native trace is a single file");
                     native::scan_info(&files[0])?
                 }
-                Format::Starnuma => {
-                    // Summarise by converting to a temporary native trace in memory-bounded fashion.
-                    let mut reader = starnuma::StarnumaReader::open(&files)?;
-                    summarize_source(&mut reader, &files)?
-                }
+                // Read directly, once; thread order comes from the file names.
+                Format::Starnuma => numasim::trace::scan_starnuma_info(&files)?,
             };
             if json {
                 return super::print_json(&info);
             }
-            println!("{} (format version {})", info.path, info.format_version);
+            if info.format == "starnuma" {
+                println!("StarNUMA trace, {} files in thread order", info.files.len());
+            } else {
+                println!("{} (format version {})", info.path, info.format_version);
+            }
             println!(
                 "threads {} · records {} · reads {} · writes {} · flops {}",
                 info.threads, info.records, info.reads, info.writes, info.flops
@@ -87,22 +118,55 @@ pub fn run(cmd: TraceCommand) -> anyhow::Result<()> {
                 info.footprint_pages_4k,
                 info.footprint_pages_4k as f64 * 4096.0 / (1 << 20) as f64
             );
-            println!("file {} bytes · {} chunks", info.file_bytes, info.chunks);
-            let mut t = crate::table::Table::new(["thread", "records", "reads", "writes", "first_instr", "last_instr"]);
+            if info.format == "starnuma" {
+                let mut extra = format!("{} phase markers", info.markers);
+                if info.ignored_trailing_bytes > 0 {
+                    extra += &format!(" · {} trailing bytes ignored", info.ignored_trailing_bytes);
+                }
+                println!(
+                    "input {} bytes in {} files · {extra}",
+                    info.file_bytes,
+                    info.files.len()
+                );
+            } else {
+                println!("file {} bytes · {} chunks", info.file_bytes, info.chunks);
+            }
+            let starnuma = info.format == "starnuma";
+            let mut head = vec!["thread", "records", "reads", "writes", "first_instr", "last_instr"];
+            if starnuma {
+                head.extend(["file", "bytes"]);
+            }
+            let mut t = crate::table::Table::new(head);
             for (i, th) in info.per_thread.iter().enumerate() {
-                t.row([
+                let mut row = vec![
                     i.to_string(),
                     th.records.to_string(),
                     th.reads.to_string(),
                     th.writes.to_string(),
                     th.first_instr.map(|v| v.to_string()).unwrap_or_default(),
                     th.last_instr.map(|v| v.to_string()).unwrap_or_default(),
-                ]);
+                ];
+                if let Some(f) = info.files.get(i).filter(|_| starnuma) {
+                    row.extend([f.path.clone(), f.bytes.to_string()]);
+                }
+                t.row(row);
             }
             print!("{}", t.render());
             Ok(())
         }
-        TraceCommand::Convert { from, files, out } => {
+        TraceCommand::Convert { from, files, out, to } => {
+            if let Format::Starnuma = to {
+                let mut src: Box<dyn numasim::trace::AccessSource> = match from {
+                    Format::Starnuma => Box::new(numasim::trace::StarnumaReader::open(&files)?),
+                    Format::Native => {
+                        anyhow::ensure!(files.len() == 1, "a native trace is a single file");
+                        Box::new(native::NativeReader::open(&files[0])?)
+                    }
+                };
+                let paths = numasim::trace::export_starnuma(&mut *src, &out)?;
+                println!("wrote {} StarNUMA thread files in {}", paths.len(), out.display());
+                return Ok(());
+            }
             let stats = match from {
                 Format::Starnuma => numasim::trace::convert::convert_starnuma(&files, &out)?,
                 Format::Native => {
@@ -137,19 +201,47 @@ pub fn run(cmd: TraceCommand) -> anyhow::Result<()> {
     }
 }
 
-/// StarNUMA files carry no summary; walk them once through a temporary native file.
-fn summarize_source(src: &mut dyn AccessSource, files: &[PathBuf]) -> anyhow::Result<native::TraceInfo> {
-    let tmp = std::env::temp_dir().join(format!("numasim-info-{}.trace", std::process::id()));
-    let meta = serde_json::json!({ "converted_from": "starnuma", "files": files });
-    let result = numasim::trace::convert::convert(src, &tmp, &meta)
-        .map_err(anyhow::Error::from)
-        .and_then(|_| native::scan_info(&tmp).map_err(anyhow::Error::from));
-    let _ = std::fs::remove_file(&tmp);
-    let mut info = result?;
-    info.path = files
-        .iter()
-        .map(|f| f.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
-    Ok(info)
+/// Reads every record of every thread and counts them: the cost of merely decoding the trace
+/// (or generating the workload). Threads are drained one batch each in turn, as the simulator
+/// and `trace record` pull them (a generator coupled by barriers would otherwise buffer).
+fn decode_only_pass(mut src: Box<dyn numasim::trace::AccessSource>, json: bool) -> anyhow::Result<()> {
+    let started = std::time::Instant::now();
+    let (mut records, mut writes, mut batches) = (0u64, 0u64, 0u64);
+    let mut batch = Vec::new();
+    let mut live = vec![true; src.threads()];
+    let mut remaining = live.len();
+    while remaining > 0 {
+        for (t, alive) in live.iter_mut().enumerate() {
+            if !*alive {
+                continue;
+            }
+            src.next_batch(t, &mut batch)?;
+            if batch.is_empty() {
+                *alive = false;
+                remaining -= 1;
+                continue;
+            }
+            records += batch.len() as u64;
+            batches += 1;
+            writes += batch.iter().filter(|a| a.is_write()).count() as u64;
+        }
+    }
+    let wall_s = started.elapsed().as_secs_f64();
+    let v = serde_json::json!({
+        "threads": src.threads(),
+        "records": records,
+        "writes": writes,
+        "batches": batches,
+        "wall_s": wall_s,
+        "records_per_s": records as f64 / wall_s.max(1e-9),
+    });
+    if json {
+        return super::print_json(&v);
+    }
+    println!(
+        "{records} records ({writes} writes, {batches} batches) in {:.3} s: {:.1} M records/s",
+        wall_s,
+        records as f64 / wall_s.max(1e-9) / 1e6
+    );
+    Ok(())
 }

@@ -2,4 +2,4 @@
 
 pub mod sharing;
 
-pub use sharing::{analyze_sharing, SharingAnalysis, SharingOptions};
+pub use sharing::{analyze_sharing, analyze_sharing_inputs, SharingAnalysis, SharingOptions};

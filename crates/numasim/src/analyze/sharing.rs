@@ -7,13 +7,22 @@
 //! the ordinary functional simulator with first-touch placement (no migration, phases only as counting units), counting every
 //! access (LLC filter off) unless `llc` asks for LLC misses only, so its numbers are exactly
 //! those a first-touch experiment would report.
+//!
+//! Inputs: an experiment TOML, a native trace, or StarNUMA per-thread files (read directly,
+//! thread numbers from their names). Threads interleave as in the functional simulator: in
+//! each quantum of `quantum_instructions`, every thread in thread order runs its accesses whose
+//! instruction count falls in the quantum. With a quantum of 1 that is the exact
+//! per-instruction order: accesses ordered by (instruction count, thread, program order), the
+//! definition a first-touch reference that replays traces instruction by instruction uses.
+//! Larger quanta run faster and shift first-touch owners only where threads race for a page
+//! within one quantum.
 
 use crate::experiment::{resolve, Experiment};
 use crate::sim::{FunctionalConfig, FunctionalSim, SimError};
 use crate::stats::{PhaseCounts, SharingBuckets};
 use numasim_config::{ConfigError, Source};
 use serde::Serialize;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Phases only bound the per-phase counters (u32) that are folded into run totals.
 const PHASE_INSTRUCTIONS: u64 = 100_000_000;
@@ -38,6 +47,9 @@ pub struct SharingOptions {
     pub threads_per_socket: Option<usize>,
     /// Count LLC misses only (the machine's per-socket LLC) instead of every access.
     pub llc: bool,
+    /// Interleaving quantum in instructions (see the module docs; 1 = exact per-instruction
+    /// order). Default: the experiment's `quantum_instructions`, or its default for a trace.
+    pub quantum_instructions: Option<u64>,
 }
 
 /// The result, as printed and written by `numasim analyze sharing`.
@@ -50,6 +62,8 @@ pub struct SharingAnalysis {
     /// Socket index of every thread.
     pub thread_sockets: Vec<usize>,
     pub llc: bool,
+    /// Interleaving quantum used, in instructions (1 = exact per-instruction order).
+    pub quantum_instructions: u64,
     pub page_bytes: u64,
     /// Indexed by sharer count 0..=sockets (index 0 unused).
     pub pages_by_sharers: Vec<u64>,
@@ -78,12 +92,53 @@ fn is_native_trace(path: &Path) -> bool {
         .unwrap_or(false)
 }
 
-/// The experiment to analyse: the file itself, or a one-line experiment around a native trace.
-fn experiment_of(input: &Path, opts: &SharingOptions) -> Result<Experiment, AnalyzeError> {
-    if !input.exists() {
-        return Err(AnalyzeError::Input(format!("{}: no such file", input.display())));
+/// What the inputs are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum InputKind {
+    Experiment,
+    Native,
+    Starnuma,
+}
+
+/// One native trace; one StarNUMA thread file (named `memtrace_t<N>.out`/`mtrace_t<N>_<P>.out`)
+/// or one experiment (any other name); several inputs are StarNUMA per-thread files.
+fn input_kind(inputs: &[PathBuf]) -> Result<InputKind, AnalyzeError> {
+    let Some(first) = inputs.first() else {
+        return Err(AnalyzeError::Input("no input given".into()));
+    };
+    for p in inputs {
+        if !p.exists() {
+            return Err(AnalyzeError::Input(format!("{}: no such file", p.display())));
+        }
     }
-    let mut exp = if is_native_trace(input) {
+    if inputs.len() == 1 && is_native_trace(first) {
+        return Ok(InputKind::Native);
+    }
+    if inputs.len() == 1 && numasim_trace::starnuma::thread_from_name(first).is_none() {
+        return Ok(InputKind::Experiment);
+    }
+    if let Some(p) = inputs
+        .iter()
+        .find(|p| is_native_trace(p) || p.extension().is_some_and(|e| e == "toml"))
+    {
+        return Err(AnalyzeError::Input(format!(
+            "{}: give one native trace or one experiment on its own (several inputs are StarNUMA thread files)",
+            p.display()
+        )));
+    }
+    Ok(InputKind::Starnuma)
+}
+
+/// The experiment to analyse: the file itself, or a one-line experiment around a trace.
+fn experiment_of(inputs: &[PathBuf], kind: InputKind, opts: &SharingOptions) -> Result<Experiment, AnalyzeError> {
+    let input = &inputs[0];
+    let mut exp = if kind == InputKind::Experiment {
+        let mut exp = Experiment::load(input)?;
+        if let Some(m) = &opts.machine {
+            exp.spec.machine = m.clone();
+        }
+        exp
+    } else {
         let machine = opts.machine.clone().ok_or_else(|| {
             AnalyzeError::Input(format!(
                 "{}: a trace needs --machine (a preset name or machine file)",
@@ -93,7 +148,16 @@ fn experiment_of(input: &Path, opts: &SharingOptions) -> Result<Experiment, Anal
         let mut t = toml::Table::new();
         t.insert("machine".into(), machine.into());
         let mut w = toml::Table::new();
-        w.insert("trace".into(), input.to_string_lossy().into_owned().into());
+        let paths: Vec<toml::Value> = inputs
+            .iter()
+            .map(|p| toml::Value::from(p.to_string_lossy().into_owned()))
+            .collect();
+        if kind == InputKind::Native {
+            w.insert("trace".into(), paths[0].clone());
+        } else {
+            w.insert("trace".into(), toml::Value::Array(paths));
+            w.insert("format".into(), "starnuma".into());
+        }
         t.insert("workload".into(), w.into());
         let text = toml::to_string(&t).map_err(|e| AnalyzeError::Input(e.to_string()))?;
         let stem = input.file_stem().map(|s| s.to_string_lossy().into_owned());
@@ -101,29 +165,35 @@ fn experiment_of(input: &Path, opts: &SharingOptions) -> Result<Experiment, Anal
             Source::from_text(input.display().to_string(), text),
             &stem.unwrap_or_else(|| "trace".into()),
         )?
-    } else {
-        let mut exp = Experiment::load(input)?;
-        if let Some(m) = &opts.machine {
-            exp.spec.machine = m.clone();
-        }
-        exp
     };
     // First touch with the machine's own capacities, no migration.
     exp.spec.placement = Default::default();
     exp.spec.llc.enabled = opts.llc;
     exp.spec.phase_instructions = PHASE_INSTRUCTIONS;
     exp.spec.max_phases = None;
+    if let Some(q) = opts.quantum_instructions {
+        if q == 0 {
+            return Err(AnalyzeError::Input("--quantum must be at least 1 instruction".into()));
+        }
+        exp.spec.quantum_instructions = q;
+    }
     Ok(exp)
 }
 
 /// Runs the analysis on a native trace or an experiment file.
 pub fn analyze_sharing(input: &Path, opts: &SharingOptions) -> Result<SharingAnalysis, AnalyzeError> {
-    let exp = experiment_of(input, opts)?;
+    analyze_sharing_inputs(&[input.to_path_buf()], opts)
+}
+
+/// Runs the analysis on one native trace, one experiment file, or StarNUMA per-thread files.
+pub fn analyze_sharing_inputs(inputs: &[PathBuf], opts: &SharingOptions) -> Result<SharingAnalysis, AnalyzeError> {
+    let kind = input_kind(inputs)?;
+    let exp = experiment_of(inputs, kind, opts)?;
     let machine = resolve::machine(&exp)?;
     let mut source = resolve::source(&exp)?;
     let threads = source.threads();
     let sockets = machine.sockets.len();
-    let thread_sockets = match (opts.threads_per_socket, is_native_trace(input)) {
+    let thread_sockets = match (opts.threads_per_socket, kind != InputKind::Experiment) {
         (Some(0), _) => return Err(AnalyzeError::Input("--threads-per-socket must be at least 1".into())),
         (Some(k), _) => (0..threads).map(|t| t / k).collect(),
         (None, true) => {
@@ -162,12 +232,17 @@ pub fn analyze_sharing(input: &Path, opts: &SharingOptions) -> Result<SharingAna
     let h = sim.pages.run_sharing();
     let pages = sim.table.pages() as u64;
     Ok(SharingAnalysis {
-        input: input.display().to_string(),
+        input: inputs
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
         machine: machine.name.clone(),
         sockets,
         threads,
         thread_sockets,
         llc: opts.llc,
+        quantum_instructions: exp.spec.quantum_instructions,
         page_bytes: exp.spec.placement.page_bytes,
         page_buckets: h.page_buckets(),
         access_buckets: h.access_buckets(),

@@ -149,6 +149,15 @@ pub struct Experiment {
     pub name: String,
     /// `[migration]` validated, every default filled in.
     pub migration: crate::migrate::Resolved,
+    /// Worker threads a run may use (`numasim run --threads`); not part of the experiment
+    /// file because results never depend on it. With 2 or more, the workload is decoded (or
+    /// generated) ahead on its own thread ([`numasim_trace::DecodeAhead`]). Default: all cores.
+    pub worker_threads: usize,
+}
+
+/// Cores available to this process (1 if unknown).
+pub fn available_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 impl Experiment {
@@ -186,6 +195,7 @@ impl Experiment {
             source,
             name,
             migration,
+            worker_threads: available_cores(),
         })
     }
 

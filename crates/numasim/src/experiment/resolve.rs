@@ -59,8 +59,20 @@ pub fn machine(exp: &Experiment) -> Result<Machine, ConfigError> {
     Machine::load(&path.to_string_lossy())
 }
 
-/// Opens the workload: a generator by `kind`, or a trace file.
+/// Opens the workload: a generator by `kind`, or a trace file; with `exp.worker_threads` of 2
+/// or more it runs ahead on its own thread ([`numasim_trace::DecodeAhead`]), which changes
+/// when accesses are produced, never which (results are identical for every thread count).
 pub fn source(exp: &Experiment) -> Result<Box<dyn AccessSource>, ConfigError> {
+    let src = open_source(exp)?;
+    if exp.worker_threads < 2 {
+        return Ok(src);
+    }
+    numasim_trace::DecodeAhead::new(src)
+        .map(|d| Box::new(d) as Box<dyn AccessSource>)
+        .map_err(|e| exp.source.error("workload", e.to_string()))
+}
+
+fn open_source(exp: &Experiment) -> Result<Box<dyn AccessSource>, ConfigError> {
     let mut table = exp.spec.workload.clone();
     if table.contains_key("trace") {
         let tw: TraceWorkload = toml::Value::Table(table)

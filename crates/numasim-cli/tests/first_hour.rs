@@ -266,3 +266,19 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+#[test]
+fn trace_convert_prints_a_sentence_not_a_debug_struct() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("s.toml"),
+        TIMED.replace("mode = \"timing\"", "mode = \"functional\""),
+    )
+    .unwrap();
+    ok(&numasim(&["trace", "record", "s.toml", "-o", "a.trace"], tmp.path()));
+    let out = ok(&numasim(
+        &["trace", "convert", "--from", "native", "a.trace", "-o", "b.trace"],
+        tmp.path(),
+    ));
+    assert!(out.contains("16 threads") && !out.contains('{'), "{out}");
+}

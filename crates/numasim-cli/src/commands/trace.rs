@@ -19,6 +19,7 @@ pub enum TraceCommand {
         /// Input format (default: detected from the file's magic bytes).
         #[arg(long, value_enum)]
         format: Option<Format>,
+        /// Print the trace's description (threads, records, files and sizes) as JSON.
         #[arg(long)]
         json: bool,
         /// Only decode and count records (no footprint): the speed of merely reading the trace.
@@ -176,7 +177,13 @@ pub fn run(cmd: TraceCommand) -> anyhow::Result<()> {
                     numasim::trace::convert::convert(&mut reader, &out, &meta)?
                 }
             };
-            println!("wrote {} ({:?})", out.display(), stats);
+            println!(
+                "wrote {} · {} threads · {} records · {} bytes",
+                out.display(),
+                stats.threads,
+                stats.records,
+                stats.file_bytes
+            );
             Ok(())
         }
         TraceCommand::Record { experiment, out } => {

@@ -1,26 +1,10 @@
 //! What a researcher meets in the first hour: the numbers of a run are all reachable from the
 //! command line (`run --json` is the whole of results.json, timing included).
 
+mod common;
+
+use common::{numasim, ok};
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn numasim(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_numasim"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("run numasim")
-}
-
-fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "failed: {}\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
 
 const TIMED: &str = r#"
 machine = "starnuma16-pool-scaled"

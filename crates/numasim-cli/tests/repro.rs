@@ -1,26 +1,10 @@
 //! `numasim repro` as a user runs it: the quick StarNUMA study end to end, its outputs, the
 //! directions it reproduces, and bad names and outputs.
 
+mod common;
+
+use common::{numasim, ok};
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn numasim(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_numasim"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("run numasim")
-}
-
-fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "failed: {}\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
 
 /// The quick study's comparisons, as `--json` prints them (run once per test binary).
 fn quick_study() -> &'static (tempfile::TempDir, serde_json::Value) {

@@ -177,13 +177,7 @@ pub fn run(cmd: TraceCommand) -> anyhow::Result<()> {
                     numasim::trace::convert::convert(&mut reader, &out, &meta)?
                 }
             };
-            println!(
-                "wrote {} · {} threads · {} records · {} bytes",
-                out.display(),
-                stats.threads,
-                stats.records,
-                stats.file_bytes
-            );
+            print_written(&out, &stats);
             Ok(())
         }
         TraceCommand::Record { experiment, out } => {
@@ -196,13 +190,7 @@ pub fn run(cmd: TraceCommand) -> anyhow::Result<()> {
                 "source": src.describe(),
             });
             let stats = numasim::trace::convert::convert(&mut *src, &out, &meta)?;
-            println!(
-                "wrote {} · {} threads · {} records · {} bytes",
-                out.display(),
-                stats.threads,
-                stats.records,
-                stats.file_bytes
-            );
+            print_written(&out, &stats);
             Ok(())
         }
     }
@@ -251,4 +239,14 @@ fn decode_only_pass(mut src: Box<dyn numasim::trace::AccessSource>, json: bool) 
         records as f64 / wall_s.max(1e-9) / 1e6
     );
     Ok(())
+}
+
+fn print_written(out: &std::path::Path, stats: &numasim::trace::convert::ConvertStats) {
+    println!(
+        "wrote {} · {} threads · {} records · {} bytes",
+        out.display(),
+        stats.threads,
+        stats.records,
+        stats.file_bytes
+    );
 }

@@ -4,7 +4,6 @@
 mod common;
 
 use common::{numasim, ok};
-use std::path::Path;
 
 /// The quick study's comparisons, as `--json` prints them (run once per test binary).
 fn quick_study() -> &'static (tempfile::TempDir, serde_json::Value) {

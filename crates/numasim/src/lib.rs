@@ -9,6 +9,7 @@
 
 pub mod analyze;
 pub mod cache;
+pub mod driver;
 pub mod experiment;
 pub mod mem;
 pub mod migrate;

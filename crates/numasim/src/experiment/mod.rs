@@ -4,10 +4,12 @@
 //! `run` drives the simulator phase by phase and assembles results, `results_dir` makes the
 //! output directory appear only when complete.
 
+pub mod analyses;
 pub mod config;
 pub mod resolve;
 pub mod results_dir;
 pub mod run;
 
+pub use analyses::analyze_sharing;
 pub use config::{Experiment, ExperimentSpec, Mode};
 pub use run::{default_out_dir, run, simulate, Progress, RunError, RunResults};

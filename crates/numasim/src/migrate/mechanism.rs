@@ -51,7 +51,7 @@ pub struct MachineInfo {
 
 impl MachineInfo {
     pub fn from_machine(m: &numasim_machine::Machine, page_bytes: u64) -> Self {
-        let classes = crate::experiment::resolve::access_classes(m);
+        let classes = crate::stats::phase::AccessClasses::of(m);
         let sockets = m.sockets.len();
         let nodes = m.memory_nodes.len();
         MachineInfo {

@@ -188,6 +188,8 @@ pub struct TimingSim {
     counts: PhaseCounts,
     pub timing: TimingCounts,
     phase: u64,
+    /// Phase length the driver runs (per thread), from [`TimingConfig`].
+    phase_instructions: u64,
     lookahead_ps: u64,
     rob_w: u64,
     mshrs: u32,
@@ -234,12 +236,8 @@ impl TimingSim {
         let mut class_names: Vec<String> = Vec::new();
         let mut class_of = Vec::with_capacity(sockets * nodes);
         for s in 0..sockets {
-            for (n, node) in m.memory_nodes.iter().enumerate() {
-                let name = match node.attached_socket {
-                    Some(a) if a == s => "local".to_string(),
-                    Some(_) => format!("remote_{}hop", m.hops(s, n)),
-                    None => "pool".to_string(),
-                };
+            for n in 0..m.memory_nodes.len() {
+                let name = m.access_class(s, n).name();
                 let id = class_names.iter().position(|c| *c == name).unwrap_or_else(|| {
                     class_names.push(name);
                     class_names.len() - 1
@@ -247,7 +245,7 @@ impl TimingSim {
                 class_of.push(id as u16);
             }
         }
-        class_names.push("block_transfer".into());
+        class_names.push(numasim_machine::BLOCK_TRANSFER.into());
         let bt_class = (class_names.len() - 1) as u16;
         let mut socket_cores = vec![Vec::new(); sockets];
         let cores = thread_socket
@@ -341,12 +339,18 @@ impl TimingSim {
                 ..Default::default()
             },
             phase: 0,
+            phase_instructions: cfg.phase_instructions,
             lookahead_ps: ps(spec.lookahead_ns),
             rob_w: u64::from(spec.rob_entries),
             mshrs: spec.mshrs,
             store_buffer: spec.store_buffer_entries,
             spec,
         })
+    }
+
+    /// Phase length in instructions per thread, as configured.
+    pub fn phase_instructions(&self) -> u64 {
+        self.phase_instructions
     }
 
     pub fn threads(&self) -> usize {

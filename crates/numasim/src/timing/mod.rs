@@ -120,10 +120,8 @@ pub mod engine;
 pub mod link;
 pub mod params;
 pub mod report;
-mod run;
 pub mod timeline;
 
 pub use engine::{TimingConfig, TimingSim};
 pub use params::{DramTiming, TimingSpec};
 pub use report::{PhaseTiming, TimingResults};
-pub use run::simulate;

@@ -1,0 +1,313 @@
+//! One driver for both engines: phase by phase, migration at each boundary, results at the end.
+//!
+//! ```text
+//! experiment (TOML) ──resolve once──► Run ──► Engine (FunctionalSim | TimingSim)
+//!                                              │ run_phase ─► boundary: Migrator ─► record
+//!                                              ▼
+//!                                          RunResults
+//! ```
+//! The engines differ in what they model, not in how a run proceeds, so the loop is written
+//! once, generic over [`Engine`]: the phase loop ([`for_each_phase`]) is shared by the full run
+//! ([`simulate`]), the static oracle's first pass ([`learn_oracle_homes`]) and the analyses
+//! (`analyze sharing`, `analyze profile`). What only the timing engine has (a clock: the
+//! phase's timing record, charging the moves in time) are [`Engine`]'s hooks with empty
+//! defaults.
+
+mod results;
+mod run;
+
+pub(crate) use results::sharing_report;
+pub use results::{
+    MachineBrief, Mode, Perf, PhaseRecord, Progress, RunError, RunResults, SharingReport, Totals,
+    RESULTS_SCHEMA_VERSION,
+};
+pub use run::{Run, RunParts, SourceOpener};
+
+use crate::migrate::{Migrator, PageHost, PhaseMigration, PolicyKind};
+use crate::profile::Observer;
+use crate::sim::{FunctionalSim, SimError};
+use crate::stats::{PhaseCounts, SharingHistogram};
+use crate::timing::{PhaseTiming, TimingResults, TimingSim};
+use numasim_machine::Machine;
+use numasim_trace::AccessSource;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// What the driver needs of an engine besides [`PageHost`] (which migration uses).
+pub trait Engine: PageHost {
+    /// Counters of a phase besides [`PhaseCounts`] (the timing engine's clock figures).
+    type Phase;
+    /// Run-long state of the engine's own report (the timing engine's per-phase deltas).
+    type Report: Default;
+
+    /// Runs one phase; `None` once every thread is done.
+    fn run_phase(&mut self, src: &mut dyn AccessSource) -> Result<Option<(PhaseCounts, Self::Phase)>, SimError>;
+    /// Installs a migration profiler's observer.
+    fn set_observer(&mut self, observer: Observer);
+    /// Oracle static placement: the home of each page id at first touch.
+    fn set_fixed_homes(&mut self, homes: Vec<u16>);
+    /// Resets the per-phase page counters after the boundary has read them.
+    fn end_phase(&mut self);
+    /// Pages on each memory node right now.
+    fn pages_per_node(&self) -> &[u64] {
+        self.placement().used_pages()
+    }
+
+    /// The phase's record of engine figures, taken before the migration step.
+    fn phase_report(
+        &mut self,
+        _report: &mut Self::Report,
+        _machine: &Machine,
+        _phase: &Self::Phase,
+    ) -> Option<PhaseTiming> {
+        None
+    }
+    /// After the migration step: what the moves cost the engine (the timing engine charges
+    /// them in time and adds that to the phase's record).
+    fn after_boundary(
+        &mut self,
+        _report: &mut Self::Report,
+        _migrator: &Migrator,
+        _migration: &PhaseMigration,
+        _record: &mut Option<PhaseTiming>,
+        _phase: Self::Phase,
+    ) {
+    }
+    /// The run's record of engine figures.
+    fn run_report(&self, _report: Self::Report, _machine: &Machine) -> Option<TimingResults> {
+        None
+    }
+}
+
+impl Engine for FunctionalSim {
+    type Phase = ();
+    type Report = ();
+
+    fn run_phase(&mut self, src: &mut dyn AccessSource) -> Result<Option<(PhaseCounts, ())>, SimError> {
+        Ok(FunctionalSim::run_phase(self, src)?.map(|c| (c, ())))
+    }
+    fn set_observer(&mut self, observer: Observer) {
+        FunctionalSim::set_observer(self, observer)
+    }
+    fn set_fixed_homes(&mut self, homes: Vec<u16>) {
+        self.fixed_home = homes;
+    }
+    fn end_phase(&mut self) {
+        self.pages.end_phase();
+    }
+}
+
+/// The timing engine's run-long report state.
+#[derive(Default)]
+pub struct TimingReport {
+    tracker: crate::timing::report::PhaseTracker,
+    total: crate::timing::engine::TimingCounts,
+    migration: crate::timing::report::MigrationTime,
+}
+
+impl Engine for TimingSim {
+    type Phase = crate::timing::engine::TimingCounts;
+    type Report = TimingReport;
+
+    fn run_phase(&mut self, src: &mut dyn AccessSource) -> Result<Option<(PhaseCounts, Self::Phase)>, SimError> {
+        let phase_instructions = self.phase_instructions();
+        TimingSim::run_phase(self, src, phase_instructions)
+    }
+    fn set_observer(&mut self, observer: Observer) {
+        TimingSim::set_observer(self, observer)
+    }
+    fn set_fixed_homes(&mut self, homes: Vec<u16>) {
+        self.fixed_home = homes;
+    }
+    fn end_phase(&mut self) {
+        self.pages.end_phase();
+    }
+    fn phase_report(
+        &mut self,
+        report: &mut TimingReport,
+        machine: &Machine,
+        phase: &Self::Phase,
+    ) -> Option<PhaseTiming> {
+        Some(report.tracker.phase(self, machine, phase))
+    }
+    fn after_boundary(
+        &mut self,
+        report: &mut TimingReport,
+        migrator: &Migrator,
+        migration: &PhaseMigration,
+        record: &mut Option<PhaseTiming>,
+        phase: Self::Phase,
+    ) {
+        let moved = self.charge_moves(migrator.cost_params(), migration.costs.scan_cycles);
+        if let Some(timing) = record.as_mut() {
+            timing.migration = crate::timing::report::MigrationTime::of(&moved, &phase);
+            report.migration.add(&timing.migration);
+        }
+        report.total.add(&phase);
+    }
+    fn run_report(&self, report: TimingReport, machine: &Machine) -> Option<TimingResults> {
+        Some(crate::timing::report::run(
+            self,
+            machine,
+            &report.total,
+            report.migration,
+        ))
+    }
+}
+
+/// Runs `engine` over `source` phase by phase (at most `max_phases`), calling `each` after
+/// every phase and resetting the per-phase page counters after it. Returns the phases run.
+pub fn for_each_phase<E: Engine, F>(
+    engine: &mut E,
+    source: &mut dyn AccessSource,
+    max_phases: Option<u64>,
+    mut each: F,
+) -> Result<u64, RunError>
+where
+    F: FnMut(&mut E, PhaseCounts, E::Phase) -> Result<(), RunError>,
+{
+    let mut phases = 0u64;
+    while max_phases.is_none_or(|m| phases < m) {
+        let Some((counts, extra)) = engine.run_phase(source)? else {
+            break;
+        };
+        phases += 1;
+        each(engine, counts, extra)?;
+        engine.end_phase();
+    }
+    Ok(phases)
+}
+
+/// Simulates a run on the engine its mode names.
+pub fn simulate(run: &mut Run, progress: &mut dyn FnMut(&Progress)) -> Result<RunResults, RunError> {
+    match run.mode {
+        Mode::Functional => {
+            let sim = run.functional_sim();
+            drive(run, sim, progress)
+        }
+        Mode::Timing => {
+            let sim = run.timing_sim()?;
+            drive(run, sim, progress)
+        }
+    }
+}
+
+/// The full run on `sim`: phases, a migration step at each boundary, per-phase records and
+/// run totals.
+pub fn drive<E: Engine>(
+    run: &mut Run,
+    mut sim: E,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<RunResults, RunError> {
+    let mut source = run.open_source()?;
+    let mut migrator = Migrator::new(&run.migration, &run.machine, run.page_bytes, run.seed);
+    if let Some(observer) = migrator.observer() {
+        sim.set_observer(observer);
+    }
+    if migrator.policy() == PolicyKind::OracleStatic {
+        sim.set_fixed_homes(learn_oracle_homes(run)?);
+    }
+    let machine = &run.machine;
+    let classes = &run.classes;
+    let node_names: Vec<String> = machine.memory_nodes.iter().map(|n| n.name.clone()).collect();
+    let per_node = |v: &[u64]| -> BTreeMap<String, u64> { node_names.iter().cloned().zip(v.iter().copied()).collect() };
+    let (sockets, nodes) = run.shape();
+
+    let started = Instant::now();
+    let mut total = PhaseCounts::new(sockets, nodes);
+    let mut phases: Vec<PhaseRecord> = Vec::new();
+    let mut mapper = crate::stats::PlacementMapper::default();
+    let mut report = E::Report::default();
+    for_each_phase(&mut sim, &mut *source, run.max_phases, |sim, counts, extra| {
+        // Phase boundary: migration policies act here.
+        let summary = classes.summarize(&counts);
+        let sharing = sharing_report(sim.page_stats().phase_sharing());
+        let mut timing = sim.phase_report(&mut report, machine, &extra);
+        if migrator.policy() != PolicyKind::None {
+            mapper.before_boundary(sim.home());
+        }
+        let migration = migrator.boundary(sim, &summary, phases.len() as u64 + 1);
+        sim.after_boundary(&mut report, &migrator, &migration, &mut timing, extra);
+        phases.push(PhaseRecord {
+            index: phases.len() as u64,
+            summary,
+            sharing,
+            pages_per_node: per_node(sim.pages_per_node()),
+            placement_map: mapper.map(sim.table(), sim.home()),
+            migration,
+            timing,
+        });
+        total.add(&counts);
+        progress(&Progress {
+            phases_done: phases.len() as u64,
+            accesses: total.accesses,
+        });
+        Ok(())
+    })?;
+    let wall_s = started.elapsed().as_secs_f64();
+    let footprint_pages = sim.table().pages() as u64;
+    let timing = sim.run_report(report, machine);
+    Ok(RunResults {
+        schema_version: RESULTS_SCHEMA_VERSION,
+        numasim_version: env!("CARGO_PKG_VERSION"),
+        name: run.name.clone(),
+        seed: run.seed,
+        mode: run.mode,
+        machine: MachineBrief::of(machine),
+        workload: source.describe(),
+        threads: run.threads,
+        thread_sockets: run
+            .thread_sockets
+            .iter()
+            .map(|&s| machine.sockets[s].name.clone())
+            .collect(),
+        llc_enabled: run.llc_enabled,
+        page_bytes: run.page_bytes,
+        totals: Totals {
+            summary: classes.summarize(&total),
+            footprint_pages,
+            footprint_bytes: footprint_pages * run.page_bytes,
+            phases: phases.len() as u64,
+        },
+        sharing: sharing_report(run_sharing(&sim)),
+        pages_per_node: per_node(sim.pages_per_node()),
+        phases,
+        migration: migrator.finish(),
+        perf: Perf {
+            wall_s,
+            accesses_per_s: if wall_s > 0.0 {
+                total.accesses as f64 / wall_s
+            } else {
+                0.0
+            },
+        },
+        timing,
+    })
+}
+
+fn run_sharing<E: Engine>(sim: &E) -> SharingHistogram {
+    sim.page_stats().run_sharing()
+}
+
+/// The static oracle's first pass: runs the workload on the functional engine without
+/// migration and returns the oracle home of every page id (see [`crate::migrate::oracle`]).
+pub fn learn_oracle_homes(run: &mut Run) -> Result<Vec<u16>, RunError> {
+    let mut source = run.open_source()?;
+    let mut sim = run.functional_sim();
+    let sockets = run.machine.sockets.len();
+    let mut totals: Vec<u64> = Vec::new();
+    for_each_phase(&mut sim, &mut *source, run.max_phases, |sim, _, ()| {
+        let pages = sim.table.pages();
+        totals.resize(pages * sockets, 0);
+        for (t, &c) in totals.iter_mut().zip(&sim.pages.phase_counts[..pages * sockets]) {
+            *t += u64::from(c);
+        }
+        Ok(())
+    })?;
+    let mach = crate::migrate::MachineInfo::from_machine(&run.machine, run.page_bytes);
+    let footprint = sim.table.pages() as u64;
+    let capacity: Vec<u64> = (0..run.machine.memory_nodes.len())
+        .map(|n| sim.placement.capacity_pages(n, footprint))
+        .collect();
+    Ok(crate::migrate::oracle::best_homes(&totals, &mach, &capacity))
+}

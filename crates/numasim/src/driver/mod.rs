@@ -42,6 +42,9 @@ pub trait Engine: PageHost {
 
     /// Runs one phase; `None` once every thread is done.
     fn run_phase(&mut self, src: &mut dyn AccessSource) -> Result<Option<(PhaseCounts, Self::Phase)>, SimError>;
+    /// Phases run so far; one [`Engine::run_phase`] covers several when it merges a stretch of
+    /// empty phases (see [`crate::sim::phase_window`]).
+    fn phase_index(&self) -> u64;
     /// Installs a migration profiler's observer.
     fn set_observer(&mut self, observer: Observer);
     /// Oracle static placement: the home of each page id at first touch.
@@ -86,6 +89,9 @@ impl Engine for FunctionalSim {
     fn run_phase(&mut self, src: &mut dyn AccessSource) -> Result<Option<(PhaseCounts, ())>, SimError> {
         Ok(FunctionalSim::run_phase(self, src)?.map(|c| (c, ())))
     }
+    fn phase_index(&self) -> u64 {
+        FunctionalSim::phase_index(self)
+    }
     fn set_observer(&mut self, observer: Observer) {
         FunctionalSim::set_observer(self, observer)
     }
@@ -112,6 +118,9 @@ impl Engine for TimingSim {
     fn run_phase(&mut self, src: &mut dyn AccessSource) -> Result<Option<(PhaseCounts, Self::Phase)>, SimError> {
         let phase_instructions = self.phase_instructions();
         TimingSim::run_phase(self, src, phase_instructions)
+    }
+    fn phase_index(&self) -> u64 {
+        TimingSim::phase_index(self)
     }
     fn set_observer(&mut self, observer: Observer) {
         TimingSim::set_observer(self, observer)
@@ -218,7 +227,10 @@ pub fn drive<E: Engine>(
     let mut phases: Vec<PhaseRecord> = Vec::new();
     let mut mapper = crate::stats::PlacementMapper::default();
     let mut report = E::Report::default();
+    let mut phase_index = sim.phase_index();
     for_each_phase(&mut sim, &mut *source, run.max_phases, |sim, counts, extra| {
+        let spanned = sim.phase_index() - phase_index;
+        phase_index = sim.phase_index();
         // Phase boundary: migration policies act here.
         let summary = classes.summarize(&counts);
         let sharing = sharing_report(sim.page_stats().phase_sharing());
@@ -230,6 +242,7 @@ pub fn drive<E: Engine>(
         sim.after_boundary(&mut report, &migrator, &migration, &mut timing, extra);
         phases.push(PhaseRecord {
             index: phases.len() as u64,
+            phases_spanned: spanned,
             summary,
             sharing,
             pages_per_node: per_node(sim.pages_per_node()),

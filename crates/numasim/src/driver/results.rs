@@ -64,6 +64,11 @@ pub struct SharingReport {
 #[derive(Debug, Clone, Serialize)]
 pub struct PhaseRecord {
     pub index: u64,
+    /// Phases of `phase_instructions` this record covers: 1, or more when no thread had an
+    /// access in a stretch of phases (an instruction-count gap), which is merged into this one
+    /// empty record. Written only when it is not 1.
+    #[serde(skip_serializing_if = "is_one")]
+    pub phases_spanned: u64,
     #[serde(flatten)]
     pub summary: PhaseSummary,
     pub sharing: SharingReport,
@@ -92,6 +97,10 @@ pub struct Totals {
 pub struct Perf {
     pub wall_s: f64,
     pub accesses_per_s: f64,
+}
+
+fn is_one(n: &u64) -> bool {
+    *n == 1
 }
 
 /// Everything results.json holds.

@@ -116,11 +116,14 @@ impl FunctionalSim {
         &self.thread_socket
     }
 
+    /// Phases run so far (a merged empty stretch counts each phase it spans).
     pub fn phase_index(&self) -> u64 {
         self.phase
     }
 
-    /// Runs one phase. Returns `None` once every thread has finished.
+    /// Runs one phase. Returns `None` once every thread has finished. A stretch of phases in
+    /// which no thread has an access (an instruction-count gap) is returned as one empty
+    /// phase spanning them all; [`Self::phase_index`] tells how many phases a call covered.
     pub fn run_phase(&mut self, src: &mut dyn AccessSource) -> Result<Option<PhaseCounts>, SimError> {
         if src.threads() != self.threads.len() {
             return Err(SimError::ThreadCount {
@@ -135,7 +138,11 @@ impl FunctionalSim {
         if self.threads.iter().all(|c| c.done) {
             return Ok(None);
         }
-        let phase_end = (self.phase + 1).saturating_mul(self.phase_instructions);
+        let (next_phase, phase_end) = crate::sim::phase_window(
+            self.phase,
+            self.phase_instructions,
+            self.threads.iter().filter(|c| !c.done).map(|c| c.buf[c.pos].instr),
+        );
         // Each quantum starts at the earliest pending access (skips idle stretches).
         while let Some(earliest) = self
             .threads
@@ -156,7 +163,7 @@ impl FunctionalSim {
                 }
             }
         }
-        self.phase += 1;
+        self.phase = next_phase;
         let mut counts = std::mem::replace(&mut self.counts, PhaseCounts::new(self.sockets, self.nodes));
         for (t, c) in self.threads.iter().enumerate() {
             // A thread's instructions count up to the phase end, or to its last access if it ended.
@@ -165,7 +172,11 @@ impl FunctionalSim {
             } else {
                 c.instr.max(phase_end.min(c.buf[c.pos].instr))
             };
-            counts.instructions += at_end.saturating_sub(self.thread_instr_at_phase_start[t]);
+            // Saturating: a merged stretch of empty phases may span nearly 2^64 instructions
+            // per thread.
+            counts.instructions = counts
+                .instructions
+                .saturating_add(at_end.saturating_sub(self.thread_instr_at_phase_start[t]));
             self.thread_instr_at_phase_start[t] = at_end;
         }
         Ok(Some(counts))

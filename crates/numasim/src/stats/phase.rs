@@ -45,7 +45,8 @@ impl PhaseCounts {
         self.llc_hits += other.llc_hits;
         self.llc_misses += other.llc_misses;
         self.writebacks += other.writebacks;
-        self.instructions += other.instructions;
+        // Saturating: hostile traces reach instruction counts near 2^64 per thread.
+        self.instructions = self.instructions.saturating_add(other.instructions);
         self.new_pages += other.new_pages;
         for (a, b) in self.demand.iter_mut().zip(&other.demand) {
             *a += b;

@@ -348,6 +348,12 @@ impl TimingSim {
         })
     }
 
+    /// Phases run so far (a merged empty stretch counts each phase it spans; see
+    /// [`crate::sim::phase_window`]).
+    pub fn phase_index(&self) -> u64 {
+        self.phase
+    }
+
     /// Phase length in instructions per thread, as configured.
     pub fn phase_instructions(&self) -> u64 {
         self.phase_instructions
@@ -387,7 +393,11 @@ impl TimingSim {
         if self.cores.iter().all(|c| c.source_done) {
             return Ok(None);
         }
-        let phase_end = (self.phase + 1).saturating_mul(phase_instructions.max(1));
+        let (next_phase, phase_end) = crate::sim::phase_window(
+            self.phase,
+            phase_instructions,
+            self.cores.iter().filter(|c| !c.source_done).map(|c| c.buf[c.pos].instr),
+        );
         let start = self.now;
         for c in 0..self.cores.len() {
             if !self.cores[c].finished {
@@ -410,7 +420,7 @@ impl TimingSim {
             .map(|k| k.t.max(k.last_done))
             .fold(self.latest_ps.max(start), u64::max);
         self.now = end;
-        self.phase += 1;
+        self.phase = next_phase;
         let mut counts = std::mem::replace(&mut self.counts, PhaseCounts::new(self.sockets, self.nodes));
         for c in &mut self.cores {
             let at_end = if c.source_done {
@@ -419,8 +429,9 @@ impl TimingSim {
                 c.last_instr.max(phase_end.min(c.buf[c.pos].instr))
             };
             let d = at_end.saturating_sub(c.instr_at_phase_start);
-            counts.instructions += d;
-            c.instructions += d;
+            // Saturating: a merged stretch of empty phases may span nearly 2^64 instructions.
+            counts.instructions = counts.instructions.saturating_add(d);
+            c.instructions = c.instructions.saturating_add(d);
             c.instr_at_phase_start = at_end;
         }
         let classes = self.class_names.len();

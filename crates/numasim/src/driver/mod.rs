@@ -23,6 +23,7 @@ pub use results::{
 };
 pub use run::{Run, RunParts, SourceOpener};
 
+use crate::mem::FixedHomes;
 use crate::migrate::{Migrator, PageHost, PhaseMigration, PolicyKind};
 use crate::profile::Observer;
 use crate::sim::{FunctionalSim, SimError};
@@ -47,8 +48,8 @@ pub trait Engine: PageHost {
     fn phase_index(&self) -> u64;
     /// Installs a migration profiler's observer.
     fn set_observer(&mut self, observer: Observer);
-    /// Oracle static placement: the home of each page id at first touch.
-    fn set_fixed_homes(&mut self, homes: Vec<u16>);
+    /// Oracle static placement: the home of each virtual page at first touch.
+    fn set_fixed_homes(&mut self, homes: FixedHomes);
     /// Resets the per-phase page counters after the boundary has read them.
     fn end_phase(&mut self);
     /// Pages on each memory node right now.
@@ -95,7 +96,7 @@ impl Engine for FunctionalSim {
     fn set_observer(&mut self, observer: Observer) {
         FunctionalSim::set_observer(self, observer)
     }
-    fn set_fixed_homes(&mut self, homes: Vec<u16>) {
+    fn set_fixed_homes(&mut self, homes: FixedHomes) {
         self.fixed_home = homes;
     }
     fn end_phase(&mut self) {
@@ -125,7 +126,7 @@ impl Engine for TimingSim {
     fn set_observer(&mut self, observer: Observer) {
         TimingSim::set_observer(self, observer)
     }
-    fn set_fixed_homes(&mut self, homes: Vec<u16>) {
+    fn set_fixed_homes(&mut self, homes: FixedHomes) {
         self.fixed_home = homes;
     }
     fn end_phase(&mut self) {
@@ -303,8 +304,8 @@ fn run_sharing<E: Engine>(sim: &E) -> SharingHistogram {
 }
 
 /// The static oracle's first pass: runs the workload on the functional engine without
-/// migration and returns the oracle home of every page id (see [`crate::migrate::oracle`]).
-pub fn learn_oracle_homes(run: &mut Run) -> Result<Vec<u16>, RunError> {
+/// migration and returns the oracle home of every virtual page (see [`crate::migrate::oracle`]).
+pub fn learn_oracle_homes(run: &mut Run) -> Result<FixedHomes, RunError> {
     let mut source = run.open_source()?;
     let mut sim = run.functional_sim();
     let sockets = run.machine.sockets.len();
@@ -322,5 +323,14 @@ pub fn learn_oracle_homes(run: &mut Run) -> Result<Vec<u16>, RunError> {
     let capacity: Vec<u64> = (0..run.machine.memory_nodes.len())
         .map(|n| sim.placement.capacity_pages(n, footprint))
         .collect();
-    Ok(crate::migrate::oracle::best_homes(&totals, &mach, &capacity))
+    let homes = crate::migrate::oracle::best_homes(&totals, &mach, &capacity);
+    // Keyed by virtual page: page ids follow first-touch order, which differs between the
+    // functional first pass and a timing-mode run.
+    Ok(FixedHomes::from_pairs(
+        homes
+            .iter()
+            .enumerate()
+            .filter(|&(_, &n)| n != u16::MAX)
+            .map(|(id, &n)| (sim.table.vpage(id as u32), n)),
+    ))
 }

@@ -1,10 +1,12 @@
 //! Memory: page table, placement, thread mapping.
 
+pub mod fixed_homes;
 pub mod huge_pages;
 pub mod mapping;
 pub mod page_table;
 pub mod placement;
 
+pub use fixed_homes::FixedHomes;
 pub use mapping::ThreadMapping;
 pub use page_table::PageTable;
 pub use placement::{Capacity, Placement, PlacementError, PlacementPolicy};

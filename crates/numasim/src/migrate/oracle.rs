@@ -6,8 +6,9 @@
 //! one minimising access-weighted unloaded load latency. Capacity is respected greedily, pages
 //! with the most accesses first, against each node's capacity at the final footprint; a page
 //! whose best node is full takes its next best. The second pass re-runs the workload with each
-//! page placed at its chosen node on first touch (page ids are handed out in first-touch order,
-//! which placement does not influence in functional mode, so they match between passes).
+//! page placed at its chosen node on first touch, looked up by virtual page
+//! ([`crate::mem::FixedHomes`]): page ids follow first-touch order, which in timing mode
+//! depends on the simulated interleaving, so they do not name the same pages across passes.
 //! The first pass is `crate::driver::learn_oracle_homes`.
 
 use super::mechanism::MachineInfo;

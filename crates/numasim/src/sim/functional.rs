@@ -66,7 +66,7 @@ pub struct FunctionalSim {
     observing: bool,
     observer: Option<Box<Observer>>,
     /// Oracle static placement: home of each page id at first touch (empty = none).
-    pub fixed_home: Vec<u16>,
+    pub fixed_home: crate::mem::FixedHomes,
 }
 
 impl FunctionalSim {
@@ -108,7 +108,7 @@ impl FunctionalSim {
             thread_instr_at_phase_start: vec![0; threads],
             observing: false,
             observer: None,
-            fixed_home: Vec::new(),
+            fixed_home: Default::default(),
         }
     }
 
@@ -332,7 +332,7 @@ impl FunctionalSim {
     fn first_touch(&mut self, socket: usize, page: u32) -> Result<(), PlacementError> {
         let vpage = self.table.vpage(page);
         let footprint = self.table.pages() as u64;
-        let oracle = self.fixed_home.get(page as usize).copied();
+        let oracle = self.fixed_home.get(vpage);
         let node = self.placement.place_or_oracle(socket, vpage, footprint, oracle)?;
         self.home.push(node as u16);
         self.pages.push_page();

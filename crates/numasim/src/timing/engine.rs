@@ -184,7 +184,7 @@ pub struct TimingSim {
     observer: Option<Box<Observer>>,
     observing: bool,
     /// Oracle static placement: home of each page id at first touch (empty = none).
-    pub fixed_home: Vec<u16>,
+    pub fixed_home: crate::mem::FixedHomes,
     counts: PhaseCounts,
     pub timing: TimingCounts,
     phase: u64,
@@ -332,7 +332,7 @@ impl TimingSim {
             cycle_ps: m.sockets.iter().map(|s| 1000.0 / s.freq_ghz).collect(),
             observer: None,
             observing: false,
-            fixed_home: Vec::new(),
+            fixed_home: Default::default(),
             counts: PhaseCounts::new(sockets, nodes),
             timing: TimingCounts {
                 classes: vec![ClassSums::default(); classes],
@@ -548,7 +548,7 @@ impl TimingSim {
         if new {
             let vpage = self.table.vpage(page);
             let footprint = self.table.pages() as u64;
-            let oracle = self.fixed_home.get(page as usize).copied();
+            let oracle = self.fixed_home.get(vpage);
             let node = self.placement.place_or_oracle(socket, vpage, footprint, oracle)?;
             self.home.push(node as u16);
             self.frame.push(self.next_frame[node]);

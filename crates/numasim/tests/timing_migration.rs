@@ -155,7 +155,9 @@ policy = "oracle-static"
         let mut sim = run.functional_sim();
         let mut src = run.open_source().unwrap();
         for_each_phase(&mut sim, &mut *src, None, |_, _, ()| Ok(())).unwrap();
-        (0..sim.table.pages() as u32).map(|id| sim.table.vpage(id)).collect()
+        (0..sim.memory.table.pages() as u32)
+            .map(|id| sim.memory.table.vpage(id))
+            .collect()
     };
     let mut sim = run.timing_sim().unwrap();
     numasim::driver::Engine::set_fixed_homes(&mut sim, homes.clone());

@@ -78,8 +78,8 @@ pub fn analyze_profile(run: &mut Run, intervals: &[u64], tlb_entries: usize) -> 
     let mut mem_accesses = 0u64;
     for_each_phase(&mut sim, &mut *source, run.max_phases, |sim, counts, ()| {
         mem_accesses += counts.llc_misses;
-        let pages = sim.table.pages();
-        let exact = sim.pages.phase_counts[..pages * sockets].to_vec();
+        let pages = sim.memory.table.pages();
+        let exact = sim.memory.pages.phase_counts[..pages * sockets].to_vec();
         perfect.add(&PageProfile {
             sockets,
             counts: exact.clone(),

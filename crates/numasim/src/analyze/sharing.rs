@@ -115,8 +115,8 @@ pub fn analyze_run(
         Ok(())
     })?;
     let summary = run.classes.summarize(&total);
-    let h = sim.pages.run_sharing();
-    let pages = sim.table.pages() as u64;
+    let h = sim.memory.pages.run_sharing();
+    let pages = sim.memory.table.pages() as u64;
     Ok(SharingAnalysis {
         input: input.to_string(),
         machine: run.machine.name.clone(),

@@ -97,10 +97,10 @@ impl Engine for FunctionalSim {
         FunctionalSim::set_observer(self, observer)
     }
     fn set_fixed_homes(&mut self, homes: FixedHomes) {
-        self.fixed_home = homes;
+        self.memory.fixed_home = homes;
     }
     fn end_phase(&mut self) {
-        self.pages.end_phase();
+        self.memory.pages.end_phase();
     }
 }
 
@@ -127,10 +127,10 @@ impl Engine for TimingSim {
         TimingSim::set_observer(self, observer)
     }
     fn set_fixed_homes(&mut self, homes: FixedHomes) {
-        self.fixed_home = homes;
+        self.memory.fixed_home = homes;
     }
     fn end_phase(&mut self) {
-        self.pages.end_phase();
+        self.memory.pages.end_phase();
     }
     fn phase_report(
         &mut self,
@@ -311,17 +311,17 @@ pub fn learn_oracle_homes(run: &mut Run) -> Result<FixedHomes, RunError> {
     let sockets = run.machine.sockets.len();
     let mut totals: Vec<u64> = Vec::new();
     for_each_phase(&mut sim, &mut *source, run.max_phases, |sim, _, ()| {
-        let pages = sim.table.pages();
+        let pages = sim.memory.table.pages();
         totals.resize(pages * sockets, 0);
-        for (t, &c) in totals.iter_mut().zip(&sim.pages.phase_counts[..pages * sockets]) {
+        for (t, &c) in totals.iter_mut().zip(&sim.memory.pages.phase_counts[..pages * sockets]) {
             *t += u64::from(c);
         }
         Ok(())
     })?;
     let mach = crate::migrate::MachineInfo::from_machine(&run.machine, run.page_bytes);
-    let footprint = sim.table.pages() as u64;
+    let footprint = sim.memory.table.pages() as u64;
     let capacity: Vec<u64> = (0..run.machine.memory_nodes.len())
-        .map(|n| sim.placement.capacity_pages(n, footprint))
+        .map(|n| sim.memory.placement.capacity_pages(n, footprint))
         .collect();
     let homes = crate::migrate::oracle::best_homes(&totals, &mach, &capacity);
     // Keyed by virtual page: page ids follow first-touch order, which differs between the
@@ -331,6 +331,6 @@ pub fn learn_oracle_homes(run: &mut Run) -> Result<FixedHomes, RunError> {
             .iter()
             .enumerate()
             .filter(|&(_, &n)| n != u16::MAX)
-            .map(|(id, &n)| (sim.table.vpage(id as u32), n)),
+            .map(|(id, &n)| (sim.memory.table.vpage(id as u32), n)),
     ))
 }

@@ -15,11 +15,11 @@ use super::dram::{ps, MemoryController};
 use super::link::{Fabric, Path};
 use super::params::{DramTiming, TimingSpec};
 use crate::cache::{Outcome, SetAssocCache};
-use crate::mem::{PageTable, Placement};
+use crate::mem::{Memory, Placement};
 use crate::migrate::mechanism::CostParams;
 use crate::profile::Observer;
 use crate::sim::SimError;
-use crate::stats::{PageStats, PhaseCounts};
+use crate::stats::PhaseCounts;
 use numasim_machine::Machine;
 use numasim_trace::{Access, AccessSource};
 use std::cmp::Reverse;
@@ -129,12 +129,9 @@ pub struct TimingSim {
     pub spec: TimingSpec,
     sockets: usize,
     nodes: usize,
-    pub table: PageTable,
-    pub home: Vec<u16>,
-    frame: Vec<u32>,
-    next_frame: Vec<u32>,
-    pub placement: Placement,
-    pub pages: PageStats,
+    /// Page table, homes and frames, placement and per-page statistics (shared with the
+    /// functional engine).
+    pub memory: Memory,
     llcs: Vec<SetAssocCache>,
     llc_on: bool,
     dir_sharers: Vec<u64>,
@@ -183,8 +180,6 @@ pub struct TimingSim {
     cycle_ps: Vec<f64>,
     observer: Option<Box<Observer>>,
     observing: bool,
-    /// Oracle static placement: home of each page id at first touch (empty = none).
-    pub fixed_home: crate::mem::FixedHomes,
     counts: PhaseCounts,
     pub timing: TimingCounts,
     phase: u64,
@@ -280,12 +275,7 @@ impl TimingSim {
         Ok(TimingSim {
             sockets,
             nodes,
-            table: PageTable::new(cfg.page_bytes),
-            home: Vec::new(),
-            frame: Vec::new(),
-            next_frame: vec![0; nodes],
-            placement,
-            pages: PageStats::new(sockets),
+            memory: Memory::new(cfg.page_bytes, sockets, nodes, placement),
             llcs: if cfg.llc {
                 m.sockets
                     .iter()
@@ -332,7 +322,6 @@ impl TimingSim {
             cycle_ps: m.sockets.iter().map(|s| 1000.0 / s.freq_ghz).collect(),
             observer: None,
             observing: false,
-            fixed_home: Default::default(),
             counts: PhaseCounts::new(sockets, nodes),
             timing: TimingCounts {
                 classes: vec![ClassSums::default(); classes],
@@ -539,21 +528,13 @@ impl TimingSim {
     /// DRAM row at `node` holding byte `vaddr` of page id `page` (in its current frame).
     #[inline]
     fn dram_row(&self, node: usize, page: u32, vaddr: u64) -> u64 {
-        let offset = vaddr & ((1u64 << self.table.page_shift()) - 1);
-        self.mem[node].row_of(u64::from(self.frame[page as usize]), offset)
+        let offset = vaddr & ((1u64 << self.memory.table.page_shift()) - 1);
+        self.mem[node].row_of(u64::from(self.memory.frame[page as usize]), offset)
     }
 
     fn page_of(&mut self, socket: usize, vaddr: u64) -> Result<u32, SimError> {
-        let (page, new) = self.table.lookup_or_insert(vaddr);
+        let (page, new) = self.memory.touch(socket, vaddr)?;
         if new {
-            let vpage = self.table.vpage(page);
-            let footprint = self.table.pages() as u64;
-            let oracle = self.fixed_home.get(vpage);
-            let node = self.placement.place_or_oracle(socket, vpage, footprint, oracle)?;
-            self.home.push(node as u16);
-            self.frame.push(self.next_frame[node]);
-            self.next_frame[node] += 1;
-            self.pages.push_page();
             self.counts.new_pages += 1;
             let n = 1usize << self.lines_per_page_shift;
             self.dir_sharers.resize(self.dir_sharers.len() + n, 0);
@@ -592,7 +573,7 @@ impl TimingSim {
             return Ok(false);
         }
         let mut t0 = t;
-        let vpage = a.vaddr >> self.table.page_shift();
+        let vpage = a.vaddr >> self.memory.table.page_shift();
         if vpage != k.last_vpage {
             k.last_vpage = vpage;
             if let Outcome::Miss { .. } = self.tlb.access_in(c, vpage, false) {
@@ -650,9 +631,9 @@ impl TimingSim {
         self.counts.llc_misses += 1;
         self.cores[c].llc_misses += 1;
         let page = self.page_of(socket, a.vaddr)?;
-        let node = self.home[page as usize] as usize;
+        let node = self.memory.home[page as usize] as usize;
         self.counts.demand[socket * self.nodes + node] += 1;
-        self.pages.record(page, socket);
+        self.memory.pages.record(page, socket);
         let di = self.dir_index(page, line);
         let owner = self.dir_owner[di];
         let bt = owner != NO_OWNER && owner as usize != socket;
@@ -732,7 +713,7 @@ impl TimingSim {
             if self.observing {
                 let p = page as usize;
                 if self.page_mem_ps.len() <= p {
-                    self.page_mem_ps.resize(self.home.len(), 0);
+                    self.page_mem_ps.resize(self.memory.home.len(), 0);
                 }
                 self.page_mem_ps[p] += lat.done_ps - t_request;
             }
@@ -856,7 +837,7 @@ impl TimingSim {
             return Ok(()); // exclusive already (E → M): silent
         }
         self.invalidate_sockets(line, others);
-        let node = self.home[page as usize] as usize;
+        let node = self.memory.home[page as usize] as usize;
         let mut ignored = 0;
         let p = self.fabric.to_mem(socket, node);
         let at = self.traverse(p, self.header, t + self.lookup_ps[socket], &mut ignored);
@@ -883,11 +864,11 @@ impl TimingSim {
 
     /// A dirty line leaves the socket: data to the home, a posted DRAM write.
     fn writeback(&mut self, socket: usize, line: u64, t: u64) {
-        let Some(page) = self.table.lookup(line << 6) else {
+        let Some(page) = self.memory.table.lookup(line << 6) else {
             return;
         };
         self.counts.writebacks += 1;
-        let node = self.home[page as usize] as usize;
+        let node = self.memory.home[page as usize] as usize;
         self.counts.writeback_to[socket * self.nodes + node] += 1;
         let di = self.dir_index(page, line);
         if self.dir_owner[di] as usize == socket {
@@ -905,7 +886,7 @@ impl TimingSim {
     #[inline(never)]
     fn observe(&mut self, socket: usize, a: &Access, mem: bool) {
         // Every cached line was filled by a miss, so its page is mapped.
-        if let (Some(page), Some(o)) = (self.table.lookup(a.vaddr), self.observer.as_mut()) {
+        if let (Some(page), Some(o)) = (self.memory.table.lookup(a.vaddr), self.observer.as_mut()) {
             o.observe(socket, page, a, mem);
         }
     }
@@ -937,16 +918,16 @@ impl TimingSim {
         if moves.is_empty() && scan_cycles == 0 {
             return timing;
         }
-        if self.page_ready_ps.len() < self.home.len() {
-            self.page_ready_ps.resize(self.home.len(), 0);
+        if self.page_ready_ps.len() < self.memory.home.len() {
+            self.page_ready_ps.resize(self.memory.home.len(), 0);
         }
-        let page_bytes = 1u64 << self.table.page_shift();
+        let page_bytes = 1u64 << self.memory.table.page_shift();
         let mut last = t0;
         let mut ignored = 0;
         for &(page, from, to, old_frame) in &moves {
             let (from, to) = (from as usize, to as usize);
             let s = self.node_socket[to].or(self.node_socket[from]).unwrap_or(0);
-            let new_frame = u64::from(self.frame[page as usize]);
+            let new_frame = u64::from(self.memory.frame[page as usize]);
             let mut landed = t0;
             for off in (0..page_bytes).step_by(64) {
                 let row = self.mem[from].row_of(u64::from(old_frame), off);
@@ -959,7 +940,7 @@ impl TimingSim {
             }
             self.page_ready_ps[page as usize] = landed;
             last = last.max(landed);
-            let vpage = self.table.vpage(page);
+            let vpage = self.memory.table.vpage(page);
             for (c, k) in self.cores.iter_mut().enumerate() {
                 self.tlb.invalidate_in(c, vpage);
                 if k.last_vpage == vpage {
@@ -998,17 +979,8 @@ impl TimingSim {
 }
 
 impl crate::migrate::PageHost for TimingSim {
-    fn table(&self) -> &PageTable {
-        &self.table
-    }
-    fn home(&self) -> &[u16] {
-        &self.home
-    }
-    fn placement(&self) -> &Placement {
-        &self.placement
-    }
-    fn page_stats(&self) -> &PageStats {
-        &self.pages
+    fn memory(&self) -> &Memory {
+        &self.memory
     }
     fn observer_mut(&mut self) -> Option<&mut Observer> {
         self.observer.as_deref_mut()
@@ -1020,16 +992,8 @@ impl crate::migrate::PageHost for TimingSim {
     }
 
     fn move_page(&mut self, page: u32, node: usize) {
-        let p = page as usize;
-        let from = self.home[p] as usize;
-        if from == node {
-            return;
+        if let Some(m) = self.memory.move_page(page, node) {
+            self.pending_moves.push((page, m.from as u16, node as u16, m.old_frame));
         }
-        self.placement.moved(from, node);
-        self.home[p] = node as u16;
-        let old_frame = self.frame[p];
-        self.frame[p] = self.next_frame[node];
-        self.next_frame[node] += 1;
-        self.pending_moves.push((page, from as u16, node as u16, old_frame));
     }
 }

@@ -951,7 +951,7 @@ impl TimingSim {
         self.latest_ps = self.latest_ps.max(last);
         timing.copy_span_ps = last - t0;
         let n = moves.len() as u64;
-        let software = cost.shootdown == "software";
+        let software = cost.shootdown == crate::migrate::mechanism::Shootdown::Software;
         for (i, k) in self.cores.iter_mut().enumerate() {
             let cycles = if i == 0 {
                 n * cost.shootdown_initiator_cycles + scan_cycles

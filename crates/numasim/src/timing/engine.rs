@@ -11,6 +11,7 @@
 //! requests nearly in time order, and the timelines' gap filling makes the remaining disorder
 //! harmless: an early request presented late still uses the idle time it arrived in.
 
+use super::directory::{Directory, NO_OWNER};
 use super::dram::{ps, MemoryController};
 use super::link::{Fabric, Path};
 use super::params::{DramTiming, TimingSpec};
@@ -25,7 +26,6 @@ use numasim_trace::{Access, AccessSource};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-const NO_OWNER: u8 = u8::MAX;
 /// How many accesses ahead a core prefetches its L2 and LLC sets (host-side hint only).
 const PREFETCH_DISTANCE: usize = 12;
 /// Most sockets the directory's sharer masks can name.
@@ -134,9 +134,8 @@ pub struct TimingSim {
     pub memory: Memory,
     llcs: Vec<SetAssocCache>,
     llc_on: bool,
-    dir_sharers: Vec<u64>,
-    dir_owner: Vec<u8>,
-    lines_per_page_shift: u32,
+    /// Socket-level coherence directory.
+    dir: Directory,
     pub fabric: Fabric,
     pub mem: Vec<MemoryController>,
     /// Per node: fixed on-chip latency = access_latency − lookup path − DRAM row miss (ps).
@@ -285,9 +284,7 @@ impl TimingSim {
                 Vec::new()
             },
             llc_on: cfg.llc,
-            dir_sharers: Vec::new(),
-            dir_owner: Vec::new(),
-            lines_per_page_shift: (cfg.page_bytes / 64).trailing_zeros(),
+            dir: Directory::new(cfg.page_bytes),
             fabric: Fabric::new(m, spec.link_bandwidth_scale),
             mem,
             fixed_ps,
@@ -520,11 +517,6 @@ impl TimingSim {
         k.last_done = k.last_done.max(done);
     }
 
-    #[inline]
-    fn dir_index(&self, page: u32, line: u64) -> usize {
-        ((page as usize) << self.lines_per_page_shift) | (line as usize & ((1 << self.lines_per_page_shift) - 1))
-    }
-
     /// DRAM row at `node` holding byte `vaddr` of page id `page` (in its current frame).
     #[inline]
     fn dram_row(&self, node: usize, page: u32, vaddr: u64) -> u64 {
@@ -536,9 +528,7 @@ impl TimingSim {
         let (page, new) = self.memory.touch(socket, vaddr)?;
         if new {
             self.counts.new_pages += 1;
-            let n = 1usize << self.lines_per_page_shift;
-            self.dir_sharers.resize(self.dir_sharers.len() + n, 0);
-            self.dir_owner.resize(self.dir_owner.len() + n, NO_OWNER);
+            self.dir.add_page();
         }
         Ok(page)
     }
@@ -634,19 +624,16 @@ impl TimingSim {
         let node = self.memory.home[page as usize] as usize;
         self.counts.demand[socket * self.nodes + node] += 1;
         self.memory.pages.record(page, socket);
-        let di = self.dir_index(page, line);
-        let owner = self.dir_owner[di];
+        let di = self.dir.index(page, line);
+        let owner = self.dir.owner(di);
         let bt = owner != NO_OWNER && owner as usize != socket;
-        let me = 1u64 << socket;
         let mut inval = 0;
         if write {
-            let owner_bit = if owner == NO_OWNER { 0 } else { 1u64 << owner };
-            let others = (self.dir_sharers[di] | owner_bit) & !me;
+            let others = self.dir.write(di, socket).others;
             self.invalidate_sockets(line, others);
             // The owner (if any) loses its copy by supplying the data; the rest get messages.
+            let owner_bit = if owner == NO_OWNER { 0 } else { 1u64 << owner };
             inval = others & !if bt { owner_bit } else { 0 };
-            self.dir_owner[di] = socket as u8;
-            self.dir_sharers[di] = me;
         } else {
             if bt {
                 for &k in &self.socket_cores[owner as usize] {
@@ -658,7 +645,7 @@ impl TimingSim {
                     }
                 }
             }
-            self.dir_sharers[di] |= me;
+            self.dir.read(di, socket);
         }
         if bt {
             if self.is_pool[node] {
@@ -826,13 +813,8 @@ impl TimingSim {
     fn store_ownership(&mut self, socket: usize, vaddr: u64, t: u64) -> Result<(), SimError> {
         let page = self.page_of(socket, vaddr)?;
         let line = vaddr >> 6;
-        let di = self.dir_index(page, line);
-        let owner = self.dir_owner[di];
-        let me = 1u64 << socket;
-        let owner_bit = if owner == NO_OWNER { 0 } else { 1u64 << owner };
-        let others = (self.dir_sharers[di] | owner_bit) & !me;
-        self.dir_owner[di] = socket as u8;
-        self.dir_sharers[di] = me;
+        let di = self.dir.index(page, line);
+        let others = self.dir.write(di, socket).others;
         if others == 0 {
             return Ok(()); // exclusive already (E → M): silent
         }
@@ -870,10 +852,8 @@ impl TimingSim {
         self.counts.writebacks += 1;
         let node = self.memory.home[page as usize] as usize;
         self.counts.writeback_to[socket * self.nodes + node] += 1;
-        let di = self.dir_index(page, line);
-        if self.dir_owner[di] as usize == socket {
-            self.dir_owner[di] = NO_OWNER;
-        }
+        let di = self.dir.index(page, line);
+        self.dir.write_back(di, socket);
         let row = self.dram_row(node, page, line << 6);
         let mut ignored = 0;
         let p = self.fabric.to_mem(socket, node);

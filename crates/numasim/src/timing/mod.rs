@@ -115,6 +115,7 @@
 //! At most 64 sockets (sharer masks). Each thread has its own core even if a socket lists
 //! fewer cores.
 
+pub mod directory;
 pub mod dram;
 pub mod engine;
 pub mod link;

@@ -12,6 +12,7 @@
 //! [`machine`] ([`Machine`] and queries), [`presets`] (embedded `configs/machines/*.toml`),
 //! [`summary`] (serialisable report). Indices are dense: sockets `0..S`, memory `0..M`.
 
+pub mod classes;
 pub mod dram;
 pub mod graph;
 mod locate;
@@ -22,6 +23,7 @@ pub mod summary;
 pub mod topology;
 pub mod validate;
 
+pub use classes::{AccessClass, BLOCK_TRANSFER};
 pub use dram::{DramKind, MemoryKind};
 pub use machine::Machine;
 pub use numasim_config::{ConfigError, Source};

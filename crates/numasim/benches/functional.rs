@@ -106,7 +106,7 @@ fn bench(c: &mut Criterion) {
                             placement,
                         );
                         while sim.run_phase(&mut src).expect("run").is_some() {
-                            sim.pages.end_phase();
+                            sim.memory.pages.end_phase();
                         }
                     },
                     BatchSize::LargeInput,

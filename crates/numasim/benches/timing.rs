@@ -46,7 +46,7 @@ fn bench(c: &mut Criterion) {
                     let placement = resolve::placement(&exp, &machine).expect("placement");
                     let mut sim = TimingSim::new(&cfg, &machine, sockets.clone(), placement).expect("engine");
                     while sim.run_phase(&mut src, cfg.phase_instructions).expect("run").is_some() {
-                        sim.pages.end_phase();
+                        sim.memory.pages.end_phase();
                     }
                 },
                 BatchSize::LargeInput,

@@ -5,10 +5,13 @@
 //! it. Modules follow the pipeline: accesses come from [`numasim_trace`] sources (trace files)
 //! or [`numasim_workload`] generators, run on a [`numasim_machine::Machine`], pass the per-socket
 //! LLC filter ([`cache`]), are placed and counted by page ([`mem`], [`stats`]) in the functional
-//! simulator ([`sim`]); [`experiment`] turns a TOML experiment into a results directory.
+//! simulator ([`sim`]) or the timing engine ([`timing`]), both driven phase by phase by
+//! [`driver`] over one memory system ([`mem::Memory`]); [`experiment`] turns a TOML experiment
+//! into a resolved [`driver::Run`] and writes the results directory.
 
 pub mod analyze;
 pub mod cache;
+pub mod driver;
 pub mod experiment;
 pub mod mem;
 pub mod migrate;

@@ -1,7 +1,8 @@
 //! Issue 5 acceptance (part A): sharing shape of GAP BFS and first-touch locality of STREAM,
 //! through `analyze::sharing` on experiments run in-process.
 
-use numasim::analyze::{analyze_sharing, SharingAnalysis, SharingOptions};
+use numasim::analyze::{SharingAnalysis, SharingOptions};
+use numasim::experiment::analyze_sharing;
 
 fn analyze(workload: &str, k: usize) -> SharingAnalysis {
     let dir = tempfile::tempdir().unwrap();

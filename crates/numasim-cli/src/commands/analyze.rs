@@ -1,7 +1,8 @@
 //! `numasim analyze sharing`: sharing-degree distribution of a trace or an experiment's workload.
 
 use clap::{Args, Subcommand};
-use numasim::analyze::{analyze_sharing_inputs, SharingAnalysis, SharingOptions};
+use numasim::analyze::{SharingAnalysis, SharingOptions};
+use numasim::experiment::analyze_sharing_inputs;
 use std::path::PathBuf;
 
 #[derive(Subcommand)]

@@ -103,11 +103,12 @@ pub fn analyze_profile(args: ProfileArgs) -> anyhow::Result<()> {
     let exp = numasim::experiment::Experiment::load(&args.experiment)?;
     let intervals = args
         .intervals
-        .unwrap_or_else(|| numasim::profile::analysis::DEFAULT_INTERVALS.to_vec());
+        .unwrap_or_else(|| numasim::analyze::profile::DEFAULT_INTERVALS.to_vec());
     if intervals.contains(&0) {
         anyhow::bail!("--intervals: every interval must be at least 1");
     }
-    let a = numasim::profile::analysis::analyze_profile(&exp, &intervals, args.tlb_entries.max(1))?;
+    let mut run = exp.resolve()?;
+    let a = numasim::analyze::profile::analyze_profile(&mut run, &intervals, args.tlb_entries.max(1))?;
     if args.json {
         return super::print_json(&a);
     }

@@ -1,5 +1,6 @@
 //! Analyses of access streams (traces or generators) that are not experiments themselves.
 
+pub mod profile;
 pub mod sharing;
 
-pub use sharing::{analyze_sharing, analyze_sharing_inputs, SharingAnalysis, SharingOptions};
+pub use sharing::{analyze_run, AnalyzeError, SharingAnalysis, SharingOptions};

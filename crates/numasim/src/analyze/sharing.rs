@@ -17,15 +17,14 @@
 //! Larger quanta run faster and shift first-touch owners only where threads race for a page
 //! within one quantum.
 
-use crate::experiment::{resolve, Experiment};
-use crate::sim::{FunctionalConfig, FunctionalSim, SimError};
+use crate::driver::{for_each_phase, Run, RunError};
+use crate::sim::SimError;
 use crate::stats::{PhaseCounts, SharingBuckets};
-use numasim_config::{ConfigError, Source};
+use numasim_config::ConfigError;
 use serde::Serialize;
-use std::path::{Path, PathBuf};
 
 /// Phases only bound the per-phase counters (u32) that are folded into run totals.
-const PHASE_INSTRUCTIONS: u64 = 100_000_000;
+pub const PHASE_INSTRUCTIONS: u64 = 100_000_000;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AnalyzeError {
@@ -35,6 +34,16 @@ pub enum AnalyzeError {
     Sim(#[from] SimError),
     #[error("{0}")]
     Input(String),
+}
+
+impl From<RunError> for AnalyzeError {
+    fn from(e: RunError) -> Self {
+        match e {
+            RunError::Config(e) => AnalyzeError::Config(e),
+            RunError::Sim(e) => AnalyzeError::Sim(e),
+            RunError::Io(e) => AnalyzeError::Input(e.to_string()),
+        }
+    }
 }
 
 /// How to map threads to sockets and what to count.
@@ -62,8 +71,6 @@ pub struct SharingAnalysis {
     /// Socket index of every thread.
     pub thread_sockets: Vec<usize>,
     pub llc: bool,
-    /// Interleaving quantum used, in instructions (1 = exact per-instruction order).
-    pub quantum_instructions: u64,
     pub page_bytes: u64,
     /// Indexed by sharer count 0..=sockets (index 0 unused).
     pub pages_by_sharers: Vec<u64>,
@@ -81,176 +88,65 @@ pub struct SharingAnalysis {
     pub instructions: u64,
     /// Share of counted accesses served by the requester's own socket memory under first touch.
     pub first_touch_local_fraction: f64,
+    /// Interleaving quantum used, in instructions (1 = exact per-instruction order).
+    pub quantum_instructions: u64,
 }
 
-fn is_native_trace(path: &Path) -> bool {
-    use std::io::Read;
-    let mut magic = [0u8; 8];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut magic))
-        .map(|_| magic == numasim_trace::native::FILE_MAGIC)
-        .unwrap_or(false)
-}
-
-/// What the inputs are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum InputKind {
-    Experiment,
-    Native,
-    Starnuma,
-}
-
-/// One native trace; one StarNUMA thread file (named `memtrace_t<N>.out`/`mtrace_t<N>_<P>.out`)
-/// or one experiment (any other name); several inputs are StarNUMA per-thread files.
-fn input_kind(inputs: &[PathBuf]) -> Result<InputKind, AnalyzeError> {
-    let Some(first) = inputs.first() else {
-        return Err(AnalyzeError::Input("no input given".into()));
-    };
-    for p in inputs {
-        if !p.exists() {
-            return Err(AnalyzeError::Input(format!("{}: no such file", p.display())));
-        }
-    }
-    if inputs.len() == 1 && is_native_trace(first) {
-        return Ok(InputKind::Native);
-    }
-    if inputs.len() == 1 && numasim_trace::starnuma::thread_from_name(first).is_none() {
-        return Ok(InputKind::Experiment);
-    }
-    if let Some(p) = inputs
-        .iter()
-        .find(|p| is_native_trace(p) || p.extension().is_some_and(|e| e == "toml"))
-    {
-        return Err(AnalyzeError::Input(format!(
-            "{}: give one native trace or one experiment on its own (several inputs are StarNUMA thread files)",
-            p.display()
-        )));
-    }
-    Ok(InputKind::Starnuma)
-}
-
-/// The experiment to analyse: the file itself, or a one-line experiment around a trace.
-fn experiment_of(inputs: &[PathBuf], kind: InputKind, opts: &SharingOptions) -> Result<Experiment, AnalyzeError> {
-    let input = &inputs[0];
-    let mut exp = if kind == InputKind::Experiment {
-        let mut exp = Experiment::load(input)?;
-        if let Some(m) = &opts.machine {
-            exp.spec.machine = m.clone();
-        }
-        exp
-    } else {
-        let machine = opts.machine.clone().ok_or_else(|| {
-            AnalyzeError::Input(format!(
-                "{}: a trace needs --machine (a preset name or machine file)",
-                input.display()
-            ))
-        })?;
-        let mut t = toml::Table::new();
-        t.insert("machine".into(), machine.into());
-        let mut w = toml::Table::new();
-        let paths: Vec<toml::Value> = inputs
-            .iter()
-            .map(|p| toml::Value::from(p.to_string_lossy().into_owned()))
-            .collect();
-        if kind == InputKind::Native {
-            w.insert("trace".into(), paths[0].clone());
-        } else {
-            w.insert("trace".into(), toml::Value::Array(paths));
-            w.insert("format".into(), "starnuma".into());
-        }
-        t.insert("workload".into(), w.into());
-        let text = toml::to_string(&t).map_err(|e| AnalyzeError::Input(e.to_string()))?;
-        let stem = input.file_stem().map(|s| s.to_string_lossy().into_owned());
-        Experiment::from_source(
-            Source::from_text(input.display().to_string(), text),
-            &stem.unwrap_or_else(|| "trace".into()),
-        )?
-    };
-    // First touch with the machine's own capacities, no migration.
-    exp.spec.placement = Default::default();
-    exp.spec.llc.enabled = opts.llc;
-    exp.spec.phase_instructions = PHASE_INSTRUCTIONS;
-    exp.spec.max_phases = None;
-    if let Some(q) = opts.quantum_instructions {
-        if q == 0 {
-            return Err(AnalyzeError::Input("--quantum must be at least 1 instruction".into()));
-        }
-        exp.spec.quantum_instructions = q;
-    }
-    Ok(exp)
-}
-
-/// Runs the analysis on a native trace or an experiment file.
-pub fn analyze_sharing(input: &Path, opts: &SharingOptions) -> Result<SharingAnalysis, AnalyzeError> {
-    analyze_sharing_inputs(&[input.to_path_buf()], opts)
-}
-
-/// Runs the analysis on one native trace, one experiment file, or StarNUMA per-thread files.
-pub fn analyze_sharing_inputs(inputs: &[PathBuf], opts: &SharingOptions) -> Result<SharingAnalysis, AnalyzeError> {
-    let kind = input_kind(inputs)?;
-    let exp = experiment_of(inputs, kind, opts)?;
-    let machine = resolve::machine(&exp)?;
-    let mut source = resolve::source(&exp)?;
-    let threads = source.threads();
-    let sockets = machine.sockets.len();
-    let thread_sockets = match (opts.threads_per_socket, kind != InputKind::Experiment) {
+/// Runs the analysis on a resolved run of `input` (the experiment layer's
+/// `crate::experiment::analyze_sharing` loads a trace or experiment file into one, with first
+/// touch, no migration, phases of [`PHASE_INSTRUCTIONS`] and the LLC as `opts` asks).
+/// `trace_input`: the input is a trace (threads spread evenly unless `opts` maps them).
+pub fn analyze_run(
+    run: &mut Run,
+    input: &str,
+    trace_input: bool,
+    opts: &SharingOptions,
+) -> Result<SharingAnalysis, AnalyzeError> {
+    let threads = run.threads;
+    let sockets = run.machine.sockets.len();
+    let thread_sockets = match (opts.threads_per_socket, trace_input) {
         (Some(0), _) => return Err(AnalyzeError::Input("--threads-per-socket must be at least 1".into())),
         (Some(k), _) => (0..threads).map(|t| t / k).collect(),
         (None, true) => {
             let k = threads.div_ceil(sockets).max(1);
             (0..threads).map(|t| t / k).collect()
         }
-        (None, false) => resolve::thread_sockets(&exp, &machine, threads)?,
+        (None, false) => run.thread_sockets.clone(),
     };
     if let Some(t) = thread_sockets.iter().position(|&s| s >= sockets) {
         return Err(AnalyzeError::Input(format!(
             "thread {t} maps to socket {} but machine `{}` has {sockets} sockets (lower --threads-per-socket or threads)",
-            thread_sockets[t], machine.name
+            thread_sockets[t], run.machine.name
         )));
     }
-    let placement = resolve::placement(&exp, &machine)?;
-    let cfg = FunctionalConfig {
-        phase_instructions: PHASE_INSTRUCTIONS,
-        quantum_instructions: exp.spec.quantum_instructions,
-        llc: opts.llc.then(|| {
-            machine
-                .sockets
-                .iter()
-                .map(|s| (s.llc_bytes, s.llc_ways as usize))
-                .collect()
-        }),
-        page_bytes: exp.spec.placement.page_bytes,
-    };
-    let nodes = machine.memory_nodes.len();
-    let mut sim = FunctionalSim::new(&cfg, sockets, nodes, thread_sockets.clone(), placement);
+    run.thread_sockets = thread_sockets.clone();
+    let mut source = run.open_source()?;
+    let nodes = run.machine.memory_nodes.len();
+    let mut sim = run.functional_sim();
     let mut total = PhaseCounts::new(sockets, nodes);
-    while let Some(counts) = sim.run_phase(&mut *source)? {
+    for_each_phase(&mut sim, &mut *source, None, |_, counts, ()| {
         total.add(&counts);
-        sim.pages.end_phase();
-    }
-    let summary = resolve::access_classes(&machine).summarize(&total);
-    let h = sim.pages.run_sharing();
-    let pages = sim.table.pages() as u64;
+        Ok(())
+    })?;
+    let summary = run.classes.summarize(&total);
+    let h = sim.memory.pages.run_sharing();
+    let pages = sim.memory.table.pages() as u64;
     Ok(SharingAnalysis {
-        input: inputs
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", "),
-        machine: machine.name.clone(),
+        input: input.to_string(),
+        machine: run.machine.name.clone(),
         sockets,
         threads,
         thread_sockets,
         llc: opts.llc,
-        quantum_instructions: exp.spec.quantum_instructions,
-        page_bytes: exp.spec.placement.page_bytes,
+        page_bytes: run.page_bytes,
+        quantum_instructions: run.functional.quantum_instructions,
         page_buckets: h.page_buckets(),
         access_buckets: h.access_buckets(),
         accesses: h.accesses(),
         pages_by_sharers: h.pages_by_sharers,
         accesses_by_sharers: h.accesses_by_sharers,
         pages,
-        footprint_bytes: pages * exp.spec.placement.page_bytes,
+        footprint_bytes: pages * run.page_bytes,
         reads: total.reads,
         writes: total.writes,
         instructions: total.instructions,

@@ -11,13 +11,7 @@ use std::collections::BTreeMap;
 /// Current version of the experiment schema (bumped on incompatible changes).
 pub const EXPERIMENT_SCHEMA_VERSION: u32 = 1;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum Mode {
-    #[default]
-    Functional,
-    Timing,
-}
+pub use crate::driver::Mode;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

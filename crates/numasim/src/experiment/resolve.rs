@@ -4,6 +4,7 @@
 //! the experiment's file, line and key before anything runs.
 
 use super::config::{Experiment, MappingPolicyName, PlacementPolicyName};
+use crate::driver::{Run, RunParts};
 use crate::mem::{Capacity, Placement, PlacementPolicy, ThreadMapping};
 use crate::stats::phase::AccessClasses;
 use numasim_config::ConfigError;
@@ -37,6 +38,47 @@ fn native() -> TraceFormat {
 enum TracePaths {
     One(String),
     Many(Vec<String>),
+}
+
+impl Experiment {
+    /// Resolves the experiment once into a [`Run`]: machine, access source, thread mapping,
+    /// placement and engine settings, every name checked (errors name file, line and key).
+    pub fn resolve(&self) -> Result<Run, ConfigError> {
+        let machine = machine(self)?;
+        let src = source(self)?;
+        let thread_sockets = thread_sockets(self, &machine, src.threads())?;
+        let placement = placement(self, &machine)?;
+        let spec = &self.spec;
+        let parts = RunParts {
+            name: self.name.clone(),
+            seed: spec.seed,
+            mode: spec.mode,
+            functional: functional_config(self, &machine),
+            timing: timing_config(self),
+            machine,
+            thread_sockets,
+            placement,
+            migration: self.migration.clone(),
+            phase_instructions: spec.phase_instructions,
+            max_phases: spec.max_phases,
+            page_bytes: spec.placement.page_bytes,
+            llc_enabled: spec.llc.enabled,
+            origin: self.source.clone(),
+        };
+        let exp = self.clone();
+        Ok(Run::new(parts, src, Box::new(move || source(&exp))))
+    }
+}
+
+/// Timing-engine settings of an experiment (`[timing]`, phase length, page size, LLC).
+pub fn timing_config(exp: &Experiment) -> crate::timing::TimingConfig {
+    let spec = &exp.spec;
+    crate::timing::TimingConfig {
+        spec: spec.timing.clone(),
+        phase_instructions: spec.phase_instructions,
+        page_bytes: spec.placement.page_bytes,
+        llc: spec.llc.enabled,
+    }
 }
 
 /// Loads the machine an experiment names (preset, or a path relative to the experiment).
@@ -239,37 +281,7 @@ pub fn thread_sockets(exp: &Experiment, m: &Machine, threads: usize) -> Result<V
 
 /// Access classes of every (socket, memory node) pair, from the machine's routes.
 pub fn access_classes(m: &Machine) -> AccessClasses {
-    let (s_count, n_count) = (m.sockets.len(), m.memory_nodes.len());
-    let mut class_of = Vec::with_capacity(s_count * n_count);
-    let mut is_local = Vec::with_capacity(s_count * n_count);
-    let mut route_links = Vec::with_capacity(s_count * n_count);
-    for s in 0..s_count {
-        for (n, node) in m.memory_nodes.iter().enumerate() {
-            let class = match node.attached_socket {
-                Some(a) if a == s => "local".to_string(),
-                Some(_) => format!("remote_{}hop", m.hops(s, n)),
-                None => "pool".to_string(),
-            };
-            is_local.push(node.attached_socket == Some(s));
-            class_of.push(class);
-            route_links.push(
-                m.route_to_memory(s, n)
-                    .links
-                    .iter()
-                    .map(|h| (h.link, h.a_to_b))
-                    .collect(),
-            );
-        }
-    }
-    AccessClasses {
-        sockets: s_count,
-        nodes: n_count,
-        node_names: m.memory_nodes.iter().map(|n| n.name.clone()).collect(),
-        link_names: m.links.iter().map(|l| l.name.clone()).collect(),
-        class_of,
-        is_local,
-        route_links,
-    }
+    AccessClasses::of(m)
 }
 
 /// Whether a node is memory-only (not attached to a socket).

@@ -1,10 +1,14 @@
 //! Memory: page table, placement, thread mapping.
 
+pub mod fixed_homes;
 pub mod huge_pages;
 pub mod mapping;
+pub mod memory;
 pub mod page_table;
 pub mod placement;
 
+pub use fixed_homes::FixedHomes;
 pub use mapping::ThreadMapping;
+pub use memory::{Memory, Moved};
 pub use page_table::PageTable;
 pub use placement::{Capacity, Placement, PlacementError, PlacementPolicy};

@@ -6,17 +6,27 @@
 //! engine also queues the copy, the TLB shootdown and the in-flight window, charged in time
 //! once the policy has chosen all of the phase's moves.
 
-use crate::mem::{PageTable, Placement};
+use crate::mem::{Memory, PageTable, Placement};
 use crate::profile::Observer;
 use crate::stats::PageStats;
 
 pub trait PageHost {
-    fn table(&self) -> &PageTable;
+    /// The engine's memory system (page table, homes, placement, per-page counts).
+    fn memory(&self) -> &Memory;
+    fn table(&self) -> &PageTable {
+        &self.memory().table
+    }
     /// Home memory node of every page id.
-    fn home(&self) -> &[u16];
-    fn placement(&self) -> &Placement;
+    fn home(&self) -> &[u16] {
+        &self.memory().home
+    }
+    fn placement(&self) -> &Placement {
+        &self.memory().placement
+    }
     /// Per-page, per-socket access counts of the phase just ended.
-    fn page_stats(&self) -> &PageStats;
+    fn page_stats(&self) -> &PageStats {
+        &self.memory().pages
+    }
     fn observer_mut(&mut self) -> Option<&mut Observer>;
     /// Re-homes `page` on `node` (the caller has checked capacity).
     fn move_page(&mut self, page: u32, node: usize);
@@ -28,17 +38,8 @@ pub trait PageHost {
 }
 
 impl PageHost for crate::sim::FunctionalSim {
-    fn table(&self) -> &PageTable {
-        &self.table
-    }
-    fn home(&self) -> &[u16] {
-        &self.home
-    }
-    fn placement(&self) -> &Placement {
-        &self.placement
-    }
-    fn page_stats(&self) -> &PageStats {
-        &self.pages
+    fn memory(&self) -> &Memory {
+        &self.memory
     }
     fn observer_mut(&mut self) -> Option<&mut Observer> {
         crate::sim::FunctionalSim::observer_mut(self)

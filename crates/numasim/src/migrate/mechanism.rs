@@ -51,7 +51,7 @@ pub struct MachineInfo {
 
 impl MachineInfo {
     pub fn from_machine(m: &numasim_machine::Machine, page_bytes: u64) -> Self {
-        let classes = crate::experiment::resolve::access_classes(m);
+        let classes = crate::stats::phase::AccessClasses::of(m);
         let sockets = m.sockets.len();
         let nodes = m.memory_nodes.len();
         MachineInfo {
@@ -110,10 +110,31 @@ impl MachineInfo {
     }
 }
 
+/// How TLB shootdowns are done (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Shootdown {
+    /// Hardware-assisted: only the initiating core pays.
+    Hardware,
+    /// Software IPIs: every other core also runs the handler.
+    Software,
+}
+
+impl Shootdown {
+    /// The `shootdown` parameter's words, in the order of [`Shootdown::ALL`].
+    pub const WORDS: &'static [&'static str] = &["hardware", "software"];
+    pub const ALL: [Shootdown; 2] = [Shootdown::Hardware, Shootdown::Software];
+
+    /// From the `shootdown` parameter (validated against [`Shootdown::WORDS`]).
+    pub fn from_word(word: &str) -> Option<Shootdown> {
+        Self::WORDS.iter().position(|w| *w == word).map(|i| Self::ALL[i])
+    }
+}
+
 /// Named cost parameters (see the module docs).
 #[derive(Debug, Clone, Serialize)]
 pub struct CostParams {
-    pub shootdown: String,
+    pub shootdown: Shootdown,
     pub shootdown_initiator_cycles: u64,
     pub shootdown_handler_cycles: u64,
     pub inflight_accesses_per_page: u64,
@@ -276,7 +297,7 @@ pub fn move_costs(mach: &MachineInfo, params: &CostParams, moves: &[Move]) -> Co
         }
     }
     c.shootdowns = moves.len() as u64;
-    let per_page = if params.shootdown == "software" {
+    let per_page = if params.shootdown == Shootdown::Software {
         params.shootdown_initiator_cycles + mach.total_cores.saturating_sub(1) * params.shootdown_handler_cycles
     } else {
         params.shootdown_initiator_cycles

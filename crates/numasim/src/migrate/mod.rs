@@ -185,11 +185,8 @@ impl Migrator {
             PolicyKind::OracleStatic => Policy::OracleStatic,
         };
         let cost = CostParams {
-            shootdown: if r.word("shootdown").is_empty() {
-                "hardware".into()
-            } else {
-                r.word("shootdown").to_string()
-            },
+            // Validated against Shootdown::WORDS; absent (policy `none`) means hardware.
+            shootdown: mechanism::Shootdown::from_word(r.word("shootdown")).unwrap_or(mechanism::Shootdown::Hardware),
             shootdown_initiator_cycles: r.int("shootdown_initiator_cycles"),
             shootdown_handler_cycles: r.int("shootdown_handler_cycles"),
             inflight_accesses_per_page: r.int("inflight_accesses_per_page"),

@@ -6,8 +6,10 @@
 //! one minimising access-weighted unloaded load latency. Capacity is respected greedily, pages
 //! with the most accesses first, against each node's capacity at the final footprint; a page
 //! whose best node is full takes its next best. The second pass re-runs the workload with each
-//! page placed at its chosen node on first touch (page ids are handed out in first-touch order,
-//! which placement does not influence in functional mode, so they match between passes).
+//! page placed at its chosen node on first touch, looked up by virtual page
+//! ([`crate::mem::FixedHomes`]): page ids follow first-touch order, which in timing mode
+//! depends on the simulated interleaving, so they do not name the same pages across passes.
+//! The first pass is `crate::driver::learn_oracle_homes`.
 
 use super::mechanism::MachineInfo;
 
@@ -41,40 +43,4 @@ pub fn best_homes(totals: &[u64], mach: &MachineInfo, capacity: &[u64]) -> Vec<u
         }
     }
     homes
-}
-
-/// First pass: runs the experiment without migration and returns the oracle home of every
-/// page id (see the module docs).
-pub fn learn(
-    exp: &crate::experiment::Experiment,
-    machine: &numasim_machine::Machine,
-) -> Result<Vec<u16>, crate::experiment::RunError> {
-    use crate::experiment::resolve;
-    use crate::sim::FunctionalSim;
-    let spec = &exp.spec;
-    let mut source = resolve::source(exp)?;
-    let threads = source.threads();
-    let thread_sockets = resolve::thread_sockets(exp, machine, threads)?;
-    let placement = resolve::placement(exp, machine)?;
-    let cfg = resolve::functional_config(exp, machine);
-    let (sockets, nodes) = (machine.sockets.len(), machine.memory_nodes.len());
-    let mut sim = FunctionalSim::new(&cfg, sockets, nodes, thread_sockets, placement);
-    let mut totals: Vec<u64> = Vec::new();
-    let mut phases = 0u64;
-    while spec.max_phases.is_none_or(|m| phases < m) {
-        if sim.run_phase(&mut *source)?.is_none() {
-            break;
-        }
-        phases += 1;
-        let pages = sim.table.pages();
-        totals.resize(pages * sockets, 0);
-        for (t, &c) in totals.iter_mut().zip(&sim.pages.phase_counts[..pages * sockets]) {
-            *t += u64::from(c);
-        }
-        sim.pages.end_phase();
-    }
-    let mach = MachineInfo::from_machine(machine, spec.placement.page_bytes);
-    let footprint = sim.table.pages() as u64;
-    let capacity: Vec<u64> = (0..nodes).map(|n| sim.placement.capacity_pages(n, footprint)).collect();
-    Ok(best_homes(&totals, &mach, &capacity))
 }

@@ -462,7 +462,7 @@ pub fn profiler_params(kind: ProfilerKind) -> Vec<ParamDef> {
 /// Mechanism (cost) parameters, common to every policy but `none`.
 pub fn mechanism_params() -> Vec<ParamDef> {
     vec![
-        word("shootdown", "hardware", &["hardware", "software"], "TLB shootdown: hardware-assisted (initiator only) or software IPIs"),
+        word("shootdown", "hardware", super::mechanism::Shootdown::WORDS, "TLB shootdown: hardware-assisted (initiator only) or software IPIs"),
         int("shootdown_initiator_cycles", 3000, 0.0, 1e12, "cycles on the initiating core per page (StarNUMA: ~3K; timing mode stalls core 0)"),
         int("shootdown_handler_cycles", 5000, 0.0, 1e12, "software: IPI + handler cycles on every other core per page (timing mode stalls them)"),
         int("inflight_accesses_per_page", 64, 0.0, 1e12, "functional mode's copy speed proxy: the k-th moved page lands after k*N memory accesses of the next phase; accesses to it before then stall (timing mode books the real copy on links and DRAM instead)"),
@@ -478,8 +478,22 @@ pub struct Resolved {
     pub params: BTreeMap<String, toml::Value>,
 }
 
+/// Whether `name` is a parameter some policy, profiler or the mechanism declares.
+fn declared(name: &str) -> bool {
+    PolicyKind::ALL
+        .iter()
+        .any(|p| p.params().iter().any(|d| d.name == name))
+        || ProfilerKind::ALL
+            .iter()
+            .any(|k| profiler_params(*k).iter().any(|d| d.name == name))
+        || mechanism_params().iter().any(|d| d.name == name)
+}
+
 impl Resolved {
+    /// A parameter that does not apply to the chosen policy and profiler reads as 0 / "". A
+    /// name no table declares is a typo in the code: debug builds (and so every test) stop.
     pub fn int(&self, name: &str) -> u64 {
+        debug_assert!(declared(name), "undeclared migration parameter `{name}`");
         match self.params.get(name) {
             Some(toml::Value::Integer(i)) => (*i).max(0) as u64,
             Some(toml::Value::Float(f)) => f.max(0.0) as u64,
@@ -487,6 +501,7 @@ impl Resolved {
         }
     }
     pub fn float(&self, name: &str) -> f64 {
+        debug_assert!(declared(name), "undeclared migration parameter `{name}`");
         match self.params.get(name) {
             Some(toml::Value::Integer(i)) => *i as f64,
             Some(toml::Value::Float(f)) => *f,
@@ -500,6 +515,7 @@ impl Resolved {
     }
 
     pub fn word(&self, name: &str) -> &str {
+        debug_assert!(declared(name), "undeclared migration parameter `{name}`");
         match self.params.get(name) {
             Some(toml::Value::String(s)) => s,
             _ => "",
@@ -657,5 +673,22 @@ mod tests {
         assert!(e.message.contains("software"));
         let r = parse("[migration]\n").unwrap();
         assert_eq!(r.policy, PolicyKind::None);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "undeclared migration parameter `hi_strat`")]
+    fn a_misspelt_parameter_name_in_code_stops_debug_builds() {
+        let r = parse("[migration]\npolicy = \"starnuma\"\n").unwrap();
+        assert_eq!(r.int("hi_start"), 20_000);
+        r.int("hi_strat");
+    }
+
+    #[test]
+    fn shootdown_words_parse_to_the_enum() {
+        use crate::migrate::mechanism::Shootdown;
+        assert_eq!(Shootdown::from_word("software"), Some(Shootdown::Software));
+        assert_eq!(Shootdown::from_word("hardware"), Some(Shootdown::Hardware));
+        assert_eq!(Shootdown::from_word("magic"), None);
     }
 }

@@ -38,7 +38,6 @@
 //! `#[inline(never)]`) and never
 //! allocates except when a new page first appears.
 
-pub mod analysis;
 pub mod page_profile;
 pub mod tlb;
 

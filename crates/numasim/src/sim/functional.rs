@@ -11,9 +11,9 @@
 //! is derived at phase boundaries, where migration policies will also act.
 
 use crate::cache::{Outcome, SetAssocCache, SharerMap};
-use crate::mem::{PageTable, Placement, PlacementError};
+use crate::mem::{Memory, Placement, PlacementError};
 use crate::profile::Observer;
-use crate::stats::{PageStats, PhaseCounts};
+use crate::stats::PhaseCounts;
 use numasim_trace::{Access, AccessSource, SourceError};
 
 #[derive(Debug, thiserror::Error)]
@@ -49,17 +49,14 @@ pub struct FunctionalSim {
     sockets: usize,
     nodes: usize,
     thread_socket: Vec<usize>,
-    pub table: PageTable,
-    /// Home memory node of every page id.
-    pub home: Vec<u16>,
-    pub placement: Placement,
+    /// Page table, homes, placement and per-page statistics (shared with the timing engine).
+    pub memory: Memory,
     llcs: Vec<SetAssocCache>,
     llc_on: bool,
     /// Which sockets' LLCs may hold each line (LLC on only): a store invalidates the others.
     sharers: SharerMap,
     /// log2 of the lines in a page.
     lines_per_page_shift: u32,
-    pub pages: PageStats,
     counts: PhaseCounts,
     threads: Vec<ThreadCursor>,
     phase_instructions: u64,
@@ -69,8 +66,6 @@ pub struct FunctionalSim {
     /// Whether a migration profiler watches accesses (one predictable branch per access).
     observing: bool,
     observer: Option<Box<Observer>>,
-    /// Oracle static placement: home of each page id at first touch (empty = none).
-    pub fixed_home: Vec<u16>,
 }
 
 impl FunctionalSim {
@@ -91,14 +86,11 @@ impl FunctionalSim {
             sockets,
             nodes,
             thread_socket,
-            table: PageTable::new(cfg.page_bytes),
-            home: Vec::new(),
-            placement,
+            memory: Memory::new(cfg.page_bytes, sockets, nodes, placement),
             llc_on: cfg.llc.is_some(),
             llcs,
             sharers: SharerMap::new(sockets),
             lines_per_page_shift: (cfg.page_bytes / 64).max(1).trailing_zeros(),
-            pages: PageStats::new(sockets),
             counts: PhaseCounts::new(sockets, nodes),
             threads: (0..threads)
                 .map(|_| ThreadCursor {
@@ -114,7 +106,6 @@ impl FunctionalSim {
             thread_instr_at_phase_start: vec![0; threads],
             observing: false,
             observer: None,
-            fixed_home: Vec::new(),
         }
     }
 
@@ -122,11 +113,14 @@ impl FunctionalSim {
         &self.thread_socket
     }
 
+    /// Phases run so far (a merged empty stretch counts each phase it spans).
     pub fn phase_index(&self) -> u64 {
         self.phase
     }
 
-    /// Runs one phase. Returns `None` once every thread has finished.
+    /// Runs one phase. Returns `None` once every thread has finished. A stretch of phases in
+    /// which no thread has an access (an instruction-count gap) is returned as one empty
+    /// phase spanning them all; [`Self::phase_index`] tells how many phases a call covered.
     pub fn run_phase(&mut self, src: &mut dyn AccessSource) -> Result<Option<PhaseCounts>, SimError> {
         if src.threads() != self.threads.len() {
             return Err(SimError::ThreadCount {
@@ -141,7 +135,11 @@ impl FunctionalSim {
         if self.threads.iter().all(|c| c.done) {
             return Ok(None);
         }
-        let phase_end = (self.phase + 1).saturating_mul(self.phase_instructions);
+        let (next_phase, phase_end) = crate::sim::phase_window(
+            self.phase,
+            self.phase_instructions,
+            self.threads.iter().filter(|c| !c.done).map(|c| c.buf[c.pos].instr),
+        );
         // Each quantum starts at the earliest pending access (skips idle stretches).
         while let Some(earliest) = self
             .threads
@@ -162,7 +160,7 @@ impl FunctionalSim {
                 }
             }
         }
-        self.phase += 1;
+        self.phase = next_phase;
         let mut counts = std::mem::replace(&mut self.counts, PhaseCounts::new(self.sockets, self.nodes));
         for (t, c) in self.threads.iter().enumerate() {
             // A thread's instructions count up to the phase end, or to its last access if it ended.
@@ -171,7 +169,11 @@ impl FunctionalSim {
             } else {
                 c.instr.max(phase_end.min(c.buf[c.pos].instr))
             };
-            counts.instructions += at_end.saturating_sub(self.thread_instr_at_phase_start[t]);
+            // Saturating: a merged stretch of empty phases may span nearly 2^64 instructions
+            // per thread.
+            counts.instructions = counts
+                .instructions
+                .saturating_add(at_end.saturating_sub(self.thread_instr_at_phase_start[t]));
             self.thread_instr_at_phase_start[t] = at_end;
         }
         Ok(Some(counts))
@@ -246,12 +248,12 @@ impl FunctionalSim {
             if LLC {
                 self.llcs[socket].prefetch(far.vaddr >> 6);
             }
-            self.table.prefetch_slot(far.vaddr);
+            self.memory.table.prefetch_slot(far.vaddr);
         }
         if let Some(near) = buf.get(pos + NEAR) {
-            if let Some(page) = self.table.lookup(near.vaddr) {
-                crate::prefetch::read(self.pages.row_ptr(page));
-                crate::prefetch::read(self.home.as_ptr().wrapping_add(page as usize));
+            if let Some(page) = self.memory.table.lookup(near.vaddr) {
+                crate::prefetch::read(self.memory.pages.row_ptr(page));
+                crate::prefetch::read(self.memory.home.as_ptr().wrapping_add(page as usize));
             }
         }
     }
@@ -288,9 +290,12 @@ impl FunctionalSim {
             }
         }
         self.counts.llc_misses += 1;
-        let (page, new) = self.table.lookup_or_insert(a.vaddr);
+        let (page, new) = self.memory.touch(socket, a.vaddr)?;
         if new {
-            self.first_touch(socket, page)?;
+            self.counts.new_pages += 1;
+            if LLC {
+                self.sharers.push_page(1 << self.lines_per_page_shift);
+            }
         }
         if LLC {
             let idx = self.line_index(page, a.vaddr);
@@ -303,9 +308,9 @@ impl FunctionalSim {
                 self.sharers.add(idx, socket);
             }
         }
-        let node = self.home[page as usize] as usize;
+        let node = self.memory.home[page as usize] as usize;
         self.counts.demand[socket * self.nodes + node] += 1;
-        self.pages.record(page, socket);
+        self.memory.pages.record(page, socket);
         if self.observing {
             self.observe(socket, page, a);
         }
@@ -323,7 +328,7 @@ impl FunctionalSim {
     #[inline]
     fn store_hit(&mut self, socket: usize, vaddr: u64) {
         // A hit line was filled by a demand miss, so its page is mapped.
-        if let Some(page) = self.table.lookup(vaddr) {
+        if let Some(page) = self.memory.table.lookup(vaddr) {
             let idx = self.line_index(page, vaddr);
             let (line, llcs) = (vaddr >> 6, &mut self.llcs);
             self.sharers.make_exclusive(idx, socket, |o| {
@@ -344,7 +349,7 @@ impl FunctionalSim {
     #[inline(never)]
     fn observe_hit(&mut self, socket: usize, a: &Access) {
         // A hit line was filled by a demand miss, so its page is mapped.
-        if let (Some(page), Some(o)) = (self.table.lookup(a.vaddr), self.observer.as_mut()) {
+        if let (Some(page), Some(o)) = (self.memory.table.lookup(a.vaddr), self.observer.as_mut()) {
             o.observe(socket, page, a, false);
         }
     }
@@ -359,42 +364,23 @@ impl FunctionalSim {
         self.observer.as_deref_mut()
     }
 
-    #[cold]
-    fn first_touch(&mut self, socket: usize, page: u32) -> Result<(), PlacementError> {
-        let vpage = self.table.vpage(page);
-        let footprint = self.table.pages() as u64;
-        let oracle = self.fixed_home.get(page as usize).copied();
-        let node = self.placement.place_or_oracle(socket, vpage, footprint, oracle)?;
-        self.home.push(node as u16);
-        self.pages.push_page();
-        if self.llc_on {
-            self.sharers.push_page(1 << self.lines_per_page_shift);
-        }
-        self.counts.new_pages += 1;
-        Ok(())
-    }
-
     fn writeback(&mut self, socket: usize, vaddr: u64) {
         self.counts.writebacks += 1;
         // The line was filled by a demand miss, so its page is mapped.
-        if let Some(page) = self.table.lookup(vaddr) {
-            let node = self.home[page as usize] as usize;
+        if let Some(page) = self.memory.table.lookup(vaddr) {
+            let node = self.memory.home[page as usize] as usize;
             self.counts.writeback_to[socket * self.nodes + node] += 1;
         }
     }
 
     /// Moves page `page` to `node` (for migration policies): updates home and occupancy.
     pub fn move_page(&mut self, page: u32, node: usize) {
-        let from = self.home[page as usize] as usize;
-        if from != node {
-            self.placement.moved(from, node);
-            self.home[page as usize] = node as u16;
-        }
+        self.memory.move_page(page, node);
     }
 
     /// Pages per memory node right now.
     pub fn pages_per_node(&self) -> Vec<u64> {
-        self.placement.used_pages().to_vec()
+        self.memory.pages_per_node().to_vec()
     }
 }
 
@@ -426,7 +412,7 @@ mod tests {
         let mut s = sim(false, 2);
         let mut src = VecSource::new(streams);
         let c = s.run_phase(&mut src).unwrap().unwrap();
-        assert_eq!(s.home, vec![1]);
+        assert_eq!(s.memory.home, vec![1]);
         assert_eq!(c.demand, vec![0, 1, 0, 1]); // socket 0 → node 1, socket 1 → node 1
         assert!(s.run_phase(&mut src).unwrap().is_none());
     }
@@ -484,9 +470,9 @@ mod tests {
                 c.writeback_to,
                 c.llc_hits,
                 c.instructions,
-                s.pages.phase_counts.clone(),
+                s.memory.pages.phase_counts.clone(),
             ));
-            s.pages.end_phase();
+            s.memory.pages.end_phase();
         }
         out
     }

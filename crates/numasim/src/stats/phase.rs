@@ -45,7 +45,8 @@ impl PhaseCounts {
         self.llc_hits += other.llc_hits;
         self.llc_misses += other.llc_misses;
         self.writebacks += other.writebacks;
-        self.instructions += other.instructions;
+        // Saturating: hostile traces reach instruction counts near 2^64 per thread.
+        self.instructions = self.instructions.saturating_add(other.instructions);
         self.new_pages += other.new_pages;
         for (a, b) in self.demand.iter_mut().zip(&other.demand) {
             *a += b;
@@ -69,6 +70,39 @@ pub struct AccessClasses {
     pub is_local: Vec<bool>,
     /// Links (index, direction a→b) a request from the socket to the node crosses.
     pub route_links: Vec<Vec<(usize, bool)>>,
+}
+
+impl AccessClasses {
+    /// Classes, node and link names and routes of every (socket, memory node) pair of `m`
+    /// (class names from [`numasim_machine::AccessClass`]).
+    pub fn of(m: &numasim_machine::Machine) -> Self {
+        let (s_count, n_count) = (m.sockets.len(), m.memory_nodes.len());
+        let mut class_of = Vec::with_capacity(s_count * n_count);
+        let mut is_local = Vec::with_capacity(s_count * n_count);
+        let mut route_links = Vec::with_capacity(s_count * n_count);
+        for s in 0..s_count {
+            for (n, node) in m.memory_nodes.iter().enumerate() {
+                is_local.push(node.attached_socket == Some(s));
+                class_of.push(m.access_class(s, n).name());
+                route_links.push(
+                    m.route_to_memory(s, n)
+                        .links
+                        .iter()
+                        .map(|h| (h.link, h.a_to_b))
+                        .collect(),
+                );
+            }
+        }
+        AccessClasses {
+            sockets: s_count,
+            nodes: n_count,
+            node_names: m.memory_nodes.iter().map(|n| n.name.clone()).collect(),
+            link_names: m.links.iter().map(|l| l.name.clone()).collect(),
+            class_of,
+            is_local,
+            route_links,
+        }
+    }
 }
 
 /// Derived view of a phase (or of the whole run), as written to results.json.

@@ -11,21 +11,21 @@
 //! requests nearly in time order, and the timelines' gap filling makes the remaining disorder
 //! harmless: an early request presented late still uses the idle time it arrived in.
 
+use super::directory::{Directory, NO_OWNER};
 use super::dram::{ps, MemoryController};
 use super::link::{Fabric, Path};
 use super::params::{DramTiming, TimingSpec};
 use crate::cache::{Outcome, SetAssocCache};
-use crate::mem::{PageTable, Placement};
+use crate::mem::{Memory, Placement};
 use crate::migrate::mechanism::CostParams;
 use crate::profile::Observer;
 use crate::sim::SimError;
-use crate::stats::{PageStats, PhaseCounts};
+use crate::stats::PhaseCounts;
 use numasim_machine::Machine;
 use numasim_trace::{Access, AccessSource};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-const NO_OWNER: u8 = u8::MAX;
 /// How many accesses ahead a core prefetches its L2 and LLC sets (host-side hint only).
 const PREFETCH_DISTANCE: usize = 12;
 /// Most sockets the directory's sharer masks can name.
@@ -136,17 +136,13 @@ pub struct TimingSim {
     pub spec: TimingSpec,
     sockets: usize,
     nodes: usize,
-    pub table: PageTable,
-    pub home: Vec<u16>,
-    frame: Vec<u32>,
-    next_frame: Vec<u32>,
-    pub placement: Placement,
-    pub pages: PageStats,
+    /// Page table, homes and frames, placement and per-page statistics (shared with the
+    /// functional engine).
+    pub memory: Memory,
     llcs: Vec<SetAssocCache>,
     llc_on: bool,
-    dir_sharers: Vec<u64>,
-    dir_owner: Vec<u8>,
-    lines_per_page_shift: u32,
+    /// Socket-level coherence directory.
+    dir: Directory,
     pub fabric: Fabric,
     pub mem: Vec<MemoryController>,
     /// Per node: fixed on-chip latency = access_latency − lookup path − DRAM row miss (ps).
@@ -190,11 +186,11 @@ pub struct TimingSim {
     cycle_ps: Vec<f64>,
     observer: Option<Box<Observer>>,
     observing: bool,
-    /// Oracle static placement: home of each page id at first touch (empty = none).
-    pub fixed_home: Vec<u16>,
     counts: PhaseCounts,
     pub timing: TimingCounts,
     phase: u64,
+    /// Phase length the driver runs (per thread), from [`TimingConfig`].
+    phase_instructions: u64,
     lookahead_ps: u64,
     rob_w: u64,
     mshrs: u32,
@@ -241,12 +237,8 @@ impl TimingSim {
         let mut class_names: Vec<String> = Vec::new();
         let mut class_of = Vec::with_capacity(sockets * nodes);
         for s in 0..sockets {
-            for (n, node) in m.memory_nodes.iter().enumerate() {
-                let name = match node.attached_socket {
-                    Some(a) if a == s => "local".to_string(),
-                    Some(_) => format!("remote_{}hop", m.hops(s, n)),
-                    None => "pool".to_string(),
-                };
+            for n in 0..m.memory_nodes.len() {
+                let name = m.access_class(s, n).name();
                 let id = class_names.iter().position(|c| *c == name).unwrap_or_else(|| {
                     class_names.push(name);
                     class_names.len() - 1
@@ -254,7 +246,7 @@ impl TimingSim {
                 class_of.push(id as u16);
             }
         }
-        class_names.push("block_transfer".into());
+        class_names.push(numasim_machine::BLOCK_TRANSFER.into());
         let bt_class = (class_names.len() - 1) as u16;
         let mut socket_cores = vec![Vec::new(); sockets];
         let cores = thread_socket
@@ -289,12 +281,7 @@ impl TimingSim {
         Ok(TimingSim {
             sockets,
             nodes,
-            table: PageTable::new(cfg.page_bytes),
-            home: Vec::new(),
-            frame: Vec::new(),
-            next_frame: vec![0; nodes],
-            placement,
-            pages: PageStats::new(sockets),
+            memory: Memory::new(cfg.page_bytes, sockets, nodes, placement),
             llcs: if cfg.llc {
                 m.sockets
                     .iter()
@@ -304,9 +291,7 @@ impl TimingSim {
                 Vec::new()
             },
             llc_on: cfg.llc,
-            dir_sharers: Vec::new(),
-            dir_owner: Vec::new(),
-            lines_per_page_shift: (cfg.page_bytes / 64).trailing_zeros(),
+            dir: Directory::new(cfg.page_bytes),
             fabric: Fabric::new(m, spec.link_bandwidth_scale),
             mem,
             fixed_ps,
@@ -341,19 +326,30 @@ impl TimingSim {
             cycle_ps: m.sockets.iter().map(|s| 1000.0 / s.freq_ghz).collect(),
             observer: None,
             observing: false,
-            fixed_home: Vec::new(),
             counts: PhaseCounts::new(sockets, nodes),
             timing: TimingCounts {
                 classes: vec![ClassSums::default(); classes],
                 ..Default::default()
             },
             phase: 0,
+            phase_instructions: cfg.phase_instructions,
             lookahead_ps: ps(spec.lookahead_ns),
             rob_w: u64::from(spec.rob_entries),
             mshrs: spec.mshrs,
             store_buffer: spec.store_buffer_entries,
             spec,
         })
+    }
+
+    /// Phases run so far (a merged empty stretch counts each phase it spans; see
+    /// [`crate::sim::phase_window`]).
+    pub fn phase_index(&self) -> u64 {
+        self.phase
+    }
+
+    /// Phase length in instructions per thread, as configured.
+    pub fn phase_instructions(&self) -> u64 {
+        self.phase_instructions
     }
 
     pub fn threads(&self) -> usize {
@@ -390,7 +386,11 @@ impl TimingSim {
         if self.cores.iter().all(|c| c.source_done) {
             return Ok(None);
         }
-        let phase_end = (self.phase + 1).saturating_mul(phase_instructions.max(1));
+        let (next_phase, phase_end) = crate::sim::phase_window(
+            self.phase,
+            phase_instructions,
+            self.cores.iter().filter(|c| !c.source_done).map(|c| c.buf[c.pos].instr),
+        );
         let start = self.now;
         for c in 0..self.cores.len() {
             if !self.cores[c].finished {
@@ -413,7 +413,7 @@ impl TimingSim {
             .map(|k| k.t.max(k.last_done))
             .fold(self.latest_ps.max(start), u64::max);
         self.now = end;
-        self.phase += 1;
+        self.phase = next_phase;
         let mut counts = std::mem::replace(&mut self.counts, PhaseCounts::new(self.sockets, self.nodes));
         for c in &mut self.cores {
             let at_end = if c.source_done {
@@ -422,8 +422,9 @@ impl TimingSim {
                 c.last_instr.max(phase_end.min(c.buf[c.pos].instr))
             };
             let d = at_end.saturating_sub(c.instr_at_phase_start);
-            counts.instructions += d;
-            c.instructions += d;
+            // Saturating: a merged stretch of empty phases may span nearly 2^64 instructions.
+            counts.instructions = counts.instructions.saturating_add(d);
+            c.instructions = c.instructions.saturating_add(d);
             c.instr_at_phase_start = at_end;
         }
         let classes = self.class_names.len();
@@ -524,33 +525,18 @@ impl TimingSim {
         k.last_done = k.last_done.max(done);
     }
 
-    #[inline]
-    fn dir_index(&self, page: u32, line: u64) -> usize {
-        ((page as usize) << self.lines_per_page_shift) | (line as usize & ((1 << self.lines_per_page_shift) - 1))
-    }
-
     /// DRAM row at `node` holding byte `vaddr` of page id `page` (in its current frame).
     #[inline]
     fn dram_row(&self, node: usize, page: u32, vaddr: u64) -> u64 {
-        let offset = vaddr & ((1u64 << self.table.page_shift()) - 1);
-        self.mem[node].row_of(u64::from(self.frame[page as usize]), offset)
+        let offset = vaddr & ((1u64 << self.memory.table.page_shift()) - 1);
+        self.mem[node].row_of(u64::from(self.memory.frame[page as usize]), offset)
     }
 
     fn page_of(&mut self, socket: usize, vaddr: u64) -> Result<u32, SimError> {
-        let (page, new) = self.table.lookup_or_insert(vaddr);
+        let (page, new) = self.memory.touch(socket, vaddr)?;
         if new {
-            let vpage = self.table.vpage(page);
-            let footprint = self.table.pages() as u64;
-            let oracle = self.fixed_home.get(page as usize).copied();
-            let node = self.placement.place_or_oracle(socket, vpage, footprint, oracle)?;
-            self.home.push(node as u16);
-            self.frame.push(self.next_frame[node]);
-            self.next_frame[node] += 1;
-            self.pages.push_page();
             self.counts.new_pages += 1;
-            let n = 1usize << self.lines_per_page_shift;
-            self.dir_sharers.resize(self.dir_sharers.len() + n, 0);
-            self.dir_owner.resize(self.dir_owner.len() + n, NO_OWNER);
+            self.dir.add_page();
         }
         Ok(page)
     }
@@ -585,7 +571,7 @@ impl TimingSim {
             return Ok(false);
         }
         let mut t0 = t;
-        let vpage = a.vaddr >> self.table.page_shift();
+        let vpage = a.vaddr >> self.memory.table.page_shift();
         if vpage != k.last_vpage {
             k.last_vpage = vpage;
             if let Outcome::Miss { .. } = self.tlb.access_in(c, vpage, false) {
@@ -643,22 +629,19 @@ impl TimingSim {
         self.counts.llc_misses += 1;
         self.cores[c].llc_misses += 1;
         let page = self.page_of(socket, a.vaddr)?;
-        let node = self.home[page as usize] as usize;
+        let node = self.memory.home[page as usize] as usize;
         self.counts.demand[socket * self.nodes + node] += 1;
-        self.pages.record(page, socket);
-        let di = self.dir_index(page, line);
-        let owner = self.dir_owner[di];
+        self.memory.pages.record(page, socket);
+        let di = self.dir.index(page, line);
+        let owner = self.dir.owner(di);
         let bt = owner != NO_OWNER && owner as usize != socket;
-        let me = 1u64 << socket;
         let mut inval = 0;
         if write {
-            let owner_bit = if owner == NO_OWNER { 0 } else { 1u64 << owner };
-            let others = (self.dir_sharers[di] | owner_bit) & !me;
+            let others = self.dir.write(di, socket).others;
             self.invalidate_sockets(line, others);
             // The owner (if any) loses its copy by supplying the data; the rest get messages.
+            let owner_bit = if owner == NO_OWNER { 0 } else { 1u64 << owner };
             inval = others & !if bt { owner_bit } else { 0 };
-            self.dir_owner[di] = socket as u8;
-            self.dir_sharers[di] = me;
         } else {
             if bt {
                 for &k in &self.socket_cores[owner as usize] {
@@ -670,7 +653,7 @@ impl TimingSim {
                     }
                 }
             }
-            self.dir_sharers[di] |= me;
+            self.dir.read(di, socket);
         }
         if bt {
             if self.is_pool[node] {
@@ -725,7 +708,7 @@ impl TimingSim {
             if self.observing {
                 let p = page as usize;
                 if self.page_mem_ps.len() <= p {
-                    self.page_mem_ps.resize(self.home.len(), 0);
+                    self.page_mem_ps.resize(self.memory.home.len(), 0);
                 }
                 self.page_mem_ps[p] += lat.done_ps - t_request;
             }
@@ -838,18 +821,13 @@ impl TimingSim {
     fn store_ownership(&mut self, socket: usize, vaddr: u64, t: u64) -> Result<(), SimError> {
         let page = self.page_of(socket, vaddr)?;
         let line = vaddr >> 6;
-        let di = self.dir_index(page, line);
-        let owner = self.dir_owner[di];
-        let me = 1u64 << socket;
-        let owner_bit = if owner == NO_OWNER { 0 } else { 1u64 << owner };
-        let others = (self.dir_sharers[di] | owner_bit) & !me;
-        self.dir_owner[di] = socket as u8;
-        self.dir_sharers[di] = me;
+        let di = self.dir.index(page, line);
+        let others = self.dir.write(di, socket).others;
         if others == 0 {
             return Ok(()); // exclusive already (E → M): silent
         }
         self.invalidate_sockets(line, others);
-        let node = self.home[page as usize] as usize;
+        let node = self.memory.home[page as usize] as usize;
         let mut ignored = 0;
         let p = self.fabric.to_mem(socket, node);
         let at = self.traverse(p, self.header, t + self.lookup_ps[socket], &mut ignored);
@@ -876,16 +854,14 @@ impl TimingSim {
 
     /// A dirty line leaves the socket: data to the home, a posted DRAM write.
     fn writeback(&mut self, socket: usize, line: u64, t: u64) {
-        let Some(page) = self.table.lookup(line << 6) else {
+        let Some(page) = self.memory.table.lookup(line << 6) else {
             return;
         };
         self.counts.writebacks += 1;
-        let node = self.home[page as usize] as usize;
+        let node = self.memory.home[page as usize] as usize;
         self.counts.writeback_to[socket * self.nodes + node] += 1;
-        let di = self.dir_index(page, line);
-        if self.dir_owner[di] as usize == socket {
-            self.dir_owner[di] = NO_OWNER;
-        }
+        let di = self.dir.index(page, line);
+        self.dir.write_back(di, socket);
         let row = self.dram_row(node, page, line << 6);
         let mut ignored = 0;
         let p = self.fabric.to_mem(socket, node);
@@ -898,7 +874,7 @@ impl TimingSim {
     #[inline(never)]
     fn observe(&mut self, socket: usize, a: &Access, mem: bool) {
         // Every cached line was filled by a miss, so its page is mapped.
-        if let (Some(page), Some(o)) = (self.table.lookup(a.vaddr), self.observer.as_mut()) {
+        if let (Some(page), Some(o)) = (self.memory.table.lookup(a.vaddr), self.observer.as_mut()) {
             o.observe(socket, page, a, mem);
         }
     }
@@ -930,16 +906,16 @@ impl TimingSim {
         if moves.is_empty() && scan_cycles == 0 {
             return timing;
         }
-        if self.page_ready_ps.len() < self.home.len() {
-            self.page_ready_ps.resize(self.home.len(), 0);
+        if self.page_ready_ps.len() < self.memory.home.len() {
+            self.page_ready_ps.resize(self.memory.home.len(), 0);
         }
-        let page_bytes = 1u64 << self.table.page_shift();
+        let page_bytes = 1u64 << self.memory.table.page_shift();
         let mut last = t0;
         let mut ignored = 0;
         for &(page, from, to, old_frame) in &moves {
             let (from, to) = (from as usize, to as usize);
             let s = self.node_socket[to].or(self.node_socket[from]).unwrap_or(0);
-            let new_frame = u64::from(self.frame[page as usize]);
+            let new_frame = u64::from(self.memory.frame[page as usize]);
             let mut landed = t0;
             for off in (0..page_bytes).step_by(64) {
                 let row = self.mem[from].row_of(u64::from(old_frame), off);
@@ -952,7 +928,7 @@ impl TimingSim {
             }
             self.page_ready_ps[page as usize] = landed;
             last = last.max(landed);
-            let vpage = self.table.vpage(page);
+            let vpage = self.memory.table.vpage(page);
             for (c, k) in self.cores.iter_mut().enumerate() {
                 self.tlb.invalidate_in(c, vpage);
                 if k.last_vpage == vpage {
@@ -963,7 +939,7 @@ impl TimingSim {
         self.latest_ps = self.latest_ps.max(last);
         timing.copy_span_ps = last - t0;
         let n = moves.len() as u64;
-        let software = cost.shootdown == "software";
+        let software = cost.shootdown == crate::migrate::mechanism::Shootdown::Software;
         for (i, k) in self.cores.iter_mut().enumerate() {
             let cycles = if i == 0 {
                 n * cost.shootdown_initiator_cycles + scan_cycles
@@ -991,17 +967,8 @@ impl TimingSim {
 }
 
 impl crate::migrate::PageHost for TimingSim {
-    fn table(&self) -> &PageTable {
-        &self.table
-    }
-    fn home(&self) -> &[u16] {
-        &self.home
-    }
-    fn placement(&self) -> &Placement {
-        &self.placement
-    }
-    fn page_stats(&self) -> &PageStats {
-        &self.pages
+    fn memory(&self) -> &Memory {
+        &self.memory
     }
     fn observer_mut(&mut self) -> Option<&mut Observer> {
         self.observer.as_deref_mut()
@@ -1013,16 +980,8 @@ impl crate::migrate::PageHost for TimingSim {
     }
 
     fn move_page(&mut self, page: u32, node: usize) {
-        let p = page as usize;
-        let from = self.home[p] as usize;
-        if from == node {
-            return;
+        if let Some(m) = self.memory.move_page(page, node) {
+            self.pending_moves.push((page, m.from as u16, node as u16, m.old_frame));
         }
-        self.placement.moved(from, node);
-        self.home[p] = node as u16;
-        let old_frame = self.frame[p];
-        self.frame[p] = self.next_frame[node];
-        self.next_frame[node] += 1;
-        self.pending_moves.push((page, from as u16, node as u16, old_frame));
     }
 }

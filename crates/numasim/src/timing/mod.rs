@@ -115,15 +115,14 @@
 //! At most 64 sockets (sharer masks). Each thread has its own core even if a socket lists
 //! fewer cores.
 
+pub mod directory;
 pub mod dram;
 pub mod engine;
 pub mod link;
 pub mod params;
 pub mod report;
-mod run;
 pub mod timeline;
 
 pub use engine::{TimingConfig, TimingSim};
 pub use params::{DramTiming, TimingSpec};
 pub use report::{PhaseTiming, TimingResults};
-pub use run::simulate;

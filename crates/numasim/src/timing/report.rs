@@ -224,20 +224,9 @@ pub struct PhaseTracker {
     instructions: Vec<u64>,
     link_busy_ps: Vec<u64>,
     bus_busy_ps: Vec<Vec<u64>>,
-    mapper: crate::stats::PlacementMapper,
 }
 
 impl PhaseTracker {
-    /// Remembers homes before a migration step (so the map can mark moved pages).
-    pub fn before_boundary(&mut self, sim: &TimingSim) {
-        self.mapper.before_boundary(&sim.home);
-    }
-
-    /// The placement map at the end of the phase (after its migration step).
-    pub fn placement_map(&mut self, sim: &TimingSim) -> crate::stats::PlacementMap {
-        self.mapper.map(&sim.table, &sim.home)
-    }
-
     /// The timing record of the phase that just ended (`t` = its counters).
     pub fn phase(&mut self, sim: &TimingSim, m: &Machine, t: &TimingCounts) -> PhaseTiming {
         let dur_ps = t.end_ps.saturating_sub(t.start_ps);

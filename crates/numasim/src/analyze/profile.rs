@@ -9,10 +9,9 @@
 //! right axis), and the share of accesses whose page the source attributes to the right
 //! most-frequent socket (what a migration policy acts on).
 
-use super::page_profile::{distance, pages_covered, top_agreement};
-use super::{Observer, ObserverConfig, PageProfile, ProfilerKind};
-use crate::experiment::{resolve, Experiment, RunError};
-use crate::sim::FunctionalSim;
+use crate::driver::{for_each_phase, Run, RunError};
+use crate::profile::page_profile::{distance, pages_covered, top_agreement};
+use crate::profile::{Observer, ObserverConfig, PageProfile, ProfilerKind};
 use serde::Serialize;
 
 /// One source at one interval.
@@ -45,16 +44,10 @@ pub const DEFAULT_INTERVALS: &[u64] = &[64, 256, 1024, 4096, 16384, 65536, 1 << 
 
 /// Runs the analysis. `intervals` are the interconnect-sampling intervals to sweep; other
 /// sources use their default interval.
-pub fn analyze_profile(exp: &Experiment, intervals: &[u64], tlb_entries: usize) -> Result<ProfileAnalysis, RunError> {
-    let machine = resolve::machine(exp)?;
-    let spec = &exp.spec;
-    let mut source = resolve::source(exp)?;
-    let threads = source.threads();
-    let thread_sockets = resolve::thread_sockets(exp, &machine, threads)?;
-    let placement = resolve::placement(exp, &machine)?;
-    let cfg = resolve::functional_config(exp, &machine);
-    let sockets = machine.sockets.len();
-    let mut sim = FunctionalSim::new(&cfg, sockets, machine.memory_nodes.len(), thread_sockets, placement);
+pub fn analyze_profile(run: &mut Run, intervals: &[u64], tlb_entries: usize) -> Result<ProfileAnalysis, RunError> {
+    let mut source = run.open_source()?;
+    let mut sim = run.functional_sim();
+    let sockets = run.machine.sockets.len();
     let mk = |kind: ProfilerKind, interval: u64| {
         Observer::new(ObserverConfig {
             kind,
@@ -80,34 +73,29 @@ pub fn analyze_profile(exp: &Experiment, intervals: &[u64], tlb_entries: usize) 
     root.also = specs.iter().map(|&(k, n)| mk(k, n)).collect();
     sim.set_observer(root);
     let mut perfect = PageProfile::new(sockets, 0);
-    let mut run: Vec<PageProfile> = specs.iter().map(|_| PageProfile::new(sockets, 0)).collect();
+    let mut run_profiles: Vec<PageProfile> = specs.iter().map(|_| PageProfile::new(sockets, 0)).collect();
     let mut events = vec![0u64; specs.len()];
-    let mut phases = 0u64;
     let mut mem_accesses = 0u64;
-    while spec.max_phases.is_none_or(|m| phases < m) {
-        let Some(counts) = sim.run_phase(&mut *source)? else {
-            break;
-        };
-        phases += 1;
+    for_each_phase(&mut sim, &mut *source, run.max_phases, |sim, counts, ()| {
         mem_accesses += counts.llc_misses;
-        let pages = sim.table.pages();
-        let exact = sim.pages.phase_counts[..pages * sockets].to_vec();
+        let pages = sim.memory.table.pages();
+        let exact = sim.memory.pages.phase_counts[..pages * sockets].to_vec();
         perfect.add(&PageProfile {
             sockets,
             counts: exact.clone(),
         });
         let o = sim.observer_mut().expect("installed above");
         for (i, sub) in o.also.iter_mut().enumerate() {
-            run[i].add(&sub.profile(&exact, pages));
+            run_profiles[i].add(&sub.profile(&exact, pages));
             let (_, c) = sub.end_phase(pages, &[], 0);
             events[i] += c.samples;
         }
         o.end_phase(pages, &[], 0);
-        sim.pages.end_phase();
-    }
+        Ok(())
+    })?;
     let sources = specs
         .iter()
-        .zip(&run)
+        .zip(&run_profiles)
         .zip(&events)
         .map(|((&(k, n), prof), &ev)| {
             let d = distance(prof, &perfect);
@@ -133,9 +121,9 @@ pub fn analyze_profile(exp: &Experiment, intervals: &[u64], tlb_entries: usize) 
         })
         .collect();
     Ok(ProfileAnalysis {
-        experiment: exp.name.clone(),
-        machine: machine.name.clone(),
-        sockets: machine.sockets.iter().map(|s| s.name.clone()).collect(),
+        experiment: run.name.clone(),
+        machine: run.machine.name.clone(),
+        sockets: run.machine.sockets.iter().map(|s| s.name.clone()).collect(),
         memory_accesses: mem_accesses,
         touched_pages: (0..perfect.pages()).filter(|&p| perfect.total(p) > 0).count() as u64,
         sources,

@@ -1,0 +1,447 @@
+//! One driver for both engines: phase by phase, migration at each boundary, results at the end.
+//!
+//! ```text
+//! experiment (TOML) ──resolve once──► Run ──► Engine (FunctionalSim | TimingSim)
+//!                                              │ run_phase ─► boundary: Migrator ─► record
+//!                                              ▼
+//!                                          RunResults
+//! ```
+//! The engines differ in what they model, not in how a run proceeds, so the loop is written
+//! once, generic over [`Engine`]: the phase loop ([`for_each_phase`]) is shared by the full run
+//! ([`simulate`]), the static oracle's first pass ([`learn_oracle_homes`]) and the analyses
+//! (`analyze sharing`, `analyze profile`). What only the timing engine has (a clock: the
+//! phase's timing record, charging the moves in time) are [`Engine`]'s hooks with empty
+//! defaults.
+
+mod results;
+mod run;
+
+pub(crate) use results::sharing_report;
+pub use results::{
+    MachineBrief, Mode, Perf, PhaseRecord, Progress, RunError, RunResults, SharingReport, Totals,
+    RESULTS_SCHEMA_VERSION,
+};
+pub use run::{Run, RunParts, SourceOpener};
+
+use crate::mem::FixedHomes;
+use crate::migrate::{Migrator, PageHost, PhaseMigration, PolicyKind};
+use crate::profile::Observer;
+use crate::sim::{FunctionalSim, SimError};
+use crate::stats::{PhaseCounts, SharingHistogram};
+use crate::timing::{PhaseTiming, TimingResults, TimingSim};
+use numasim_machine::Machine;
+use numasim_trace::AccessSource;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// What the driver needs of an engine besides [`PageHost`] (which migration uses).
+pub trait Engine: PageHost {
+    /// Counters of a phase besides [`PhaseCounts`] (the timing engine's clock figures).
+    type Phase;
+    /// Run-long state of the engine's own report (the timing engine's per-phase deltas).
+    type Report: Default;
+
+    /// Runs one phase; `None` once every thread is done.
+    fn run_phase(&mut self, src: &mut dyn AccessSource) -> Result<Option<(PhaseCounts, Self::Phase)>, SimError>;
+    /// Phases run so far; one [`Engine::run_phase`] covers several when it merges a stretch of
+    /// empty phases (see [`crate::sim::phase_window`]).
+    fn phase_index(&self) -> u64;
+    /// Installs a migration profiler's observer.
+    fn set_observer(&mut self, observer: Observer);
+    /// Oracle static placement: the home of each virtual page at first touch.
+    fn set_fixed_homes(&mut self, homes: FixedHomes);
+    /// Resets the per-phase page counters after the boundary has read them.
+    fn end_phase(&mut self);
+    /// Pages on each memory node right now.
+    fn pages_per_node(&self) -> &[u64] {
+        self.placement().used_pages()
+    }
+
+    /// The phase's record of engine figures, taken before the migration step.
+    fn phase_report(
+        &mut self,
+        _report: &mut Self::Report,
+        _machine: &Machine,
+        _phase: &Self::Phase,
+    ) -> Option<PhaseTiming> {
+        None
+    }
+    /// After the migration step: what the moves cost the engine (the timing engine charges
+    /// them in time and adds that to the phase's record).
+    fn after_boundary(
+        &mut self,
+        _report: &mut Self::Report,
+        _migrator: &Migrator,
+        _migration: &PhaseMigration,
+        _record: &mut Option<PhaseTiming>,
+        _phase: Self::Phase,
+    ) {
+    }
+    /// The run's record of engine figures.
+    fn run_report(&self, _report: Self::Report, _machine: &Machine) -> Option<TimingResults> {
+        None
+    }
+}
+
+impl Engine for FunctionalSim {
+    type Phase = ();
+    type Report = ();
+
+    fn run_phase(&mut self, src: &mut dyn AccessSource) -> Result<Option<(PhaseCounts, ())>, SimError> {
+        Ok(FunctionalSim::run_phase(self, src)?.map(|c| (c, ())))
+    }
+    fn phase_index(&self) -> u64 {
+        FunctionalSim::phase_index(self)
+    }
+    fn set_observer(&mut self, observer: Observer) {
+        FunctionalSim::set_observer(self, observer)
+    }
+    fn set_fixed_homes(&mut self, homes: FixedHomes) {
+        self.memory.fixed_home = homes;
+    }
+    fn end_phase(&mut self) {
+        self.memory.pages.end_phase();
+    }
+}
+
+/// The timing engine's run-long report state.
+#[derive(Default)]
+pub struct TimingReport {
+    tracker: crate::timing::report::PhaseTracker,
+    total: crate::timing::engine::TimingCounts,
+    migration: crate::timing::report::MigrationTime,
+}
+
+impl Engine for TimingSim {
+    type Phase = crate::timing::engine::TimingCounts;
+    type Report = TimingReport;
+
+    fn run_phase(&mut self, src: &mut dyn AccessSource) -> Result<Option<(PhaseCounts, Self::Phase)>, SimError> {
+        let phase_instructions = self.phase_instructions();
+        TimingSim::run_phase(self, src, phase_instructions)
+    }
+    fn phase_index(&self) -> u64 {
+        TimingSim::phase_index(self)
+    }
+    fn set_observer(&mut self, observer: Observer) {
+        TimingSim::set_observer(self, observer)
+    }
+    fn set_fixed_homes(&mut self, homes: FixedHomes) {
+        self.memory.fixed_home = homes;
+    }
+    fn end_phase(&mut self) {
+        self.memory.pages.end_phase();
+    }
+    fn phase_report(
+        &mut self,
+        report: &mut TimingReport,
+        machine: &Machine,
+        phase: &Self::Phase,
+    ) -> Option<PhaseTiming> {
+        Some(report.tracker.phase(self, machine, phase))
+    }
+    fn after_boundary(
+        &mut self,
+        report: &mut TimingReport,
+        migrator: &Migrator,
+        migration: &PhaseMigration,
+        record: &mut Option<PhaseTiming>,
+        phase: Self::Phase,
+    ) {
+        let moved = self.charge_moves(migrator.cost_params(), migration.costs.scan_cycles);
+        if let Some(timing) = record.as_mut() {
+            timing.migration = crate::timing::report::MigrationTime::of(&moved, &phase);
+            report.migration.add(&timing.migration);
+        }
+        report.total.add(&phase);
+    }
+    fn run_report(&self, report: TimingReport, machine: &Machine) -> Option<TimingResults> {
+        Some(crate::timing::report::run(
+            self,
+            machine,
+            &report.total,
+            report.migration,
+        ))
+    }
+}
+
+/// Runs `engine` over `source` phase by phase (at most `max_phases`), calling `each` after
+/// every phase and resetting the per-phase page counters after it. Returns the phases run.
+pub fn for_each_phase<E: Engine, F>(
+    engine: &mut E,
+    source: &mut dyn AccessSource,
+    max_phases: Option<u64>,
+    mut each: F,
+) -> Result<u64, RunError>
+where
+    F: FnMut(&mut E, PhaseCounts, E::Phase) -> Result<(), RunError>,
+{
+    let mut phases = 0u64;
+    while max_phases.is_none_or(|m| phases < m) {
+        let Some((counts, extra)) = engine.run_phase(source)? else {
+            break;
+        };
+        phases += 1;
+        each(engine, counts, extra)?;
+        engine.end_phase();
+    }
+    Ok(phases)
+}
+
+/// Simulates a run on the engine its mode names.
+pub fn simulate(run: &mut Run, progress: &mut dyn FnMut(&Progress)) -> Result<RunResults, RunError> {
+    match run.mode {
+        Mode::Functional => {
+            let sim = run.functional_sim();
+            drive(run, sim, progress)
+        }
+        Mode::Timing => {
+            let sim = run.timing_sim()?;
+            drive(run, sim, progress)
+        }
+    }
+}
+
+/// The full run on `sim`: phases, a migration step at each boundary, per-phase records and
+/// run totals.
+pub fn drive<E: Engine>(
+    run: &mut Run,
+    mut sim: E,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<RunResults, RunError> {
+    let mut source = run.open_source()?;
+    let mut migrator = Migrator::new(&run.migration, &run.machine, run.page_bytes, run.seed);
+    if let Some(observer) = migrator.observer() {
+        sim.set_observer(observer);
+    }
+    if migrator.policy() == PolicyKind::OracleStatic {
+        sim.set_fixed_homes(learn_oracle_homes(run)?);
+    }
+    let machine = &run.machine;
+    let classes = &run.classes;
+    let node_names: Vec<String> = machine.memory_nodes.iter().map(|n| n.name.clone()).collect();
+    let per_node = |v: &[u64]| -> BTreeMap<String, u64> { node_names.iter().cloned().zip(v.iter().copied()).collect() };
+    let (sockets, nodes) = run.shape();
+
+    let started = Instant::now();
+    let mut total = PhaseCounts::new(sockets, nodes);
+    let mut phases: Vec<PhaseRecord> = Vec::new();
+    let mut mapper = crate::stats::PlacementMapper::default();
+    let mut report = E::Report::default();
+    let mut phase_index = sim.phase_index();
+    for_each_phase(&mut sim, &mut *source, run.max_phases, |sim, counts, extra| {
+        let spanned = sim.phase_index() - phase_index;
+        phase_index = sim.phase_index();
+        // Phase boundary: migration policies act here.
+        let summary = classes.summarize(&counts);
+        let sharing = sharing_report(sim.page_stats().phase_sharing());
+        let mut timing = sim.phase_report(&mut report, machine, &extra);
+        if migrator.policy() != PolicyKind::None {
+            mapper.before_boundary(sim.home());
+        }
+        let migration = migrator.boundary(sim, &summary, phases.len() as u64 + 1);
+        sim.after_boundary(&mut report, &migrator, &migration, &mut timing, extra);
+        phases.push(PhaseRecord {
+            index: phases.len() as u64,
+            phases_spanned: spanned,
+            summary,
+            sharing,
+            pages_per_node: per_node(sim.pages_per_node()),
+            placement_map: mapper.map(sim.table(), sim.home()),
+            migration,
+            timing,
+        });
+        total.add(&counts);
+        progress(&Progress {
+            phases_done: phases.len() as u64,
+            accesses: total.accesses,
+        });
+        Ok(())
+    })?;
+    let wall_s = started.elapsed().as_secs_f64();
+    let footprint_pages = sim.table().pages() as u64;
+    let timing = sim.run_report(report, machine);
+    Ok(RunResults {
+        schema_version: RESULTS_SCHEMA_VERSION,
+        numasim_version: env!("CARGO_PKG_VERSION"),
+        name: run.name.clone(),
+        seed: run.seed,
+        mode: run.mode,
+        machine: MachineBrief::of(machine),
+        workload: source.describe(),
+        threads: run.threads,
+        thread_sockets: run
+            .thread_sockets
+            .iter()
+            .map(|&s| machine.sockets[s].name.clone())
+            .collect(),
+        llc_enabled: run.llc_enabled,
+        page_bytes: run.page_bytes,
+        totals: Totals {
+            summary: classes.summarize(&total),
+            footprint_pages,
+            footprint_bytes: footprint_pages * run.page_bytes,
+            phases: phases.len() as u64,
+        },
+        sharing: sharing_report(run_sharing(&sim)),
+        pages_per_node: per_node(sim.pages_per_node()),
+        phases,
+        migration: migrator.finish(),
+        perf: Perf {
+            wall_s,
+            accesses_per_s: if wall_s > 0.0 {
+                total.accesses as f64 / wall_s
+            } else {
+                0.0
+            },
+        },
+        timing,
+    })
+}
+
+fn run_sharing<E: Engine>(sim: &E) -> SharingHistogram {
+    sim.page_stats().run_sharing()
+}
+
+/// The static oracle's first pass: runs the workload on the functional engine without
+/// migration and returns the oracle home of every virtual page (see [`crate::migrate::oracle`]).
+pub fn learn_oracle_homes(run: &mut Run) -> Result<FixedHomes, RunError> {
+    let mut source = run.open_source()?;
+    let mut sim = run.functional_sim();
+    let sockets = run.machine.sockets.len();
+    let mut totals: Vec<u64> = Vec::new();
+    for_each_phase(&mut sim, &mut *source, run.max_phases, |sim, _, ()| {
+        let pages = sim.memory.table.pages();
+        totals.resize(pages * sockets, 0);
+        for (t, &c) in totals.iter_mut().zip(&sim.memory.pages.phase_counts[..pages * sockets]) {
+            *t += u64::from(c);
+        }
+        Ok(())
+    })?;
+    let mach = crate::migrate::MachineInfo::from_machine(&run.machine, run.page_bytes);
+    let footprint = sim.memory.table.pages() as u64;
+    let capacity: Vec<u64> = (0..run.machine.memory_nodes.len())
+        .map(|n| sim.memory.placement.capacity_pages(n, footprint))
+        .collect();
+    let homes = crate::migrate::oracle::best_homes(&totals, &mach, &capacity);
+    // Keyed by virtual page: page ids follow first-touch order, which differs between the
+    // functional first pass and a timing-mode run.
+    Ok(FixedHomes::from_pairs(
+        homes
+            .iter()
+            .enumerate()
+            .filter(|&(_, &n)| n != u16::MAX)
+            .map(|(id, &n)| (sim.memory.table.vpage(id as u32), n)),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mem::{Capacity, Placement, PlacementPolicy};
+    use crate::sim::FunctionalConfig;
+    use crate::timing::{TimingConfig, TimingSpec};
+    use numasim_trace::{Access, VecSource};
+
+    fn streams() -> Vec<Vec<Access>> {
+        (0..4u64)
+            .map(|t| {
+                (0..300u64)
+                    .map(|i| {
+                        let vaddr = ((i * 7 + t) % 64) * 4096 + (i % 64) * 64;
+                        if i % 3 == 0 {
+                            Access::write(i * 10 + 1, vaddr, 8)
+                        } else {
+                            Access::read(i * 10 + 1, vaddr, 8)
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn placement(m: &Machine) -> Placement {
+        let nearest = (0..m.sockets.len())
+            .map(|s| m.nearest_memory_order(s).to_vec())
+            .collect();
+        Placement::new(
+            PlacementPolicy::FirstTouch,
+            vec![Capacity::Pages(1 << 20); m.memory_nodes.len()],
+            nearest,
+        )
+    }
+
+    /// Phases run and accesses seen, through the shared loop.
+    fn drive_counts<E: Engine>(sim: &mut E, max: Option<u64>) -> (u64, u64, u64, u64) {
+        let mut src = VecSource::new(streams());
+        let (mut accesses, mut spanned_before) = (0, sim.phase_index());
+        let mut per_phase_pages = 0;
+        let phases = for_each_phase(sim, &mut src, max, |sim, counts, _| {
+            accesses += counts.accesses;
+            assert!(sim.phase_index() > spanned_before);
+            spanned_before = sim.phase_index();
+            // The page counters hold this phase only: reset after each call.
+            per_phase_pages = per_phase_pages.max(sim.page_stats().phase_counts.iter().map(|&c| u64::from(c)).sum());
+            Ok(())
+        })
+        .unwrap();
+        (phases, accesses, sim.table().pages() as u64, per_phase_pages)
+    }
+
+    #[test]
+    fn one_loop_drives_both_engines_over_the_same_accesses() {
+        let m = Machine::load("two-socket").unwrap();
+        let sockets = vec![0, 0, 1, 1];
+        let mut f = FunctionalSim::new(
+            &FunctionalConfig {
+                phase_instructions: 1000,
+                quantum_instructions: 100,
+                llc: None,
+                page_bytes: 4096,
+            },
+            m.sockets.len(),
+            m.memory_nodes.len(),
+            sockets.clone(),
+            placement(&m),
+        );
+        let cfg = TimingConfig {
+            spec: TimingSpec::default(),
+            phase_instructions: 1000,
+            page_bytes: 4096,
+            llc: false,
+        };
+        let mut t = TimingSim::new(&cfg, &m, sockets, placement(&m)).unwrap();
+        let fc = drive_counts(&mut f, None);
+        let tc = drive_counts(&mut t, None);
+        // 300 accesses per thread, one every 10 instructions: 3 phases of 1000.
+        assert_eq!((fc.0, fc.1, fc.2), (3, 1200, 64));
+        assert_eq!(
+            (tc.0, tc.1, tc.2),
+            (fc.0, fc.1, fc.2),
+            "same phases, accesses and pages"
+        );
+        // Without an LLC filter every functional access reaches memory and is counted per
+        // page, phase by phase (400 per phase); the timing engine's private caches absorb some.
+        assert_eq!(fc.3, 400);
+        assert!(tc.3 > 0 && tc.3 <= 400, "{}", tc.3);
+    }
+
+    #[test]
+    fn max_phases_stops_the_loop() {
+        let m = Machine::load("two-socket").unwrap();
+        let mut f = FunctionalSim::new(
+            &FunctionalConfig {
+                phase_instructions: 1000,
+                quantum_instructions: 100,
+                llc: None,
+                page_bytes: 4096,
+            },
+            m.sockets.len(),
+            m.memory_nodes.len(),
+            vec![0, 0, 1, 1],
+            placement(&m),
+        );
+        let (phases, accesses, _, _) = drive_counts(&mut f, Some(2));
+        assert_eq!((phases, accesses), (2, 800));
+    }
+}

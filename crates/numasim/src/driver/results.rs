@@ -1,0 +1,142 @@
+//! What a run produces: the types results.json is written from.
+
+use crate::sim::SimError;
+use crate::stats::{PhaseSummary, SharingBuckets};
+use numasim_config::ConfigError;
+use numasim_machine::Machine;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Which engine runs the accesses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    #[default]
+    Functional,
+    Timing,
+}
+
+/// Version of the results.json layout. Bump on incompatible changes.
+pub const RESULTS_SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("simulation failed: {0}")]
+    Sim(#[from] SimError),
+    #[error("writing results: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Reported after every phase (for progress bars).
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    pub phases_done: u64,
+    pub accesses: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MachineBrief {
+    pub name: String,
+    pub sockets: Vec<String>,
+    pub memory_nodes: Vec<String>,
+}
+
+impl MachineBrief {
+    pub fn of(machine: &Machine) -> Self {
+        MachineBrief {
+            name: machine.name.clone(),
+            sockets: machine.sockets.iter().map(|s| s.name.clone()).collect(),
+            memory_nodes: machine.memory_nodes.iter().map(|n| n.name.clone()).collect(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SharingReport {
+    pub pages_by_sharers: Vec<u64>,
+    pub accesses_by_sharers: Vec<u64>,
+    pub page_buckets: SharingBuckets,
+    pub access_buckets: SharingBuckets,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PhaseRecord {
+    pub index: u64,
+    /// Phases of `phase_instructions` this record covers: 1, or more when no thread had an
+    /// access in a stretch of phases (an instruction-count gap), which is merged into this one
+    /// empty record. Written only when it is not 1.
+    #[serde(skip_serializing_if = "is_one")]
+    pub phases_spanned: u64,
+    #[serde(flatten)]
+    pub summary: PhaseSummary,
+    pub sharing: SharingReport,
+    /// Pages on each memory node at the end of the phase.
+    pub pages_per_node: BTreeMap<String, u64>,
+    /// Where the touched address space lives at the end of the phase, in at most
+    /// [`crate::stats::DEFAULT_MAP_BINS`] virtual-address bins (see [`crate::stats::PlacementMap`]).
+    pub placement_map: crate::stats::PlacementMap,
+    /// What the migration policy did at the end of this phase, and its costs.
+    pub migration: crate::migrate::PhaseMigration,
+    /// Timing mode only: the phase's simulated time and AMAT.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timing: Option<crate::timing::PhaseTiming>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Totals {
+    #[serde(flatten)]
+    pub summary: PhaseSummary,
+    pub footprint_pages: u64,
+    pub footprint_bytes: u64,
+    pub phases: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Perf {
+    pub wall_s: f64,
+    pub accesses_per_s: f64,
+}
+
+fn is_one(n: &u64) -> bool {
+    *n == 1
+}
+
+/// Everything results.json holds.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunResults {
+    pub schema_version: u32,
+    pub numasim_version: &'static str,
+    pub name: String,
+    pub seed: u64,
+    pub mode: Mode,
+    pub machine: MachineBrief,
+    pub workload: serde_json::Value,
+    pub threads: usize,
+    /// Socket name of every thread.
+    pub thread_sockets: Vec<String>,
+    pub llc_enabled: bool,
+    pub page_bytes: u64,
+    pub totals: Totals,
+    /// Whole-run sharing distribution of memory accesses.
+    pub sharing: SharingReport,
+    pub pages_per_node: BTreeMap<String, u64>,
+    pub phases: Vec<PhaseRecord>,
+    /// Migration policy, profiler and run-long moves and costs.
+    pub migration: crate::migrate::RunMigration,
+    /// Wall-clock figures; the only part that differs between identical runs.
+    pub perf: Perf,
+    /// Timing mode only: AMAT, IPC, utilisations (see `numasim::timing`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timing: Option<crate::timing::TimingResults>,
+}
+
+pub(crate) fn sharing_report(h: crate::stats::SharingHistogram) -> SharingReport {
+    SharingReport {
+        page_buckets: h.page_buckets(),
+        access_buckets: h.access_buckets(),
+        pages_by_sharers: h.pages_by_sharers,
+        accesses_by_sharers: h.accesses_by_sharers,
+    }
+}

@@ -1,0 +1,130 @@
+//! [`Run`]: an experiment resolved once into typed, validated parts the engines take.
+//!
+//! The experiment layer (`crate::experiment`) parses the TOML and turns every name into an
+//! index (machine, memory nodes, sockets, policies) with errors located at file, line and key;
+//! what comes out is this struct. Nothing below the experiment layer sees the TOML: engines,
+//! the migration stack and the analyses take a `Run`, so a second pass (the static oracle) or
+//! an analysis re-uses the same resolved parts instead of resolving again.
+
+use super::Mode;
+use crate::mem::Placement;
+use crate::sim::FunctionalConfig;
+use crate::stats::phase::AccessClasses;
+use crate::timing::TimingConfig;
+use numasim_config::{ConfigError, Source};
+use numasim_machine::Machine;
+use numasim_trace::AccessSource;
+
+/// Opens a fresh access source of the run (generators are deterministic by seed, so every
+/// opening yields the same streams).
+pub type SourceOpener = Box<dyn Fn() -> Result<Box<dyn AccessSource>, ConfigError> + Send + Sync>;
+
+/// Everything an engine needs, resolved and validated.
+pub struct Run {
+    pub name: String,
+    pub seed: u64,
+    pub mode: Mode,
+    pub machine: Machine,
+    /// Class, node and link names of every (socket, memory node) pair.
+    pub classes: AccessClasses,
+    /// Threads of the access source.
+    pub threads: usize,
+    /// Socket of every thread.
+    pub thread_sockets: Vec<usize>,
+    /// Placement state before the first access (each engine starts from a copy).
+    pub placement: Placement,
+    pub functional: FunctionalConfig,
+    pub timing: TimingConfig,
+    /// `[migration]` validated, every default filled in.
+    pub migration: crate::migrate::Resolved,
+    pub phase_instructions: u64,
+    pub max_phases: Option<u64>,
+    pub page_bytes: u64,
+    pub llc_enabled: bool,
+    /// The experiment file, for located errors found only when an engine is built.
+    pub origin: Source,
+    first_source: Option<Box<dyn AccessSource>>,
+    reopen: SourceOpener,
+}
+
+/// The parts of a [`Run`] that are plain settings (the experiment layer fills them in).
+pub struct RunParts {
+    pub name: String,
+    pub seed: u64,
+    pub mode: Mode,
+    pub machine: Machine,
+    pub thread_sockets: Vec<usize>,
+    pub placement: Placement,
+    pub functional: FunctionalConfig,
+    pub timing: TimingConfig,
+    pub migration: crate::migrate::Resolved,
+    pub phase_instructions: u64,
+    pub max_phases: Option<u64>,
+    pub page_bytes: u64,
+    pub llc_enabled: bool,
+    pub origin: Source,
+}
+
+impl Run {
+    /// A run over `source` (already opened, so its thread count is known); `reopen` opens it
+    /// again for a second pass.
+    pub fn new(parts: RunParts, source: Box<dyn AccessSource>, reopen: SourceOpener) -> Self {
+        let classes = AccessClasses::of(&parts.machine);
+        Run {
+            name: parts.name,
+            seed: parts.seed,
+            mode: parts.mode,
+            classes,
+            threads: source.threads(),
+            thread_sockets: parts.thread_sockets,
+            placement: parts.placement,
+            functional: parts.functional,
+            timing: parts.timing,
+            migration: parts.migration,
+            phase_instructions: parts.phase_instructions,
+            max_phases: parts.max_phases,
+            page_bytes: parts.page_bytes,
+            llc_enabled: parts.llc_enabled,
+            origin: parts.origin,
+            machine: parts.machine,
+            first_source: Some(source),
+            reopen,
+        }
+    }
+
+    /// The run's access source: the one opened while resolving, then fresh ones.
+    pub fn open_source(&mut self) -> Result<Box<dyn AccessSource>, ConfigError> {
+        match self.first_source.take() {
+            Some(s) => Ok(s),
+            None => (self.reopen)(),
+        }
+    }
+
+    /// Sockets and memory nodes of the machine.
+    pub fn shape(&self) -> (usize, usize) {
+        (self.machine.sockets.len(), self.machine.memory_nodes.len())
+    }
+
+    /// A functional engine over this run's settings.
+    pub fn functional_sim(&self) -> crate::sim::FunctionalSim {
+        let (sockets, nodes) = self.shape();
+        crate::sim::FunctionalSim::new(
+            &self.functional,
+            sockets,
+            nodes,
+            self.thread_sockets.clone(),
+            self.placement.clone(),
+        )
+    }
+
+    /// A timing engine over this run's settings (errors located at the experiment's `mode`).
+    pub fn timing_sim(&self) -> Result<crate::timing::TimingSim, ConfigError> {
+        crate::timing::TimingSim::new(
+            &self.timing,
+            &self.machine,
+            self.thread_sockets.clone(),
+            self.placement.clone(),
+        )
+        .map_err(|m| self.origin.error("mode", m))
+    }
+}

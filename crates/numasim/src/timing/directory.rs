@@ -1,0 +1,141 @@
+//! The socket-level coherence directory: per cache line, which sockets hold it and which one
+//! owns it dirty.
+//!
+//! One entry per line of every touched page, indexed by page id and line within the page (a
+//! dense array grown on first touch), so a lookup is two shifts and no hashing. Sharers are a
+//! 64-bit mask (timing mode supports at most 64 sockets). The engine asks the directory what a
+//! miss or a store has to do (whom to invalidate, whether another socket's cache supplies the
+//! data) and does the invalidating and the timing itself.
+
+/// No socket owns the line dirty.
+pub const NO_OWNER: u8 = u8::MAX;
+
+/// Sharer masks and dirty owners of every line of every touched page.
+#[derive(Debug, Clone)]
+pub struct Directory {
+    sharers: Vec<u64>,
+    owner: Vec<u8>,
+    lines_per_page_shift: u32,
+}
+
+/// What a store needs done, from [`Directory::write`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WriteOutcome {
+    /// The dirty owner before the store ([`NO_OWNER`] if none).
+    pub owner: u8,
+    /// Sockets other than the writer that held the line (sharers and the owner): they lose it.
+    pub others: u64,
+}
+
+impl Directory {
+    /// A directory for pages of `page_bytes` with 64-byte lines.
+    pub fn new(page_bytes: u64) -> Self {
+        Directory {
+            sharers: Vec::new(),
+            owner: Vec::new(),
+            lines_per_page_shift: (page_bytes / 64).trailing_zeros(),
+        }
+    }
+
+    /// Adds the lines of a newly touched page (page ids are dense, in first-touch order).
+    pub fn add_page(&mut self) {
+        let n = 1usize << self.lines_per_page_shift;
+        self.sharers.resize(self.sharers.len() + n, 0);
+        self.owner.resize(self.owner.len() + n, NO_OWNER);
+    }
+
+    /// Entry of line `line` (a virtual line number) of page id `page`.
+    #[inline]
+    pub fn index(&self, page: u32, line: u64) -> usize {
+        ((page as usize) << self.lines_per_page_shift) | (line as usize & ((1 << self.lines_per_page_shift) - 1))
+    }
+
+    /// The dirty owner of entry `di` ([`NO_OWNER`] if none).
+    #[inline]
+    pub fn owner(&self, di: usize) -> u8 {
+        self.owner[di]
+    }
+
+    /// A read by `socket` of entry `di`: it becomes a sharer. The owner, if another socket,
+    /// keeps a clean copy (the caller cleans its caches).
+    #[inline]
+    pub fn read(&mut self, di: usize, socket: usize) {
+        self.sharers[di] |= 1u64 << socket;
+    }
+
+    /// A store by `socket` to entry `di`: it becomes the only holder and the dirty owner.
+    /// Returns the previous owner and the other holders (the caller invalidates them).
+    #[inline]
+    pub fn write(&mut self, di: usize, socket: usize) -> WriteOutcome {
+        let owner = self.owner[di];
+        let me = 1u64 << socket;
+        let owner_bit = if owner == NO_OWNER { 0 } else { 1u64 << owner };
+        let others = (self.sharers[di] | owner_bit) & !me;
+        self.owner[di] = socket as u8;
+        self.sharers[di] = me;
+        WriteOutcome { owner, others }
+    }
+
+    /// `socket` wrote the line back: it no longer owns it dirty (it stays a sharer until
+    /// invalidated; a later miss then comes from memory).
+    #[inline]
+    pub fn write_back(&mut self, di: usize, socket: usize) {
+        if self.owner[di] as usize == socket {
+            self.owner[di] = NO_OWNER;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_are_dense_per_page_and_line() {
+        let mut d = Directory::new(4096);
+        d.add_page();
+        d.add_page();
+        // 64 lines per 4 KiB page: page 1's line 3 is entry 67, whatever the page's address.
+        assert_eq!(d.index(1, 3), 67);
+        assert_eq!(d.index(1, (0x7f_0000 >> 6) + 3), 67);
+        assert_eq!(d.index(0, 63), 63);
+    }
+
+    #[test]
+    fn readers_share_and_a_writer_invalidates_them_and_owns_the_line() {
+        let mut d = Directory::new(4096);
+        d.add_page();
+        let di = d.index(0, 5);
+        d.read(di, 0);
+        d.read(di, 2);
+        assert_eq!(d.owner(di), NO_OWNER);
+        let w = d.write(di, 1);
+        assert_eq!(
+            w,
+            WriteOutcome {
+                owner: NO_OWNER,
+                others: 0b101
+            }
+        );
+        assert_eq!(d.owner(di), 1);
+        // A second writer takes the line from the owner.
+        let w = d.write(di, 3);
+        assert_eq!(w, WriteOutcome { owner: 1, others: 0b10 });
+        // The owner writing again finds no one else.
+        assert_eq!(d.write(di, 3).others, 0);
+    }
+
+    #[test]
+    fn a_write_back_drops_ownership_only_of_the_owner() {
+        let mut d = Directory::new(4096);
+        d.add_page();
+        let di = d.index(0, 0);
+        d.write(di, 2);
+        d.write_back(di, 1);
+        assert_eq!(d.owner(di), 2, "not the owner: no change");
+        d.write_back(di, 2);
+        assert_eq!(d.owner(di), NO_OWNER);
+        // It is still listed as a sharer: a later writer invalidates it.
+        assert_eq!(d.write(di, 0).others, 0b100);
+    }
+}

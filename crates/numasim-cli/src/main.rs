@@ -1,6 +1,7 @@
 //! The `numasim` command. It parses arguments and calls the library; nothing else lives here.
 
 mod commands;
+mod progress;
 mod table;
 
 use clap::{Parser, Subcommand};

@@ -266,3 +266,21 @@ fn trace_convert_prints_a_sentence_not_a_debug_struct() {
     ));
     assert!(out.contains("16 threads") && !out.contains('{'), "{out}");
 }
+
+/// Without a terminal, a run says when its workload is set up and, unless `--quiet`, shows it
+/// is alive; the results record setup time apart from simulation time.
+#[test]
+fn non_interactive_runs_report_setup_and_progress_unless_quiet() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("t.toml"), TIMED).unwrap();
+    let out = numasim(&["run", "t.toml", "-o", "a"], tmp.path());
+    ok(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("workload set up in"), "{err}");
+    let out = numasim(&["run", "t.toml", "-o", "b", "--quiet"], tmp.path());
+    assert!(ok(&out).contains("setting up the workload"));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("a/results.json")).unwrap()).unwrap();
+    assert!(r["perf"]["setup_s"].as_f64().unwrap() >= 0.0);
+}

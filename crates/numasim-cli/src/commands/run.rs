@@ -1,6 +1,5 @@
 use clap::Args;
 use numasim::experiment::{self, Experiment, Progress};
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 /// The access classes, defined once for `run --help` (the README says the same).
@@ -34,6 +33,10 @@ pub struct RunArgs {
     /// generated ahead on its own thread; results are byte-identical for every N.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
+    /// No progress output on stderr (by default: a bar on a terminal, otherwise a line every
+    /// 10 s).
+    #[arg(short, long)]
+    quiet: bool,
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
@@ -43,21 +46,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         exp.worker_threads = n;
     }
     let out = args.out.unwrap_or_else(|| experiment::default_out_dir(&exp));
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let b = indicatif::ProgressBar::new_spinner();
-        b.set_style(indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("valid template"));
-        b.enable_steady_tick(std::time::Duration::from_millis(120));
-        b
-    });
-    let mut on_progress = |p: &Progress| {
-        if let Some(b) = &bar {
-            b.set_message(format!("phase {} · {} accesses", p.phases_done, p.accesses));
-        }
-    };
-    let outcome = experiment::run(&exp, &out, &mut on_progress);
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
+    let mut progress = crate::progress::RunProgress::new(args.quiet);
+    let outcome = experiment::run(&exp, &out, &mut |p: &Progress| progress.update(p));
+    progress.finish();
     let (dir, r) = outcome?;
     if args.json {
         // Everything results.json holds (timing, migration, sharing, per-phase records), plus
@@ -154,9 +145,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         }
     }
     println!(
-        "{:.1} M accesses/s ({:.2} s)",
+        "{:.1} M accesses/s ({:.2} s simulating, {:.2} s setting up the workload)",
         r.perf.accesses_per_s / 1e6,
-        r.perf.wall_s
+        r.perf.wall_s,
+        r.perf.setup_s
     );
     Ok(())
 }

@@ -209,7 +209,15 @@ pub fn drive<E: Engine>(
     mut sim: E,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<RunResults, RunError> {
+    let setup = Instant::now();
     let mut source = run.open_source()?;
+    let setup_s = setup.elapsed().as_secs_f64();
+    progress(&Progress {
+        phases_done: 0,
+        accesses: 0,
+        max_phases: run.max_phases,
+        setup_s,
+    });
     let mut migrator = Migrator::new(&run.migration, &run.machine, run.page_bytes, run.seed);
     if let Some(observer) = migrator.observer() {
         sim.set_observer(observer);
@@ -255,6 +263,8 @@ pub fn drive<E: Engine>(
         progress(&Progress {
             phases_done: phases.len() as u64,
             accesses: total.accesses,
+            max_phases: run.max_phases,
+            setup_s,
         });
         Ok(())
     })?;
@@ -289,6 +299,7 @@ pub fn drive<E: Engine>(
         migration: migrator.finish(),
         perf: Perf {
             wall_s,
+            setup_s,
             accesses_per_s: if wall_s > 0.0 {
                 total.accesses as f64 / wall_s
             } else {

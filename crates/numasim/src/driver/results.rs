@@ -29,11 +29,16 @@ pub enum RunError {
     Io(#[from] std::io::Error),
 }
 
-/// Reported after every phase (for progress bars).
+/// Reported once the workload is set up (`phases_done` = 0) and after every phase (for
+/// progress bars).
 #[derive(Debug, Clone, Copy)]
 pub struct Progress {
     pub phases_done: u64,
     pub accesses: u64,
+    /// The run's phase limit (`max_phases`), when it has one: the bar's length.
+    pub max_phases: Option<u64>,
+    /// Seconds spent setting up the workload (graph generation, trace opening).
+    pub setup_s: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -95,8 +100,11 @@ pub struct Totals {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Perf {
+    /// Simulation wall time, s (setup excluded).
     pub wall_s: f64,
     pub accesses_per_s: f64,
+    /// Workload setup wall time (graph generation, trace opening), s.
+    pub setup_s: f64,
 }
 
 fn is_one(n: &u64) -> bool {

@@ -284,3 +284,48 @@ fn non_interactive_runs_report_setup_and_progress_unless_quiet() {
         serde_json::from_slice(&std::fs::read(tmp.path().join("a/results.json")).unwrap()).unwrap();
     assert!(r["perf"]["setup_s"].as_f64().unwrap() >= 0.0);
 }
+
+/// experiment.resolved.toml holds every effective value (all of `[timing]`, the generator's
+/// defaults), and running it alone reproduces the run.
+#[test]
+fn resolved_experiment_writes_every_effective_value_and_reproduces_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bfs = "machine = \"starnuma16-pool-scaled\"\nseed = 2\nmode = \"timing\"\nphase_instructions = 50000\n\
+               [workload]\nkind = \"bfs\"\nscale = 11\nthreads = 16\n[placement]\npolicy = \"first-touch\"\n";
+    for (name, text) in [("t", TIMED), ("bfs", bfs)] {
+        std::fs::write(tmp.path().join(format!("{name}.toml")), text).unwrap();
+        ok(&numasim(&["run", &format!("{name}.toml"), "-o", name], tmp.path()));
+        let resolved = std::fs::read_to_string(tmp.path().join(name).join("experiment.resolved.toml")).unwrap();
+        let v: toml::Table = resolved.parse().unwrap();
+        assert!(
+            v["timing"].get("base_cpi").is_some(),
+            "{name}: [timing] written: {resolved}"
+        );
+        assert!(v["timing"].get("rob_entries").is_some(), "{name}");
+        std::fs::write(tmp.path().join(format!("{name}-again.toml")), &resolved).unwrap();
+        ok(&numasim(
+            &["run", &format!("{name}-again.toml"), "-o", &format!("{name}-again")],
+            tmp.path(),
+        ));
+        let read = |d: &str| {
+            let mut r: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(tmp.path().join(d).join("results.json")).unwrap()).unwrap();
+            let o = r.as_object_mut().unwrap();
+            o.remove("perf");
+            o.remove("name");
+            r
+        };
+        assert_eq!(
+            read(name),
+            read(&format!("{name}-again")),
+            "{name}: resolved file reproduces the run"
+        );
+    }
+    let bfs: toml::Table = std::fs::read_to_string(tmp.path().join("bfs/experiment.resolved.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    for key in ["schedule", "chunk", "trials", "alpha", "beta", "degree", "graph"] {
+        assert!(bfs["workload"].get(key).is_some(), "bfs default {key} written");
+    }
+}

@@ -46,8 +46,8 @@ pub struct ExperimentSpec {
     #[serde(default)]
     pub migration: crate::migrate::MigrationSpec,
     /// `[timing]`: core, cache, link and DRAM parameters of timing mode (defaults in
-    /// [`crate::timing::TimingSpec`]; written to the resolved experiment only when not default).
-    #[serde(default, skip_serializing_if = "crate::timing::TimingSpec::is_default")]
+    /// [`crate::timing::TimingSpec`]; every value is written to the resolved experiment).
+    #[serde(default)]
     pub timing: crate::timing::TimingSpec,
 }
 
@@ -193,8 +193,25 @@ impl Experiment {
         })
     }
 
-    /// The experiment with every default written out, as TOML.
+    /// The experiment with every effective value written out, as TOML: the file's own keys,
+    /// every `[timing]` parameter, and the generator's defaults for workload keys the file left
+    /// out (those whose default is a value; an unset option such as a random source vertex stays
+    /// unset).
     pub fn resolved_toml(&self) -> String {
-        toml::to_string_pretty(&self.spec).unwrap_or_else(|e| format!("# could not serialise: {e}\n"))
+        let mut spec = self.spec.clone();
+        if let Some(kind) = spec.workload.get("kind").and_then(toml::Value::as_str) {
+            if let Some(info) = numasim_workload::registry::list().into_iter().find(|g| g.name == kind) {
+                for p in info.params {
+                    if spec.workload.contains_key(p.name) {
+                        continue;
+                    }
+                    let literal = format!("v = {}", p.default);
+                    if let Some(v) = literal.parse::<toml::Table>().ok().and_then(|mut t| t.remove("v")) {
+                        spec.workload.insert(p.name.to_string(), v);
+                    }
+                }
+            }
+        }
+        toml::to_string_pretty(&spec).unwrap_or_else(|e| format!("# could not serialise: {e}\n"))
     }
 }

@@ -59,6 +59,25 @@ pub fn machine(exp: &Experiment) -> Result<Machine, ConfigError> {
     Machine::load(&path.to_string_lossy())
 }
 
+/// Files the experiment reads besides itself: its trace files (none for a generator) and its
+/// machine file (none for a preset). Writers use this to refuse overwriting an input.
+pub fn input_files(exp: &Experiment) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    if numasim_machine::presets::get(&exp.spec.machine).is_none() {
+        files.push(exp.source.resolve_path(&exp.spec.machine));
+    }
+    let table = exp.spec.workload.clone();
+    if table.contains_key("trace") {
+        if let Ok(tw) = toml::Value::Table(table).try_into::<TraceWorkload>() {
+            match tw.trace {
+                TracePaths::One(p) => files.push(exp.source.resolve_path(&p)),
+                TracePaths::Many(ps) => files.extend(ps.iter().map(|p| exp.source.resolve_path(p))),
+            }
+        }
+    }
+    files
+}
+
 /// Opens the workload: a generator by `kind`, or a trace file.
 pub fn source(exp: &Experiment) -> Result<Box<dyn AccessSource>, ConfigError> {
     let mut table = exp.spec.workload.clone();

@@ -189,7 +189,7 @@ mod tests {
         starnuma_file(&t0, &[(0x1000, 1), (0x2007, 2)]);
         let out = dir.path().join("out.nst");
         std::fs::write(&out, "previous trace").unwrap();
-        assert!(convert_starnuma(&[t0.clone()], &out).is_err());
+        assert!(convert_starnuma(std::slice::from_ref(&t0), &out).is_err());
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous trace");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
         // A good conversion replaces it.

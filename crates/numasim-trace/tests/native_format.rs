@@ -423,7 +423,8 @@ fn chunks_without_a_zstd_checksum_are_refused() {
     // accepted, so corrupted compressed bytes could decode into other records unnoticed.
     let dir = tempfile::tempdir().unwrap();
     let streams = vec![(0..50u64).map(|i| Access::read(i, 64 * i, 8)).collect::<Vec<_>>()];
-    let cases: [(&str, fn(&[u8]) -> Vec<u8>); 3] = [
+    type Reframe = fn(&[u8]) -> Vec<u8>;
+    let cases: [(&str, Reframe); 3] = [
         ("no checksum", |p| {
             let mut c = zstd::bulk::Compressor::new(1).unwrap();
             c.include_checksum(false).unwrap();

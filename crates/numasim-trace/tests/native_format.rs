@@ -377,7 +377,10 @@ fn decreasing_instr_across_lanes_is_corrupt() {
     for l in &lanes {
         payload.extend_from_slice(l);
     }
-    let comp = zstd::bulk::compress(&payload, 1).unwrap();
+    // The format requires the frame's content checksum.
+    let mut compressor = zstd::bulk::Compressor::new(1).unwrap();
+    compressor.include_checksum(true).unwrap();
+    let comp = compressor.compress(&payload).unwrap();
     let mut b = raw_header(1, 1, 4, b"null");
     let chunk_offset = b.len() as u64;
     b.extend_from_slice(b"CHNK");

@@ -47,6 +47,14 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // A closed stdout (`numasim workload list | head -1`) ends the process quietly with the
+    // conventional SIGPIPE status, as for other Unix tools, instead of a panic in `println!`.
+    // SAFETY: restoring the default disposition of one signal before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    // Interrupted runs remove their partial results directory.
+    numasim::experiment::results_dir::install_signal_cleanup();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => commands::run::run(args),
@@ -62,8 +70,47 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_chain(&e));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The error and its causes joined by ": ", leaving out a cause whose text the message before it
+/// already ends with (many errors print their source themselves; `{:#}` would say it twice).
+fn error_chain(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.ends_with(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_chain;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("simulation failed: {0}")]
+    struct Outer(#[source] Inner);
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("page table full")]
+    struct Inner;
+
+    #[test]
+    fn a_cause_is_printed_once() {
+        let e = anyhow::Error::new(Outer(Inner));
+        assert_eq!(format!("{e:#}"), "simulation failed: page table full: page table full");
+        assert_eq!(error_chain(&e), "simulation failed: page table full");
+        let e = anyhow::Error::new(Inner).context("running x.toml");
+        assert_eq!(error_chain(&e), "running x.toml: page table full");
     }
 }

@@ -427,3 +427,188 @@ fn run_threads_flag_gives_identical_results() {
     );
     err(&numasim(&["run", "e.toml", "-o", "r0", "--threads", "0"], tmp.path()));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Issue 15: never lose a user's data, never panic on a closed stdout.
+
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// A directory that holds a results.json among the user's own files.
+fn user_dir_with_results_json(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("results.json"), "{}").unwrap();
+    std::fs::write(dir.join("thesis.tex"), "years of work").unwrap();
+}
+
+#[test]
+fn run_never_deletes_a_directory_it_did_not_write() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(tmp.path(), "small.toml", SMALL);
+    let user = tmp.path().join("work");
+    user_dir_with_results_json(&user);
+    std::fs::create_dir(user.join("sub")).unwrap();
+    let exp = tmp.path().join("small.toml");
+    let exp = exp.to_str().unwrap();
+    // `-o DIR`, `-o .`, `-o ..` and `-o link/` all used to empty the directory and exit 0.
+    let link = tmp.path().join("link");
+    std::os::unix::fs::symlink(&user, &link).unwrap();
+    let link_slash = format!("{}/", link.display());
+    for (cwd, out) in [
+        (tmp.path().to_path_buf(), "work"),
+        (user.clone(), "."),
+        (user.join("sub"), ".."),
+        (tmp.path().to_path_buf(), link_slash.as_str()),
+        (tmp.path().to_path_buf(), "link"),
+    ] {
+        let stderr = err(&numasim(&["run", exp, "-o", out], &cwd));
+        assert!(stderr.contains("error:"), "{out}: {stderr}");
+        assert_eq!(
+            std::fs::read_to_string(user.join("thesis.tex")).unwrap(),
+            "years of work",
+            "-o {out}"
+        );
+    }
+    assert_eq!(names_in(&user), ["results.json", "sub", "thesis.tex"]);
+    assert_eq!(names_in(tmp.path()), ["link", "small.toml", "work"]);
+    // A results directory numasim wrote is replaced, and carries the marker with the run id.
+    ok(&numasim(&["run", "small.toml", "-o", "r"], tmp.path()));
+    ok(&numasim(&["run", "small.toml", "-o", "r"], tmp.path()));
+    let marker = std::fs::read_to_string(tmp.path().join("r/.numasim-results")).unwrap();
+    assert!(
+        marker.contains("run_id ") && marker.contains("file results.json"),
+        "{marker}"
+    );
+    assert_eq!(names_in(tmp.path()), ["link", "r", "small.toml", "work"]);
+}
+
+#[test]
+fn trace_convert_and_record_refuse_to_overwrite_their_inputs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let rec = |instr: u64| [0x1000u64.to_le_bytes(), instr.to_le_bytes()].concat();
+    std::fs::write(tmp.path().join("t0.out"), rec(1)).unwrap();
+    std::fs::write(tmp.path().join("t1.out"), rec(2)).unwrap();
+    let stderr = err(&numasim(
+        &[
+            "trace", "convert", "--from", "starnuma", "t0.out", "t1.out", "-o", "t1.out",
+        ],
+        tmp.path(),
+    ));
+    assert!(stderr.contains("is the input"), "{stderr}");
+    assert_eq!(std::fs::read(tmp.path().join("t1.out")).unwrap(), rec(2));
+    ok(&numasim(
+        &[
+            "trace", "convert", "--from", "starnuma", "t0.out", "t1.out", "-o", "t.nst",
+        ],
+        tmp.path(),
+    ));
+    let native = std::fs::read(tmp.path().join("t.nst")).unwrap();
+    err(&numasim(
+        &["trace", "convert", "--from", "native", "t.nst", "-o", "t.nst"],
+        tmp.path(),
+    ));
+    // `trace record` of an experiment whose workload is that trace, onto the trace or onto
+    // the experiment file itself.
+    write(
+        tmp.path(),
+        "e.toml",
+        "machine = \"two-socket\"\n[workload]\ntrace = \"t.nst\"\nformat = \"native\"\n",
+    );
+    let e_before = std::fs::read(tmp.path().join("e.toml")).unwrap();
+    for out in ["t.nst", "e.toml"] {
+        let stderr = err(&numasim(&["trace", "record", "e.toml", "-o", out], tmp.path()));
+        assert!(stderr.contains("is the input"), "{out}: {stderr}");
+    }
+    assert_eq!(std::fs::read(tmp.path().join("t.nst")).unwrap(), native);
+    assert_eq!(std::fs::read(tmp.path().join("e.toml")).unwrap(), e_before);
+}
+
+#[test]
+fn report_refuses_to_overwrite_the_results_it_reads() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(tmp.path(), "small.toml", SMALL);
+    ok(&numasim(&["run", "small.toml", "-o", "r"], tmp.path()));
+    let before = std::fs::read(tmp.path().join("r/results.json")).unwrap();
+    let stderr = err(&numasim(&["report", "r", "-o", "r/results.json"], tmp.path()));
+    assert!(stderr.contains("is the input"), "{stderr}");
+    assert_eq!(std::fs::read(tmp.path().join("r/results.json")).unwrap(), before);
+}
+
+#[test]
+fn closed_stdout_ends_quietly_in_every_command() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let tmp = tempfile::tempdir().unwrap();
+    write(tmp.path(), "small.toml", SMALL);
+    ok(&numasim(&["trace", "record", "small.toml", "-o", "t.nst"], tmp.path()));
+    let commands: [&[&str]; 9] = [
+        &["workload", "list"],
+        &["policy", "list"],
+        &["machine", "list"],
+        &["machine", "show", "starnuma16-pool"],
+        &["trace", "info", "t.nst"],
+        &["run", "small.toml", "-o", "r"],
+        &["run", "small.toml", "-o", "r2", "--json"],
+        &["analyze", "sharing", "small.toml", "-o", "s.json"],
+        &["workload", "list", "--json"],
+    ];
+    for args in commands {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_numasim"))
+            .args(args)
+            .current_dir(tmp.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader goes away, like `| head -0`
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        let quiet = out.status.success() || out.status.signal() == Some(libc_sigpipe());
+        assert!(quiet, "{args:?}: {:?} {stderr}", out.status);
+    }
+}
+
+fn libc_sigpipe() -> i32 {
+    13
+}
+
+#[test]
+fn sigterm_during_a_run_leaves_no_partial_directory() {
+    use std::os::unix::process::ExitStatusExt;
+    let tmp = tempfile::tempdir().unwrap();
+    write(
+        tmp.path(),
+        "long.toml",
+        &SMALL.replace("accesses_per_thread = 20000", "accesses_per_thread = 20000000"),
+    );
+    for sig in ["TERM", "INT", "HUP"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_numasim"))
+            .args(["run", "long.toml", "-o", "r"])
+            .current_dir(tmp.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let partial = tmp.path().join(format!("r.partial-{}", child.id()));
+        let t0 = std::time::Instant::now();
+        while !partial.exists() && t0.elapsed().as_secs() < 30 {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(partial.exists(), "the run never started");
+        let killed = Command::new("kill")
+            .args([format!("-{sig}"), child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let status = child.wait().unwrap();
+        assert!(status.signal().is_some(), "SIG{sig}: {status:?}");
+        assert_eq!(names_in(tmp.path()), ["long.toml"], "SIG{sig}");
+    }
+}

@@ -27,7 +27,19 @@ pub const MAX_CHANNELS: u32 = 4096;
 /// Any single latency above this (1 ms) is surely a unit mistake.
 pub const MAX_LATENCY_NS: f64 = 1.0e6;
 pub const MAX_BANDWIDTH_GBPS: f64 = 1.0e6;
+/// Below 1 MB/s a link is surely a unit mistake, and the time of one line on it would no longer
+/// fit the engines' picosecond clock.
+pub const MIN_BANDWIDTH_GBPS: f64 = 1.0e-3;
 pub const MAX_FREQ_GHZ: f64 = 1000.0;
+/// Below 1 MHz a core's cycle would no longer fit the engines' picosecond clock arithmetic.
+pub const MIN_FREQ_GHZ: f64 = 1.0e-3;
+/// Largest LLC per socket. The simulator keeps 8 bytes of tag per 64-byte line, so this bounds
+/// the tag array at 128 MiB per socket.
+pub const MAX_LLC_BYTES: u64 = 1 << 30;
+/// Largest LLC summed over all sockets (2 GiB of tags).
+pub const MAX_TOTAL_LLC_BYTES: u64 = 16 << 30;
+/// The only supported cache line: the caches, directories and line statistics assume 64 bytes.
+pub const LINE_BYTES: u32 = 64;
 /// Total links over all stored routes; bounds memory for pathological (long-ring) machines.
 pub const MAX_ROUTE_ENTRIES: usize = 1 << 24;
 
@@ -72,6 +84,7 @@ pub(crate) fn build(src: &Source, spec: MachineSpec) -> Result<Machine, ConfigEr
 
     // Sockets.
     let mut sockets = Vec::with_capacity(spec.sockets.len());
+    let mut total_llc_bytes = 0u64;
     for (i, s) in spec.sockets.iter().enumerate() {
         let k = |f: &str| format!("sockets[{i}].{f}");
         if s.cores == 0 || s.cores > MAX_CORES_PER_SOCKET {
@@ -82,14 +95,34 @@ pub(crate) fn build(src: &Source, spec: MachineSpec) -> Result<Machine, ConfigEr
             ));
         }
         positive(src, &k("freq_ghz"), s.freq_ghz, MAX_FREQ_GHZ)?;
-        if s.llc_bytes == 0 {
-            return Err(error(src, k("llc_bytes"), "must be positive"));
+        at_least(src, &k("freq_ghz"), s.freq_ghz, MIN_FREQ_GHZ)?;
+        if s.llc_bytes == 0 || s.llc_bytes > MAX_LLC_BYTES {
+            return Err(error(
+                src,
+                k("llc_bytes"),
+                format!("must be between 1 and {MAX_LLC_BYTES} (1 GiB), got {}", s.llc_bytes),
+            ));
+        }
+        total_llc_bytes = total_llc_bytes.saturating_add(s.llc_bytes);
+        if total_llc_bytes > MAX_TOTAL_LLC_BYTES {
+            return Err(error(
+                src,
+                k("llc_bytes"),
+                format!("the LLCs of all sockets add up to more than {MAX_TOTAL_LLC_BYTES} bytes (16 GiB), the simulator's limit"),
+            ));
         }
         if s.llc_ways == 0 || s.llc_ways > 1024 {
             return Err(error(src, k("llc_ways"), "must be between 1 and 1024"));
         }
-        if !s.line_bytes.is_power_of_two() || !(8..=4096).contains(&s.line_bytes) {
-            return Err(error(src, k("line_bytes"), "must be a power of two between 8 and 4096"));
+        if s.line_bytes != LINE_BYTES {
+            return Err(error(
+                src,
+                k("line_bytes"),
+                format!(
+                    "must be {LINE_BYTES}, got {}: the caches, coherence directory and line statistics model 64-byte lines only",
+                    s.line_bytes
+                ),
+            ));
         }
         if s.llc_bytes < u64::from(s.line_bytes) * u64::from(s.llc_ways) {
             return Err(error(
@@ -159,8 +192,10 @@ pub(crate) fn build(src: &Source, spec: MachineSpec) -> Result<Machine, ConfigEr
     for (name, t) in &spec.link_types {
         let k = |f: &str| format!("link_types.{name}.{f}");
         positive(src, &k("bandwidth_gbps"), t.bandwidth_gbps, MAX_BANDWIDTH_GBPS)?;
+        at_least(src, &k("bandwidth_gbps"), t.bandwidth_gbps, MIN_BANDWIDTH_GBPS)?;
         if let Some(ba) = t.bandwidth_gbps_ba {
             positive(src, &k("bandwidth_gbps_ba"), ba, MAX_BANDWIDTH_GBPS)?;
+            at_least(src, &k("bandwidth_gbps_ba"), ba, MIN_BANDWIDTH_GBPS)?;
         }
         positive(src, &k("latency_ns"), t.latency_ns, MAX_LATENCY_NS)?;
     }
@@ -209,12 +244,14 @@ pub(crate) fn build(src: &Source, spec: MachineSpec) -> Result<Machine, ConfigEr
             ));
         };
         positive(src, &k("bandwidth_gbps"), bw, MAX_BANDWIDTH_GBPS)?;
+        at_least(src, &k("bandwidth_gbps"), bw, MIN_BANDWIDTH_GBPS)?;
         positive(src, &k("latency_ns"), lat, MAX_LATENCY_NS)?;
         let bw_ba = l
             .bandwidth_gbps_ba
             .or(ty.and_then(|t| t.bandwidth_gbps_ba))
             .unwrap_or(bw);
         positive(src, &k("bandwidth_gbps_ba"), bw_ba, MAX_BANDWIDTH_GBPS)?;
+        at_least(src, &k("bandwidth_gbps_ba"), bw_ba, MIN_BANDWIDTH_GBPS)?;
         let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.a, l.b));
         if let Some(first) = link_names.insert(name.clone(), i) {
             return Err(error(
@@ -382,6 +419,17 @@ fn positive(src: &Source, key: &str, v: f64, max: f64) -> Result<(), ConfigError
     }
     if v > max {
         return Err(error(src, key, format!("{v} exceeds the limit of {max} (wrong unit?)")));
+    }
+    Ok(())
+}
+
+fn at_least(src: &Source, key: &str, v: f64, min: f64) -> Result<(), ConfigError> {
+    if v < min {
+        return Err(error(
+            src,
+            key,
+            format!("{v} is below the limit of {min} (wrong unit?)"),
+        ));
     }
     Ok(())
 }

@@ -252,3 +252,57 @@ fn asymmetric_bandwidth_and_override() {
     assert_eq!(r.links.len(), 1);
     assert!(!r.links[0].a_to_b, "s1 -> s0 crosses the link b->a");
 }
+
+#[test]
+fn out_of_range_sizes_and_rates_are_refused_with_their_location() {
+    // Issue 15 item 8: `llc_bytes = 2^62` passed `machine show` and aborted `run`; a
+    // bandwidth of 1e-20 GB/s behaved like an infinitely fast link.
+    let t = BASE.replacen("llc_bytes = 1048576", "llc_bytes = 4611686018427387904", 1);
+    expect_err(
+        &t,
+        line_of(&t, "llc_bytes = 4611", 0),
+        "sockets[0].llc_bytes",
+        "between 1 and",
+    );
+    let t = BASE.replace("bandwidth_gbps = 20.0", "bandwidth_gbps = 1e-20");
+    expect_err(&t, 5, "link_types.upi.bandwidth_gbps", "below the limit");
+    let t = BASE.replace("type = \"upi\"", "bandwidth_gbps = 1e-9\nlatency_ns = 5.0");
+    expect_err(
+        &t,
+        line_of(&t, "= 1e-9", 0),
+        "links[0].bandwidth_gbps",
+        "below the limit",
+    );
+    let t = BASE.replacen("freq_ghz = 2.0", "freq_ghz = 1e-12", 1);
+    expect_err(
+        &t,
+        line_of(&t, "freq_ghz = 1e-12", 0),
+        "sockets[0].freq_ghz",
+        "below the limit",
+    );
+    // Every socket within its own limit, but together too large.
+    let mut t = BASE.to_string();
+    for i in 2..20 {
+        t.push_str(&format!(
+            "\n[[sockets]]\nname = \"x{i}\"\ncores = 1\nfreq_ghz = 1.0\nllc_bytes = 1073741824\nllc_ways = 4\n"
+        ));
+    }
+    let err = Machine::from_text("m.toml", &t).unwrap_err();
+    assert!(err.message.contains("add up to"), "{err}");
+    assert!(err.key.ends_with("llc_bytes") && err.line.is_some(), "{err}");
+}
+
+#[test]
+fn line_bytes_other_than_64_is_refused_with_a_reason() {
+    for bad in ["32", "128"] {
+        let t = BASE.replacen("llc_ways = 8", &format!("llc_ways = 8\nline_bytes = {bad}"), 1);
+        expect_err(
+            &t,
+            line_of(&t, "line_bytes =", 0),
+            "sockets[0].line_bytes",
+            "64-byte lines only",
+        );
+    }
+    let t = BASE.replacen("llc_ways = 8", "llc_ways = 8\nline_bytes = 64", 1);
+    assert!(Machine::from_text("m.toml", &t).is_ok());
+}

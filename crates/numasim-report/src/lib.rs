@@ -32,10 +32,55 @@ use std::path::Path;
 pub fn write_report<P: AsRef<Path>>(dirs: &[P], out: &Path) -> Result<(), ReportError> {
     let runs = load_runs(dirs)?;
     let html = html::render(&runs)?;
-    std::fs::write(out, html).map_err(|source| ReportError::Write {
+    write_output(dirs, out, html.as_bytes())
+}
+
+/// Files of a results directory that the report reads (and so must never overwrite).
+const INPUT_FILES: [&str; 4] = ["results.json", "machine.json", "experiment.resolved.toml", "phases.csv"];
+
+/// Writes `bytes` to `out` through a temporary file in the same directory renamed at the end,
+/// after refusing an `out` that is one of the input files (same device and inode): `report DIR
+/// -o DIR/results.json` would otherwise replace the run's results with HTML.
+fn write_output<P: AsRef<Path>>(dirs: &[P], out: &Path, bytes: &[u8]) -> Result<(), ReportError> {
+    use std::os::unix::fs::MetadataExt;
+    let write_err = |source| ReportError::Write {
         path: out.to_path_buf(),
         source,
-    })
+    };
+    if let Ok(o) = std::fs::metadata(out) {
+        for d in dirs {
+            for f in INPUT_FILES
+                .iter()
+                .map(|f| d.as_ref().join(f))
+                .chain([d.as_ref().join(".numasim-results")])
+            {
+                if let Ok(i) = std::fs::metadata(&f) {
+                    if i.dev() == o.dev() && i.ino() == o.ino() {
+                        return Err(write_err(std::io::Error::new(
+                            std::io::ErrorKind::InvalidInput,
+                            format!("it is the input {}; choose another output file", f.display()),
+                        )));
+                    }
+                }
+            }
+        }
+    }
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = out.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, bytes))
+        .and_then(|()| std::fs::rename(&tmp, out));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(write_err(e));
+    }
+    Ok(())
 }
 
 /// Output format of a figure, from the file extension.
@@ -72,8 +117,33 @@ pub fn write_figure<P: AsRef<Path>>(dirs: &[P], figure: Figure, out: &Path) -> R
         FigureFormat::Svg => svg.into_bytes(),
         FigureFormat::Png => png::svg_to_png(&svg, 2.0)?,
     };
-    std::fs::write(out, bytes).map_err(|source| ReportError::Write {
-        path: out.to_path_buf(),
-        source,
-    })
+    write_output(dirs, out, &bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"{"schema_version":1,"name":"t","seed":1,
+        "machine":{"name":"m","sockets":["s0"],"memory_nodes":["m0"]},
+        "threads":1,"totals":{"accesses":3,"by_class":{"local":3}}}"#;
+
+    #[test]
+    fn a_report_never_overwrites_the_results_it_reads() {
+        // Issue 15 item 2: `report DIR -o DIR/results.json` replaced the run's results.
+        let d = tempfile::tempdir().unwrap();
+        let results = d.path().join("results.json");
+        std::fs::write(&results, MINIMAL).unwrap();
+        let e = write_report(&[d.path()], &results).unwrap_err();
+        assert!(e.to_string().contains("is the input"), "{e}");
+        assert_eq!(std::fs::read_to_string(&results).unwrap(), MINIMAL);
+        // Any other name in the directory is fine, and no temporary is left.
+        write_report(&[d.path()], &d.path().join("report.html")).unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["report.html", "results.json"]);
+    }
 }

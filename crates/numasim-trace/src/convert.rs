@@ -3,7 +3,12 @@
 //! Used by `numasim trace convert --from starnuma FILES... -o OUT` and by `trace record`.
 //! The source is drained one batch per thread, round-robin, through the streaming
 //! [`NativeWriter`], so memory is O(threads × chunk) whatever the trace length.
+//!
+//! The output is written under a temporary name in its own directory and renamed over `out`
+//! only when complete, so a failed conversion never leaves a truncated trace and never destroys
+//! an existing file; [`refuse_output_among_inputs`] keeps `-o` from naming one of the inputs.
 
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::native::{NativeWriter, WriteSummary, DEFAULT_CHUNK_RECORDS};
@@ -31,7 +36,8 @@ pub fn convert_with_chunk_records(
     chunk_records: usize,
 ) -> Result<ConvertStats, SourceError> {
     let threads = src.threads();
-    let mut writer = NativeWriter::create(out, threads, metadata)?;
+    let tmp = TempOutput::reserve(out)?;
+    let mut writer = NativeWriter::create(&tmp.path, threads, metadata)?;
     writer.set_chunk_records(chunk_records)?;
     let mut batch = Vec::new();
     // One batch per thread, round-robin: generators coupled by barriers only ever buffer about
@@ -52,12 +58,90 @@ pub fn convert_with_chunk_records(
             }
         }
     }
-    writer.finish()
+    let summary = writer.finish()?;
+    tmp.persist()?;
+    Ok(summary)
+}
+
+/// Refuses an output path that is the same file (device and inode) as one of `inputs`: writing
+/// it would destroy the input before it is read.
+pub fn refuse_output_among_inputs(out: &Path, inputs: &[PathBuf]) -> Result<(), SourceError> {
+    let Ok(o) = std::fs::metadata(out) else {
+        return Ok(());
+    };
+    for input in inputs {
+        if let Ok(i) = std::fs::metadata(input) {
+            if i.dev() == o.dev() && i.ino() == o.ino() {
+                return Err(SourceError::Invalid(format!(
+                    "{}: the output is the input {}; choose another output file",
+                    out.display(),
+                    input.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A file reserved beside the final output (`.<name>.tmp-<pid>-<n>`), removed unless persisted.
+struct TempOutput {
+    path: PathBuf,
+    out: PathBuf,
+    persisted: bool,
+}
+
+impl TempOutput {
+    fn reserve(out: &Path) -> Result<Self, SourceError> {
+        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let io_err = |source| SourceError::Io {
+            path: out.display().to_string(),
+            source,
+        };
+        let name = out
+            .file_name()
+            .ok_or_else(|| SourceError::Invalid(format!("{}: not a file name", out.display())))?
+            .to_string_lossy()
+            .into_owned();
+        loop {
+            let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let path = out.with_file_name(format!(".{name}.tmp-{}-{n}", std::process::id()));
+            // create_new: never follows or reuses something already at that name.
+            match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
+                Ok(_) => {
+                    return Ok(TempOutput {
+                        path,
+                        out: out.to_path_buf(),
+                        persisted: false,
+                    })
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(io_err(e)),
+            }
+        }
+    }
+
+    fn persist(mut self) -> Result<(), SourceError> {
+        std::fs::rename(&self.path, &self.out).map_err(|source| SourceError::Io {
+            path: self.out.display().to_string(),
+            source,
+        })?;
+        self.persisted = true;
+        Ok(())
+    }
+}
+
+impl Drop for TempOutput {
+    fn drop(&mut self) {
+        if !self.persisted {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
 }
 
 /// Converts StarNUMA per-thread files (`inputs[i]` is thread `i`) to a native trace; the header
 /// metadata records the source files.
 pub fn convert_starnuma(inputs: &[PathBuf], out: &Path) -> Result<ConvertStats, SourceError> {
+    refuse_output_among_inputs(out, inputs)?;
     let mut src = StarnumaReader::open(inputs)?;
     let metadata = serde_json::json!({
         "generator": "numasim trace convert",
@@ -115,4 +199,54 @@ pub fn export_starnuma(src: &mut dyn AccessSource, dir: &Path) -> Result<Vec<Pat
         w.finish()?;
     }
     Ok(paths)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn starnuma_file(path: &Path, records: &[(u64, u64)]) {
+        let mut bytes = Vec::new();
+        for (addr_rw, instr) in records {
+            bytes.extend_from_slice(&addr_rw.to_le_bytes());
+            bytes.extend_from_slice(&instr.to_le_bytes());
+        }
+        std::fs::write(path, bytes).unwrap();
+    }
+
+    #[test]
+    fn converting_onto_one_of_the_inputs_is_refused_and_the_input_survives() {
+        // Issue 15 item 2: `convert t0.out t1.out -o t1.out` used to truncate t1.out first.
+        let dir = tempfile::tempdir().unwrap();
+        let t0 = dir.path().join("t0.out");
+        let t1 = dir.path().join("t1.out");
+        starnuma_file(&t0, &[(0x1000, 1), (0x2001, 5)]);
+        starnuma_file(&t1, &[(0x3000, 2)]);
+        let before = std::fs::read(&t1).unwrap();
+        let via_other_name = dir.path().join("alias.out");
+        std::fs::hard_link(&t1, &via_other_name).unwrap();
+        for out in [&t1, &via_other_name] {
+            let e = convert_starnuma(&[t0.clone(), t1.clone()], out).unwrap_err();
+            assert!(e.to_string().contains("is the input"), "{e}");
+        }
+        assert_eq!(std::fs::read(&t1).unwrap(), before);
+    }
+
+    #[test]
+    fn a_failed_conversion_keeps_the_existing_output_and_leaves_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let t0 = dir.path().join("t0.out");
+        // A corrupt record (low nibble 7) fails the conversion midway.
+        starnuma_file(&t0, &[(0x1000, 1), (0x2007, 2)]);
+        let out = dir.path().join("out.nst");
+        std::fs::write(&out, "previous trace").unwrap();
+        assert!(convert_starnuma(std::slice::from_ref(&t0), &out).is_err());
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous trace");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+        // A good conversion replaces it.
+        starnuma_file(&t0, &[(0x1000, 1)]);
+        let stats = convert_starnuma(&[t0], &out).unwrap();
+        assert_eq!(stats.records, 1);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
 }

@@ -975,6 +975,25 @@ impl TraceFile {
     }
 }
 
+/// The format promises one zstd frame per chunk carrying a content checksum (the writer always
+/// adds it), so corruption of the compressed bytes cannot decode silently into other records.
+/// A frame without the checksum flag, a skippable frame, or bytes after the frame are refused.
+fn check_single_checksummed_frame(c: &[u8]) -> Result<(), String> {
+    const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+    const CHECKSUM_FLAG: u8 = 0x04;
+    if c.len() < 5 || c[0..4] != ZSTD_MAGIC {
+        return Err("not a zstd frame".into());
+    }
+    if c[4] & CHECKSUM_FLAG == 0 {
+        return Err("zstd frame carries no content checksum (the format requires one)".into());
+    }
+    match zstd::zstd_safe::find_frame_compressed_size(c) {
+        Ok(n) if n == c.len() => Ok(()),
+        Ok(n) => Err(format!("{} bytes follow the zstd frame", c.len() - n)),
+        Err(_) => Err("malformed zstd frame".into()),
+    }
+}
+
 /// Decompression context and compressed-bytes scratch, shared by all thread cursors.
 struct Inflater {
     zstd: zstd::bulk::Decompressor<'static>,
@@ -1003,6 +1022,8 @@ impl Inflater {
             dst.resize(want, 0);
         }
         dst.truncate(want);
+        check_single_checksummed_frame(&self.compressed)
+            .map_err(|m| file.corrupt(h.payload_offset(), format!("chunk payload: {m}")))?;
         let got = self
             .zstd
             .decompress_to_buffer(&self.compressed[..], &mut dst[..])

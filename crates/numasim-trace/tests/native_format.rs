@@ -377,7 +377,10 @@ fn decreasing_instr_across_lanes_is_corrupt() {
     for l in &lanes {
         payload.extend_from_slice(l);
     }
-    let comp = zstd::bulk::compress(&payload, 1).unwrap();
+    // The format requires the frame's content checksum.
+    let mut compressor = zstd::bulk::Compressor::new(1).unwrap();
+    compressor.include_checksum(true).unwrap();
+    let comp = compressor.compress(&payload).unwrap();
     let mut b = raw_header(1, 1, 4, b"null");
     let chunk_offset = b.len() as u64;
     b.extend_from_slice(b"CHNK");
@@ -397,6 +400,67 @@ fn decreasing_instr_across_lanes_is_corrupt() {
         other => panic!("expected Corrupt, got {other:?}"),
     }
     assert!(matches!(scan_info(&p), Err(SourceError::Corrupt { .. })));
+}
+
+/// Rewrites the first chunk's zstd frame of a one-chunk trace with `reframe(payload)`.
+fn rewrite_first_frame(path: &Path, reframe: impl Fn(&[u8]) -> Vec<u8>) {
+    let bytes = std::fs::read(path).unwrap();
+    let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap()) as usize;
+    let chunk = 20 + u32_at(16); // magic, version, threads, metadata length, metadata
+    assert_eq!(&bytes[chunk..chunk + 4], b"CHNK");
+    let clen = u32_at(chunk + 12);
+    let frame = &bytes[chunk + 20..chunk + 20 + clen];
+    let payload = zstd::bulk::decompress(frame, 1 << 26).unwrap();
+    let new_frame = reframe(&payload);
+    let mut out = bytes[..chunk + 12].to_vec();
+    out.extend_from_slice(&(new_frame.len() as u32).to_le_bytes());
+    out.extend_from_slice(&bytes[chunk + 16..chunk + 20]);
+    out.extend_from_slice(&new_frame);
+    out.extend_from_slice(&bytes[chunk + 20 + clen..]);
+    std::fs::write(path, out).unwrap();
+}
+
+#[test]
+fn chunks_without_a_zstd_checksum_are_refused() {
+    // Issue 15 (small ones): the README says frames carry a checksum; frames without one were
+    // accepted, so corrupted compressed bytes could decode into other records unnoticed.
+    let dir = tempfile::tempdir().unwrap();
+    let streams = vec![(0..50u64).map(|i| Access::read(i, 64 * i, 8)).collect::<Vec<_>>()];
+    type Reframe = fn(&[u8]) -> Vec<u8>;
+    let cases: [(&str, Reframe); 3] = [
+        ("no checksum", |p| {
+            let mut c = zstd::bulk::Compressor::new(1).unwrap();
+            c.include_checksum(false).unwrap();
+            c.compress(p).unwrap()
+        }),
+        ("trailing bytes", |p| {
+            let mut c = zstd::bulk::Compressor::new(1).unwrap();
+            c.include_checksum(true).unwrap();
+            let mut f = c.compress(p).unwrap();
+            f.extend_from_slice(&[0x50, 0x2a, 0x4d, 0x18, 0, 0, 0, 0]); // an empty skippable frame
+            f
+        }),
+        ("intact", |p| {
+            let mut c = zstd::bulk::Compressor::new(1).unwrap();
+            c.include_checksum(true).unwrap();
+            c.compress(p).unwrap()
+        }),
+    ];
+    for (name, reframe) in cases {
+        let path = dir.path().join(format!("{}.nst", name.replace(' ', "_")));
+        write_trace(&path, &streams, 1024);
+        rewrite_first_frame(&path, reframe);
+        let result = NativeReader::open(&path).and_then(|mut r| collect_all(&mut r));
+        if name == "intact" {
+            assert_eq!(result.unwrap()[0].len(), 50);
+        } else {
+            let e = result.expect_err(name);
+            assert!(
+                matches!(e, SourceError::Corrupt { offset, .. } if offset > 20),
+                "{name}: {e}"
+            );
+        }
+    }
 }
 
 /// Issue 15 item 7: chunk headers are read once, not once per thread.

@@ -187,3 +187,236 @@ mod instruction_gaps {
         assert_eq!(a.reads + a.writes, 2);
     }
 }
+
+/// The error of loading `text` as an experiment: (line, key, message).
+fn config_error(text: &str) -> (Option<usize>, String, String) {
+    let e = Experiment::from_source(Source::from_text("x.toml", text), "x").expect_err(text);
+    assert_eq!(e.file, "x.toml");
+    (e.line, e.key, e.message)
+}
+
+#[test]
+fn timing_parameters_out_of_range_are_refused_with_file_line_and_key() {
+    // Issue 15 item 8: tlb_entries and the L1/L2 sizes were unbounded (times up to 4096 cores).
+    let base = "machine = \"two-socket\"\nmode = \"timing\"\n[workload]\nkind = \"synthetic\"\nthreads = 2\n[timing]\n";
+    for (line, key) in [
+        ("tlb_entries = 4294967295", "timing.tlb_entries"),
+        ("l1_bytes = 1073741824", "timing.l1_bytes"),
+        ("l2_bytes = 1099511627776", "timing.l2_bytes"),
+        ("l2_ways = 100000", "timing.l2_ways"),
+        ("tlb_ways = 4000000", "timing.tlb_ways"),
+        ("link_bandwidth_scale = 1e-30", "timing.link_bandwidth_scale"),
+        ("lookahead_ns = 1e300", "timing.lookahead_ns"),
+        ("dram_row_bytes = 4611686018427387904", "timing.dram_row_bytes"),
+    ] {
+        let (at, k, msg) = config_error(&format!("{base}{line}\n"));
+        assert_eq!(k, key, "{line}: {msg}");
+        assert_eq!(at, Some(7), "{line}: {msg}");
+    }
+    // Within bounds the defaults load.
+    Experiment::from_source(Source::from_text("x.toml", base), "x").unwrap();
+}
+
+#[test]
+fn a_run_of_zero_phases_is_refused() {
+    let (_, key, msg) =
+        config_error("machine = \"two-socket\"\nmax_phases = 0\n[workload]\nkind = \"synthetic\"\nthreads = 2\n");
+    assert_eq!(key, "max_phases", "{msg}");
+}
+
+#[test]
+fn private_caches_of_thousands_of_cores_are_refused_before_allocating() {
+    // Each core's L2 within its own bound, but 4096 of them would need 128 GiB of tags.
+    let m = Machine::load("two-socket").unwrap();
+    let spec = TimingSpec {
+        l2_bytes: 256 << 20,
+        ..TimingSpec::default()
+    };
+    let cfg = TimingConfig {
+        spec,
+        phase_instructions: 1000,
+        page_bytes: 4096,
+        llc: true,
+    };
+    let nearest = (0..m.sockets.len())
+        .map(|s| m.nearest_memory_order(s).to_vec())
+        .collect();
+    let placement = Placement::new(
+        PlacementPolicy::FirstTouch,
+        vec![Capacity::Pages(1 << 20); m.memory_nodes.len()],
+        nearest,
+    );
+    let e = TimingSim::new(&cfg, &m, vec![0; 4096], placement)
+        .err()
+        .expect("refused");
+    assert!(e.contains("cache tags") && e.contains("4096 cores"), "{e}");
+}
+
+/// The slowest machine validation allows: 1 MHz cores, 1 MB/s links, 1 ms latencies.
+const SLOW_MACHINE: &str = r#"name = "slow"
+[[sockets]]
+name = "s0"
+cores = 1
+freq_ghz = 0.001
+llc_bytes = 4096
+llc_ways = 1
+[[sockets]]
+name = "s1"
+cores = 1
+freq_ghz = 0.001
+llc_bytes = 4096
+llc_ways = 1
+[[memory]]
+name = "m0"
+kind = "dram"
+capacity_bytes = 1073741824
+channels = 1
+dram = "ddr4-3200"
+access_latency_ns = 1000000.0
+socket = "s0"
+[[memory]]
+name = "pool"
+kind = "cxl-pool"
+capacity_bytes = 1073741824
+channels = 1
+dram = "ddr4-3200"
+access_latency_ns = 1000000.0
+[[links]]
+a = "s0"
+b = "s1"
+bandwidth_gbps = 0.001
+latency_ns = 1000000.0
+[[links]]
+a = "s1"
+b = "pool"
+bandwidth_gbps = 0.001
+latency_ns = 1000000.0
+"#;
+
+#[test]
+fn the_timing_clock_saturates_without_overflow() {
+    // Issue 15 item 9: after the clock saturated, engine.rs and timeline.rs added latencies and
+    // instruction counts with plain `+` (a panic in this debug build, a wrap in release).
+    use numasim::trace::{Access, VecSource};
+    let m = Machine::from_text("slow.toml", SLOW_MACHINE).unwrap();
+    let spec = TimingSpec {
+        base_cpi: 1000.0,
+        link_bandwidth_scale: 0.001,
+        rob_entries: 65536,
+        ..TimingSpec::default()
+    };
+    let cfg = TimingConfig {
+        spec,
+        phase_instructions: u64::MAX,
+        page_bytes: 4096,
+        llc: true,
+    };
+    let nearest = (0..m.sockets.len())
+        .map(|s| m.nearest_memory_order(s).to_vec())
+        .collect();
+    let placement = Placement::new(
+        PlacementPolicy::Interleave(vec![0, 1]),
+        vec![Capacity::Pages(1 << 20); m.memory_nodes.len()],
+        nearest,
+    );
+    let mut s = TimingSim::new(&cfg, &m, vec![0, 1], placement).unwrap();
+    // Instruction gaps large enough that each step's compute time saturates, then accesses
+    // packed at the very top of the instruction space.
+    let stream = |t: u64| -> Vec<Access> {
+        let mut v: Vec<Access> = (0..3000u64)
+            .map(|i| Access::write(i << 26, 0x10_0000 * (i % 7) + 4096 * t + 64 * (i % 64), 8))
+            .collect();
+        v.extend((0..100u64).map(|i| Access::read(u64::MAX - 200 + i, 64 * i, 8)));
+        v
+    };
+    let mut src = VecSource::new(vec![stream(0), stream(1)]);
+    let mut phases = 0;
+    let mut instructions = 0u64;
+    while let Some((counts, _)) = s.run_phase(&mut src, cfg.phase_instructions).unwrap() {
+        instructions = instructions.saturating_add(counts.instructions);
+        phases += 1;
+        assert!(phases < 10, "runs to completion");
+    }
+    assert!(instructions > u64::MAX / 2, "{instructions}");
+}
+
+#[test]
+fn a_trace_without_threads_is_refused() {
+    // Issue 15 (small ones): a run of 0 threads wrote a "complete" results directory.
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("empty.nst");
+    numasim::trace::native::NativeWriter::create(&trace, 0, &serde_json::json!(null))
+        .unwrap()
+        .finish()
+        .unwrap();
+    let exp_path = dir.path().join("e.toml");
+    std::fs::write(
+        &exp_path,
+        "machine = \"two-socket\"\n[workload]\ntrace = \"empty.nst\"\nformat = \"native\"\n",
+    )
+    .unwrap();
+    let exp = Experiment::load(&exp_path).unwrap();
+    let e = numasim::experiment::run(&exp, &dir.path().join("out"), &mut |_| {}).unwrap_err();
+    assert!(e.to_string().contains("no threads"), "{e}");
+    assert!(!dir.path().join("out").exists());
+}
+
+fn experiment_on(machine_toml: &str, rest: &str) -> Result<Machine, numasim_config::ConfigError> {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.toml"), machine_toml).unwrap();
+    let p = dir.path().join("e.toml");
+    std::fs::write(
+        &p,
+        format!("machine = \"m.toml\"\n{rest}[workload]\nkind = \"synthetic\"\nthreads = 2\n"),
+    )
+    .unwrap();
+    let exp = Experiment::load(&p)?;
+    numasim::experiment::resolve::machine(&exp)
+}
+
+#[test]
+fn round_robin_on_a_machine_of_standalone_memory_is_refused() {
+    // Issue 15 item 9: round-robin divided by zero when no memory node is socket-attached.
+    let m = r#"name = "pooled"
+[[sockets]]
+name = "s0"
+cores = 1
+freq_ghz = 2.0
+llc_bytes = 65536
+llc_ways = 4
+[[memory]]
+name = "pool"
+kind = "cxl-pool"
+capacity_bytes = 1073741824
+channels = 1
+dram = "ddr4-3200"
+access_latency_ns = 200.0
+[[links]]
+a = "s0"
+b = "pool"
+bandwidth_gbps = 32.0
+latency_ns = 50.0
+"#;
+    let e = experiment_on(m, "[placement]\npolicy = \"round-robin\"\n").unwrap_err();
+    assert_eq!(e.key, "placement.policy", "{e}");
+    assert!(e.message.contains("standalone"), "{e}");
+    experiment_on(m, "").unwrap();
+}
+
+#[test]
+fn starnuma_policy_on_more_than_128_sockets_is_refused() {
+    // Issue 15 item 9: sockets ≥ 128 were silently dropped from StarNUMA's region counts.
+    let mut m = String::from("name = \"big\"\n[[switches]]\nname = \"x\"\ntransit_latency_ns = 10.0\n");
+    for i in 0..129 {
+        m.push_str(&format!(
+            "[[sockets]]\nname = \"s{i}\"\ncores = 1\nfreq_ghz = 2.0\nllc_bytes = 65536\nllc_ways = 4\n\
+             [[memory]]\nname = \"m{i}\"\nkind = \"dram\"\ncapacity_bytes = 1073741824\nchannels = 1\n\
+             dram = \"ddr4-3200\"\naccess_latency_ns = 80.0\nsocket = \"s{i}\"\n\
+             [[links]]\na = \"s{i}\"\nb = \"x\"\nbandwidth_gbps = 32.0\nlatency_ns = 50.0\n"
+        ));
+    }
+    let e = experiment_on(&m, "[migration]\npolicy = \"starnuma\"\n").unwrap_err();
+    assert_eq!(e.key, "migration.policy", "{e}");
+    assert!(e.message.contains("129 sockets"), "{e}");
+    experiment_on(&m, "").unwrap();
+}

@@ -172,6 +172,7 @@ pub fn run(cmd: TraceCommand) -> anyhow::Result<()> {
                 Format::Starnuma => numasim::trace::convert::convert_starnuma(&files, &out)?,
                 Format::Native => {
                     anyhow::ensure!(files.len() == 1, "a native trace is a single file");
+                    numasim::trace::convert::refuse_output_among_inputs(&out, &files)?;
                     let mut reader = native::NativeReader::open(&files[0])?;
                     let meta = reader.header().metadata.clone();
                     numasim::trace::convert::convert(&mut reader, &out, &meta)?
@@ -182,6 +183,9 @@ pub fn run(cmd: TraceCommand) -> anyhow::Result<()> {
         }
         TraceCommand::Record { experiment, out } => {
             let exp = numasim::experiment::Experiment::load(&experiment)?;
+            let mut inputs = numasim::experiment::resolve::input_files(&exp);
+            inputs.push(experiment.clone());
+            numasim::trace::convert::refuse_output_among_inputs(&out, &inputs)?;
             let mut src = numasim::experiment::resolve::source(&exp)?;
             let meta = serde_json::json!({
                 "generator": "numasim trace record",

@@ -69,6 +69,31 @@ impl SetAssocCache {
         SetAssocCache { sets, ways, tags }
     }
 
+    /// [`SetAssocCache::partitioned`] that reports, instead of aborting, when the tag array's
+    /// size overflows or the allocation fails (hostile sizes times thousands of cores).
+    pub fn try_partitioned(parts: usize, size_bytes: u64, ways: usize) -> Result<Self, String> {
+        let ways = ways.max(1);
+        let sets = (size_bytes / 64 / ways as u64).max(1);
+        let n = (parts.max(1) as u64)
+            .checked_mul(sets)
+            .and_then(|x| x.checked_mul(ways as u64))
+            .and_then(|x| usize::try_from(x).ok())
+            .filter(|&n| n.checked_mul(8).is_some_and(|b| b <= isize::MAX as usize))
+            .ok_or_else(|| {
+                format!("{parts} caches of {size_bytes} bytes need more tag memory than can be addressed")
+            })?;
+        let mut tags: Vec<u64> = Vec::new();
+        tags.try_reserve_exact(n).map_err(|e| {
+            format!(
+                "cannot allocate {:.1} MiB of cache tags for {parts} caches of {size_bytes} bytes: {e}",
+                n as f64 * 8.0 / (1 << 20) as f64
+            )
+        })?;
+        crate::mem::huge_pages::advise(&tags);
+        tags.resize(n, INVALID);
+        Ok(SetAssocCache { sets, ways, tags })
+    }
+
     /// A cache of `entries` keys (lines, or pages for a TLB) in `ways` ways.
     pub fn with_entries(entries: u64, ways: usize) -> Self {
         Self::new(entries.saturating_mul(64), ways)
@@ -285,5 +310,20 @@ mod tests {
                 proptest::prop_assert_eq!(c.access(line, write), expect);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod alloc_tests {
+    use super::SetAssocCache;
+
+    #[test]
+    fn impossible_tag_arrays_are_errors_not_aborts() {
+        let e = SetAssocCache::try_partitioned(usize::MAX, 1 << 30, 1).unwrap_err();
+        assert!(e.contains("more tag memory than can be addressed"), "{e}");
+        let e = SetAssocCache::try_partitioned(1 << 40, 1 << 20, 16).unwrap_err();
+        assert!(e.contains("tag memory") || e.contains("cannot allocate"), "{e}");
+        let c = SetAssocCache::try_partitioned(4, 1 << 12, 4).unwrap();
+        assert_eq!(c.sets(), 16);
     }
 }

@@ -171,6 +171,9 @@ impl Experiment {
         if spec.phase_instructions == 0 {
             return Err(source.error("phase_instructions", "must be at least 1"));
         }
+        if spec.max_phases == Some(0) {
+            return Err(source.error("max_phases", "must be at least 1 (a run of no phases has no results)"));
+        }
         if spec.quantum_instructions == 0 {
             return Err(source.error("quantum_instructions", "must be at least 1"));
         }

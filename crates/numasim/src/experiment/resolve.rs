@@ -85,7 +85,9 @@ pub fn timing_config(exp: &Experiment) -> crate::timing::TimingConfig {
 pub fn machine(exp: &Experiment) -> Result<Machine, ConfigError> {
     let name = &exp.spec.machine;
     if numasim_machine::presets::get(name).is_some() {
-        return Machine::load(name);
+        let m = Machine::load(name)?;
+        check_machine_fits(exp, &m)?;
+        return Ok(m);
     }
     let path = exp.source.resolve_path(name);
     if !path.exists() {
@@ -98,7 +100,62 @@ pub fn machine(exp: &Experiment) -> Result<Machine, ConfigError> {
             ),
         ));
     }
-    Machine::load(&path.to_string_lossy())
+    let m = Machine::load(&path.to_string_lossy())?;
+    check_machine_fits(exp, &m)?;
+    Ok(m)
+}
+
+/// Largest machine StarNUMA's migration policy supports: it keeps each region's sharer sockets
+/// in a 128-bit mask.
+pub const STARNUMA_MAX_SOCKETS: usize = 128;
+
+/// Refuses combinations of machine and experiment that the simulator cannot represent, instead
+/// of silently dropping sockets or dividing by zero later.
+fn check_machine_fits(exp: &Experiment, m: &Machine) -> Result<(), ConfigError> {
+    use crate::migrate::params::PolicyKind;
+    if matches!(exp.migration.policy, PolicyKind::Starnuma | PolicyKind::StarnumaT0)
+        && m.sockets.len() > STARNUMA_MAX_SOCKETS
+    {
+        return Err(exp.source.error(
+            "migration.policy",
+            format!(
+                "the StarNUMA policy tracks sharers in a {STARNUMA_MAX_SOCKETS}-bit mask; machine `{}` has {} sockets",
+                m.name,
+                m.sockets.len()
+            ),
+        ));
+    }
+    if exp.spec.placement.policy == PlacementPolicyName::RoundRobin
+        && m.memory_nodes.iter().all(|n| n.attached_socket.is_none())
+    {
+        return Err(exp.source.error(
+            "placement.policy",
+            format!(
+                "round-robin spreads pages over socket-attached memory, and every memory node of machine `{}` is standalone; use `interleave` with `nodes`",
+                m.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Files the experiment reads besides itself: its trace files (none for a generator) and its
+/// machine file (none for a preset). Writers use this to refuse overwriting an input.
+pub fn input_files(exp: &Experiment) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    if numasim_machine::presets::get(&exp.spec.machine).is_none() {
+        files.push(exp.source.resolve_path(&exp.spec.machine));
+    }
+    let table = exp.spec.workload.clone();
+    if table.contains_key("trace") {
+        if let Ok(tw) = toml::Value::Table(table).try_into::<TraceWorkload>() {
+            match tw.trace {
+                TracePaths::One(p) => files.push(exp.source.resolve_path(&p)),
+                TracePaths::Many(ps) => files.extend(ps.iter().map(|p| exp.source.resolve_path(p))),
+            }
+        }
+    }
+    files
 }
 
 /// Opens the workload: a generator by `kind`, or a trace file; with `exp.worker_threads` of 2
@@ -135,7 +192,14 @@ fn open_source(exp: &Experiment) -> Result<Box<dyn AccessSource>, ConfigError> {
                 numasim_trace::starnuma::StarnumaReader::open(&paths).map(|r| Box::new(r) as Box<dyn AccessSource>)
             }
         };
-        return opened.map_err(|e| exp.source.error("workload.trace", e.to_string()));
+        let src = opened.map_err(|e| exp.source.error("workload.trace", e.to_string()))?;
+        if src.threads() == 0 {
+            return Err(exp.source.error(
+                "workload.trace",
+                "the trace has no threads, so a run would have no results",
+            ));
+        }
+        return Ok(src);
     }
     let kind = match table.remove("kind") {
         Some(toml::Value::String(k)) => k,
@@ -146,14 +210,18 @@ fn open_source(exp: &Experiment) -> Result<Box<dyn AccessSource>, ConfigError> {
                 .error("workload", "needs `kind = \"<generator>\"` or `trace = \"<path>\"`"))
         }
     };
-    numasim_workload::build(&kind, table, exp.spec.seed).map_err(|e| {
+    let src = numasim_workload::build(&kind, table, exp.spec.seed).map_err(|e| {
         let key = if e.key.is_empty() {
             "workload".to_string()
         } else {
             format!("workload.{}", e.key)
         };
         exp.source.error(key, e.message)
-    })
+    })?;
+    if src.threads() == 0 {
+        return Err(exp.source.error("workload.threads", "must be at least 1"));
+    }
+    Ok(src)
 }
 
 fn memory_index(exp: &Experiment, m: &Machine, key: &str, name: &str) -> Result<usize, ConfigError> {

@@ -1,44 +1,355 @@
-//! Writing a results directory so that it is either complete or visibly not.
+//! Writing a results directory so that it is either complete or visibly not, and so that no
+//! user data is ever deleted.
 //!
-//! Files are written into a sibling `<dir>.partial-<pid>` directory and renamed into place only
-//! after the last file is written. A failed or interrupted run therefore never leaves a
-//! directory that looks complete. An existing directory is replaced only if it is itself a
-//! numasim results directory (has `results.json`), so a mistyped `-o` cannot delete user data.
+//! * Files are written into a sibling `<dir>.partial-<pid>` directory that appears under its
+//!   final name only after the last file is written.
+//! * Every directory numasim writes carries a marker file, [`MARKER`], holding the run id and the
+//!   name of every file the run wrote. An existing directory is replaced (and a stale partial
+//!   removed) only if it has a marker and holds nothing the marker does not list, so a mistyped
+//!   `-o`, or a note a user saved in a results directory, is never deleted. Directories written by
+//!   numasim before the marker existed are recognised by holding only the four files it wrote.
+//! * `-o .`, `-o ..`, a directory containing the working directory, and a symbolic link are
+//!   refused: replacing them would pull the directory out from under the user.
+//! * The swap is rename-old-aside, rename-new-in, delete-old: a kill at any point leaves either
+//!   the old or the new results under the final name (or the old ones under `<dir>.old-<pid>`,
+//!   which the next run puts back).
+//! * A lock file (`.<dir>.numasim-lock`, `flock`) makes a second run to the same `-o` fail with a
+//!   clear message instead of silently replacing the first one's results.
+//! * [`install_signal_cleanup`] removes the partial directory on SIGINT, SIGTERM and SIGHUP; a
+//!   run killed harder (SIGKILL, out of memory) leaves a partial that the next run to the same
+//!   `-o` removes once its process is gone.
 
-use std::io;
-use std::path::{Path, PathBuf};
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::io::AsRawFd;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
 
+/// Name of the marker file in every results directory numasim writes.
+pub const MARKER: &str = ".numasim-results";
+const MARKER_HEADER: &str = "numasim results directory v1";
+/// What numasim wrote into a results directory before the marker existed.
+const LEGACY_FILES: [&str; 4] = ["experiment.resolved.toml", "machine.json", "phases.csv", "results.json"];
+
+/// Paths to remove if the process is interrupted by a signal: (path, is_dir).
+static CLEANUP: Mutex<Vec<(PathBuf, bool)>> = Mutex::new(Vec::new());
+
+fn cleanup_list() -> MutexGuard<'static, Vec<(PathBuf, bool)>> {
+    CLEANUP.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn register(path: &Path, is_dir: bool) {
+    cleanup_list().push((path.to_path_buf(), is_dir));
+}
+
+fn unregister_locked(list: &mut Vec<(PathBuf, bool)>, path: &Path) {
+    list.retain(|(p, _)| p != path);
+}
+
+/// Removes partial results when the process receives SIGINT, SIGTERM or SIGHUP, then dies of
+/// that signal (so the exit status stays the conventional one).
+///
+/// Call once, first thing in `main`, before any other thread exists: the signals are blocked in
+/// the calling thread (and so in every thread spawned later) and taken by a dedicated thread with
+/// `sigwait`, where removing files is safe (a signal handler could not allocate).
+pub fn install_signal_cleanup() {
+    // SAFETY: plain libc calls on a locally owned, initialised signal set.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            libc::sigaddset(&mut set, s);
+        }
+        if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+            return;
+        }
+        let spawned = std::thread::Builder::new()
+            .name("numasim-signals".into())
+            .spawn(move || loop {
+                let mut sig: libc::c_int = 0;
+                if libc::sigwait(&set, &mut sig) != 0 {
+                    continue;
+                }
+                // Holding the lock keeps `finish` from swapping directories meanwhile.
+                let list = cleanup_list();
+                for (path, is_dir) in list.iter() {
+                    let _ = if *is_dir {
+                        fs::remove_dir_all(path)
+                    } else {
+                        fs::remove_file(path)
+                    };
+                }
+                let mut one: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&mut one);
+                libc::sigaddset(&mut one, sig);
+                libc::signal(sig, libc::SIG_DFL);
+                libc::pthread_sigmask(libc::SIG_UNBLOCK, &one, std::ptr::null_mut());
+                libc::raise(sig);
+                // Only reached if the default action did not end the process.
+                libc::_exit(128 + sig);
+            });
+        if spawned.is_err() {
+            libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        }
+    }
+}
+
+/// An I/O error that names the path it concerns.
+fn at(path: &Path, what: &str, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("{what} {}: {e}", path.display()))
+}
+
+fn refuse(msg: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, msg)
+}
+
+/// Whether process `pid` still exists.
+fn process_alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks for existence.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// Why numasim may not delete `dir`, or `None` if everything in it is numasim's.
+fn foreign_content(dir: &Path) -> io::Result<Option<String>> {
+    let mut names = Vec::new();
+    for e in fs::read_dir(dir).map_err(|e| at(dir, "reading", e))? {
+        let e = e.map_err(|e| at(dir, "reading", e))?;
+        let is_file = e.file_type().map(|t| t.is_file()).unwrap_or(false);
+        names.push((e.file_name().to_string_lossy().into_owned(), is_file));
+    }
+    let listed: Vec<String> = match fs::read_to_string(dir.join(MARKER)) {
+        Ok(text) => {
+            let mut lines = text.lines();
+            if lines.next() != Some(MARKER_HEADER) {
+                return Ok(Some(format!("its {MARKER} file was not written by this numasim")));
+            }
+            lines
+                .filter_map(|l| l.strip_prefix("file "))
+                .map(str::to_string)
+                .chain([MARKER.to_string()])
+                .collect()
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            // Before the marker: exactly what numasim wrote, results.json included.
+            if !names.iter().any(|(n, _)| n == "results.json") {
+                return Ok(Some(format!("it has no {MARKER} file, so numasim did not write it")));
+            }
+            LEGACY_FILES.iter().map(|s| s.to_string()).collect()
+        }
+        Err(e) => return Err(at(&dir.join(MARKER), "reading", e)),
+    };
+    for (name, is_file) in &names {
+        if !is_file || !listed.iter().any(|l| l == name) {
+            return Ok(Some(format!("it holds `{name}`, which numasim did not write there")));
+        }
+    }
+    Ok(None)
+}
+
+/// Removes `dir` if it is numasim's; leaves it alone otherwise.
+fn remove_if_ours(dir: &Path) -> io::Result<()> {
+    if foreign_content(dir)?.is_none() {
+        fs::remove_dir_all(dir).map_err(|e| at(dir, "removing", e))?;
+    }
+    Ok(())
+}
+
+/// An exclusive `flock` on `.<name>.numasim-lock` beside the results directory.
+struct Lock {
+    path: PathBuf,
+    file: File,
+}
+
+impl Lock {
+    fn acquire(path: PathBuf, target: &Path) -> io::Result<Lock> {
+        loop {
+            let file = OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&path)
+                .map_err(|e| at(&path, "creating lock file", e))?;
+            // SAFETY: flock on a file descriptor we own.
+            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+                let e = io::Error::last_os_error();
+                if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
+                    return Err(io::Error::new(
+                        io::ErrorKind::WouldBlock,
+                        format!(
+                            "another numasim run is writing {} (lock {} is held); wait for it or choose another -o",
+                            target.display(),
+                            path.display()
+                        ),
+                    ));
+                }
+                return Err(at(&path, "locking", e));
+            }
+            // The previous holder unlinks the file on release; make sure we locked the file
+            // that is still at `path`, or a third run could lock a new one concurrently.
+            let held = file.metadata().map_err(|e| at(&path, "locking", e))?;
+            match fs::metadata(&path) {
+                Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => {
+                    register(&path, false);
+                    return Ok(Lock { path, file });
+                }
+                _ => continue,
+            }
+        }
+    }
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        // Unlink while still holding the lock (see `acquire`), then close.
+        let mut list = cleanup_list();
+        let _ = fs::remove_file(&self.path);
+        unregister_locked(&mut list, &self.path);
+        let _ = &self.file;
+    }
+}
+
+/// The directory being written; see the module docs.
 pub struct ResultsDir {
     final_path: PathBuf,
     partial_path: PathBuf,
+    parent: PathBuf,
+    name: String,
+    run_id: String,
     finished: bool,
+    _lock: Lock,
+}
+
+/// `path` with `.` components and trailing slashes dropped; refuses names that are not a plain
+/// directory name (`.`, `..`, `/`).
+fn normalize(path: &Path) -> io::Result<(PathBuf, PathBuf, String)> {
+    let mut clean = PathBuf::new();
+    for c in path.components() {
+        if c != Component::CurDir {
+            clean.push(c.as_os_str());
+        }
+    }
+    let name = match clean.components().next_back() {
+        Some(Component::Normal(n)) => n.to_string_lossy().into_owned(),
+        _ => {
+            return Err(refuse(format!(
+                "refusing to write results to `{}`: name the results directory itself (not `.`, `..` or `/`)",
+                path.display()
+            )))
+        }
+    };
+    let parent = match clean.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    Ok((clean, parent, name))
+}
+
+/// Refuses to replace `final_path` unless it is a numasim results directory that is not a
+/// symbolic link and does not contain the working directory.
+fn check_replaceable(final_path: &Path, shown: &Path) -> io::Result<()> {
+    let meta = match fs::symlink_metadata(final_path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(at(final_path, "inspecting", e)),
+    };
+    let why = if meta.file_type().is_symlink() {
+        Some("it is a symbolic link (give the directory it points to)".to_string())
+    } else if !meta.is_dir() {
+        Some("it is not a directory".to_string())
+    } else {
+        let canon = fs::canonicalize(final_path).map_err(|e| at(final_path, "resolving", e))?;
+        let cwd = std::env::current_dir().and_then(fs::canonicalize);
+        if cwd.map(|c| c.starts_with(&canon)).unwrap_or(false) {
+            Some("it contains the working directory".to_string())
+        } else {
+            foreign_content(final_path)?
+        }
+    };
+    match why {
+        None => Ok(()),
+        Some(why) => Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!(
+                "{} exists and numasim will not replace it: {why}; choose another -o",
+                shown.display()
+            ),
+        )),
+    }
+}
+
+/// A run id unique enough to tell runs apart in the marker: pid and start time.
+fn new_run_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("{}-{nanos}", std::process::id())
 }
 
 impl ResultsDir {
+    /// Checks that `final_path` may be written, takes the lock, clears stale partials of dead
+    /// runs and creates the partial directory.
     pub fn begin(final_path: &Path) -> io::Result<Self> {
-        if final_path.exists() && !final_path.join("results.json").exists() {
-            return Err(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                format!(
-                    "{} exists and is not a numasim results directory; choose another -o",
-                    final_path.display()
-                ),
-            ));
-        }
-        let name = final_path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "results".into());
-        let partial_path = final_path.with_file_name(format!("{name}.partial-{}", std::process::id()));
-        if partial_path.exists() {
-            std::fs::remove_dir_all(&partial_path)?;
-        }
-        std::fs::create_dir_all(&partial_path)?;
-        Ok(ResultsDir {
-            final_path: final_path.to_path_buf(),
-            partial_path,
+        let (clean, parent, name) = normalize(final_path)?;
+        check_replaceable(&clean, final_path)?;
+        fs::create_dir_all(&parent).map_err(|e| at(&parent, "creating", e))?;
+        let lock = Lock::acquire(parent.join(format!(".{name}.numasim-lock")), final_path)?;
+        let pid = std::process::id();
+        let dir = ResultsDir {
+            partial_path: parent.join(format!("{name}.partial-{pid}")),
+            final_path: clean,
+            parent,
+            name,
+            run_id: new_run_id(),
             finished: false,
-        })
+            _lock: lock,
+        };
+        dir.clear_stale()?;
+        fs::create_dir(&dir.partial_path).map_err(|e| at(&dir.partial_path, "creating", e))?;
+        register(&dir.partial_path, true);
+        let marker = dir.partial_path.join(MARKER);
+        fs::write(&marker, format!("{MARKER_HEADER}\nrun_id {}\n", dir.run_id))
+            .map_err(|e| at(&marker, "writing", e))?;
+        Ok(dir)
+    }
+
+    /// Removes `<name>.partial-<pid>` left by runs whose process is gone, and puts back
+    /// `<name>.old-<pid>` if a run died between moving the old results aside and moving the new
+    /// ones in. Called with the lock held, so no live run owns them.
+    fn clear_stale(&self) -> io::Result<()> {
+        let entries = match fs::read_dir(&self.parent) {
+            Ok(e) => e,
+            Err(e) => return Err(at(&self.parent, "reading", e)),
+        };
+        let mut stale = Vec::new();
+        for e in entries.flatten() {
+            let fname = e.file_name().to_string_lossy().into_owned();
+            let Some(rest) = fname.strip_prefix(self.name.as_str()) else {
+                continue;
+            };
+            let (old, pid) = if let Some(p) = rest.strip_prefix(".partial-") {
+                (false, p)
+            } else if let Some(p) = rest.strip_prefix(".old-") {
+                (true, p)
+            } else {
+                continue;
+            };
+            let Ok(pid) = pid.parse::<i32>() else { continue };
+            let own = pid as u32 == std::process::id();
+            if own || !process_alive(pid) {
+                stale.push((old, self.parent.join(fname)));
+            }
+        }
+        for (old, path) in stale {
+            if old && fs::symlink_metadata(&self.final_path).is_err() && foreign_content(&path)?.is_none() {
+                fs::rename(&path, &self.final_path).map_err(|e| at(&path, "restoring", e))?;
+            } else {
+                remove_if_ours(&path)?;
+            }
+        }
+        Ok(())
     }
 
     /// Where to write files before [`finish`](Self::finish).
@@ -46,17 +357,49 @@ impl ResultsDir {
         &self.partial_path
     }
 
-    pub fn write(&self, file: &str, contents: impl AsRef<[u8]>) -> io::Result<()> {
-        std::fs::write(self.partial_path.join(file), contents)
+    /// The run id recorded in the marker.
+    pub fn run_id(&self) -> &str {
+        &self.run_id
     }
 
-    /// Moves the complete directory into place.
+    /// Writes one file; it is listed in the marker first, so the marker always covers what is
+    /// in the directory.
+    pub fn write(&self, file: &str, contents: impl AsRef<[u8]>) -> io::Result<()> {
+        let marker = self.partial_path.join(MARKER);
+        let mut m = OpenOptions::new()
+            .append(true)
+            .open(&marker)
+            .map_err(|e| at(&marker, "writing", e))?;
+        writeln!(m, "file {file}").map_err(|e| at(&marker, "writing", e))?;
+        let path = self.partial_path.join(file);
+        fs::write(&path, contents).map_err(|e| at(&path, "writing", e))
+    }
+
+    /// Moves the complete directory into place: old results aside, new ones in, old ones
+    /// deleted. A signal cannot fall between the two renames (the cleanup thread waits).
     pub fn finish(mut self) -> io::Result<PathBuf> {
-        if self.final_path.exists() {
-            std::fs::remove_dir_all(&self.final_path)?;
+        let aside = self.parent.join(format!("{}.old-{}", self.name, std::process::id()));
+        let mut list = cleanup_list();
+        let had_old = match fs::symlink_metadata(&self.final_path) {
+            Ok(_) => {
+                check_replaceable(&self.final_path, &self.final_path)?;
+                fs::rename(&self.final_path, &aside).map_err(|e| at(&self.final_path, "moving aside", e))?;
+                true
+            }
+            Err(_) => false,
+        };
+        if let Err(e) = fs::rename(&self.partial_path, &self.final_path) {
+            if had_old {
+                let _ = fs::rename(&aside, &self.final_path);
+            }
+            return Err(at(&self.final_path, "renaming results into", e));
         }
-        std::fs::rename(&self.partial_path, &self.final_path)?;
+        unregister_locked(&mut list, &self.partial_path);
         self.finished = true;
+        drop(list);
+        if had_old {
+            fs::remove_dir_all(&aside).map_err(|e| at(&aside, "removing previous results", e))?;
+        }
         Ok(self.final_path.clone())
     }
 }
@@ -64,7 +407,9 @@ impl ResultsDir {
 impl Drop for ResultsDir {
     fn drop(&mut self) {
         if !self.finished {
-            let _ = std::fs::remove_dir_all(&self.partial_path);
+            let mut list = cleanup_list();
+            let _ = fs::remove_dir_all(&self.partial_path);
+            unregister_locked(&mut list, &self.partial_path);
         }
     }
 }
@@ -72,6 +417,21 @@ impl Drop for ResultsDir {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn complete(target: &Path, content: &str) {
+        let d = ResultsDir::begin(target).unwrap();
+        d.write("results.json", content).unwrap();
+        d.finish().unwrap();
+    }
 
     #[test]
     fn dropped_without_finish_leaves_nothing() {
@@ -82,26 +442,153 @@ mod tests {
             d.write("results.json", "{}").unwrap();
         }
         assert!(!target.exists());
-        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+        assert_eq!(names(tmp.path()), Vec::<String>::new());
     }
 
     #[test]
     fn refuses_to_replace_a_foreign_directory() {
         let tmp = tempfile::tempdir().unwrap();
-        std::fs::write(tmp.path().join("precious.txt"), "x").unwrap();
+        fs::write(tmp.path().join("precious.txt"), "x").unwrap();
         assert!(ResultsDir::begin(tmp.path()).is_err());
         assert!(tmp.path().join("precious.txt").exists());
     }
 
     #[test]
-    fn finish_replaces_previous_results() {
+    fn a_results_json_alone_does_not_make_a_directory_replaceable() {
+        // Issue 15 item 1: any directory with a results.json used to be deleted whole.
+        let tmp = tempfile::tempdir().unwrap();
+        let target = tmp.path().join("mine");
+        fs::create_dir(&target).unwrap();
+        fs::write(target.join("results.json"), "{}").unwrap();
+        fs::write(target.join("thesis.tex"), "years of work").unwrap();
+        let e = ResultsDir::begin(&target).err().expect("refused");
+        assert!(e.to_string().contains("thesis.tex"), "{e}");
+        assert!(target.join("thesis.tex").exists());
+    }
+
+    #[test]
+    fn a_file_added_to_results_after_the_run_blocks_replacement() {
+        let tmp = tempfile::tempdir().unwrap();
+        let target = tmp.path().join("run");
+        complete(&target, "1");
+        fs::write(target.join("notes.md"), "mine").unwrap();
+        assert!(ResultsDir::begin(&target).is_err());
+        assert!(target.join("notes.md").exists());
+    }
+
+    #[test]
+    fn legacy_results_without_marker_are_replaced() {
+        let tmp = tempfile::tempdir().unwrap();
+        let target = tmp.path().join("run");
+        fs::create_dir(&target).unwrap();
+        for f in LEGACY_FILES {
+            fs::write(target.join(f), "old").unwrap();
+        }
+        complete(&target, "new");
+        assert_eq!(fs::read_to_string(target.join("results.json")).unwrap(), "new");
+    }
+
+    #[test]
+    fn refuses_dot_dotdot_root_and_symlinks() {
+        let tmp = tempfile::tempdir().unwrap();
+        for p in [".", "..", "/", "a/.."] {
+            assert!(ResultsDir::begin(Path::new(p)).is_err(), "{p}");
+        }
+        let real = tmp.path().join("real");
+        complete(&real, "1");
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        for l in [link.clone(), PathBuf::from(format!("{}/", link.display()))] {
+            let e = ResultsDir::begin(&l).err().expect("symlink refused");
+            assert!(e.to_string().contains("symbolic link"), "{e}");
+        }
+        assert_eq!(fs::read_to_string(real.join("results.json")).unwrap(), "1");
+    }
+
+    #[test]
+    fn finish_replaces_previous_results_and_leaves_only_the_results() {
         let tmp = tempfile::tempdir().unwrap();
         let target = tmp.path().join("run");
         for content in ["1", "2"] {
-            let d = ResultsDir::begin(&target).unwrap();
-            d.write("results.json", content).unwrap();
-            d.finish().unwrap();
+            complete(&target, content);
         }
-        assert_eq!(std::fs::read_to_string(target.join("results.json")).unwrap(), "2");
+        assert_eq!(fs::read_to_string(target.join("results.json")).unwrap(), "2");
+        assert_eq!(names(tmp.path()), vec!["run"]);
+        let marker = fs::read_to_string(target.join(MARKER)).unwrap();
+        assert!(
+            marker.starts_with(MARKER_HEADER) && marker.contains("run_id ") && marker.contains("file results.json")
+        );
+    }
+
+    #[test]
+    fn old_results_stay_until_the_new_ones_are_complete() {
+        let tmp = tempfile::tempdir().unwrap();
+        let target = tmp.path().join("run");
+        complete(&target, "old");
+        let d = ResultsDir::begin(&target).unwrap();
+        d.write("results.json", "new").unwrap();
+        assert_eq!(fs::read_to_string(target.join("results.json")).unwrap(), "old");
+        drop(d);
+        assert_eq!(fs::read_to_string(target.join("results.json")).unwrap(), "old");
+    }
+
+    /// A pid that is certainly not running: a child that has been reaped.
+    fn dead_pid() -> u32 {
+        let mut c = std::process::Command::new("true").spawn().unwrap();
+        let pid = c.id();
+        c.wait().unwrap();
+        pid
+    }
+
+    #[test]
+    fn stale_partials_of_dead_runs_are_removed_and_an_interrupted_swap_is_undone() {
+        let tmp = tempfile::tempdir().unwrap();
+        let target = tmp.path().join("run");
+        complete(&target, "old");
+        let pid = dead_pid();
+        // A run killed between "old aside" and "new in".
+        fs::rename(&target, tmp.path().join(format!("run.old-{pid}"))).unwrap();
+        let partial = tmp.path().join(format!("run.partial-{pid}"));
+        fs::create_dir(&partial).unwrap();
+        fs::write(
+            partial.join(MARKER),
+            format!("{MARKER_HEADER}\nrun_id x\nfile results.json\n"),
+        )
+        .unwrap();
+        fs::write(partial.join("results.json"), "half").unwrap();
+        // A partial-looking directory that numasim did not write stays.
+        let foreign = tmp.path().join(format!("run.partial-{}", dead_pid()));
+        fs::create_dir(&foreign).unwrap();
+        fs::write(foreign.join("keep"), "x").unwrap();
+        let d = ResultsDir::begin(&target).unwrap();
+        assert_eq!(fs::read_to_string(target.join("results.json")).unwrap(), "old");
+        assert!(!partial.exists());
+        assert!(foreign.join("keep").exists());
+        drop(d);
+    }
+
+    #[test]
+    fn a_second_run_to_the_same_directory_is_refused_while_the_first_runs() {
+        let tmp = tempfile::tempdir().unwrap();
+        let target = tmp.path().join("run");
+        let first = ResultsDir::begin(&target).unwrap();
+        let e = ResultsDir::begin(&target).err().expect("second run refused");
+        assert!(e.to_string().contains("another numasim run"), "{e}");
+        first.write("results.json", "1").unwrap();
+        first.finish().unwrap();
+        // Released: the next run proceeds, and no lock file is left behind.
+        complete(&target, "2");
+        assert_eq!(names(tmp.path()), vec!["run"]);
+    }
+
+    #[test]
+    fn io_errors_name_the_path() {
+        let tmp = tempfile::tempdir().unwrap();
+        let blocker = tmp.path().join("file");
+        fs::write(&blocker, "x").unwrap();
+        let e = ResultsDir::begin(&blocker.join("sub/run"))
+            .err()
+            .expect("cannot create");
+        assert!(e.to_string().contains(&blocker.display().to_string()), "{e}");
     }
 }

@@ -200,7 +200,8 @@ pub struct Observer {
     pub faulted: Vec<bool>,
     // AutoNUMA
     poisoned: Vec<bool>,
-    last_fault: Vec<u8>,
+    /// Socket of each page's last hinting fault (`u16`: machines have up to 4096 sockets).
+    last_fault: Vec<u16>,
     scan_cursor: usize,
     // In-flight pages
     inflight_until: Vec<u64>,
@@ -257,7 +258,7 @@ impl Observer {
         }
         if self.cfg.kind == ProfilerKind::HintingFaults {
             self.poisoned.resize(n, false);
-            self.last_fault.resize(n, u8::MAX);
+            self.last_fault.resize(n, u16::MAX);
         }
         self.known_pages = n;
     }
@@ -355,10 +356,10 @@ impl Observer {
                 if self.poisoned[p] {
                     self.poisoned[p] = false;
                     self.phase.hinting_faults += 1;
-                    if self.last_fault[p] == socket as u8 {
+                    if usize::from(self.last_fault[p]) == socket {
                         self.bump(p, socket, 1);
                     }
-                    self.last_fault[p] = socket as u8;
+                    self.last_fault[p] = socket as u16;
                 }
             }
         }
@@ -497,6 +498,25 @@ mod tests {
         o.end_phase(1, &[], 0);
         o.observe(1, 0, &a, true); // second fault from 1: counted
         assert_eq!(o.profile(&[], 1).counts, vec![0, 1]);
+    }
+
+    #[test]
+    fn hinting_faults_tell_socket_256_from_socket_0() {
+        // Issue 15 item 9: the filter kept sockets in a u8, so 256 passed for 0.
+        let mut o = Observer::new(ObserverConfig {
+            kind: ProfilerKind::HintingFaults,
+            sockets: 300,
+            sample_interval: 1,
+            tlb_entries: 4,
+            scan_fraction: 1.0,
+        });
+        let a = Access::read(0, 0, 8);
+        o.observe(0, 0, &a, true);
+        o.end_phase(1, &[], 0);
+        o.observe(0, 0, &a, false); // fault from socket 0
+        o.end_phase(1, &[], 0);
+        o.observe(256, 0, &a, false); // fault from socket 256: a different socket
+        assert!(o.profile(&[], 1).counts.iter().all(|&c| c == 0));
     }
 
     #[test]

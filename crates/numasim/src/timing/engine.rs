@@ -30,6 +30,9 @@ use std::collections::{BinaryHeap, VecDeque};
 const PREFETCH_DISTANCE: usize = 12;
 /// Most sockets the directory's sharer masks can name.
 pub const MAX_SOCKETS: usize = 64;
+/// The simulated clock stops here (2^62 ps, 53 days): every latency the validated machine and
+/// `[timing]` allow, added to it, still fits a u64.
+pub const MAX_CLOCK_PS: u64 = 1 << 62;
 
 /// Settings of the timing engine besides `[timing]`.
 #[derive(Debug, Clone)]
@@ -212,6 +215,7 @@ impl TimingSim {
                 m.name
             ));
         }
+        spec.check_core_caches(thread_socket.len())?;
         let cyc = |s: usize, c: u32| ps(f64::from(c) / m.sockets[s].freq_ghz);
         let l1_ps: Vec<u64> = (0..sockets).map(|s| cyc(s, spec.l1_latency_cycles)).collect();
         let l2_ps: Vec<u64> = (0..sockets).map(|s| cyc(s, spec.l2_latency_cycles)).collect();
@@ -285,8 +289,8 @@ impl TimingSim {
             llcs: if cfg.llc {
                 m.sockets
                     .iter()
-                    .map(|s| SetAssocCache::new(s.llc_bytes, s.llc_ways as usize))
-                    .collect()
+                    .map(|s| SetAssocCache::try_partitioned(1, s.llc_bytes, s.llc_ways as usize))
+                    .collect::<Result<_, _>>()?
             } else {
                 Vec::new()
             },
@@ -303,13 +307,16 @@ impl TimingSim {
             snoop_ps: ps(spec.owner_snoop_ns),
             header: spec.header_bytes,
             data: spec.header_bytes + line_bytes,
-            l1: SetAssocCache::partitioned(thread_socket.len(), spec.l1_bytes, spec.l1_ways as usize),
-            l2: SetAssocCache::partitioned(thread_socket.len(), spec.l2_bytes, spec.l2_ways as usize),
-            tlb: SetAssocCache::partitioned(
+            l1: SetAssocCache::try_partitioned(thread_socket.len(), spec.l1_bytes, spec.l1_ways as usize)
+                .map_err(|e| format!("timing.l1_bytes: {e}"))?,
+            l2: SetAssocCache::try_partitioned(thread_socket.len(), spec.l2_bytes, spec.l2_ways as usize)
+                .map_err(|e| format!("timing.l2_bytes: {e}"))?,
+            tlb: SetAssocCache::try_partitioned(
                 thread_socket.len(),
                 u64::from(spec.tlb_entries) * 64,
                 spec.tlb_ways as usize,
-            ),
+            )
+            .map_err(|e| format!("timing.tlb_entries: {e}"))?,
             cores,
             socket_cores,
             is_pool: m.memory_nodes.iter().map(|n| n.attached_socket.is_none()).collect(),
@@ -476,7 +483,9 @@ impl TimingSim {
                 // The instructions between the core's last access and the phase end run before
                 // the barrier (they are counted in this phase, so their time belongs here too).
                 if k.last_instr < phase_end {
-                    k.t = k.t.saturating_add(compute_ps(phase_end - k.last_instr, k.cpi_milli_ps));
+                    k.t =
+                        k.t.saturating_add(compute_ps(phase_end - k.last_instr, k.cpi_milli_ps))
+                            .min(MAX_CLOCK_PS);
                     k.last_instr = phase_end;
                 }
                 return Ok(Yield::Barrier);
@@ -487,10 +496,13 @@ impl TimingSim {
             // Non-memory instructions since the last access, then in-order retirement: the
             // ROB holds W instructions, so everything at or before `instr − W` must be done.
             // Saturating: a hostile trace may jump its instruction count by 2^60.
+            // The clock stops at MAX_CLOCK_PS, so adding the bounded latencies of one access
+            // to it can never overflow.
             let mut t_issue =
-                k.t.saturating_add(compute_ps(a.instr.saturating_sub(k.last_instr), k.cpi_milli_ps));
+                k.t.saturating_add(compute_ps(a.instr.saturating_sub(k.last_instr), k.cpi_milli_ps))
+                    .min(MAX_CLOCK_PS);
             while let Some(&(instr, done)) = k.rob.front() {
-                if instr + self.rob_w > a.instr {
+                if instr.saturating_add(self.rob_w) > a.instr {
                     break;
                 }
                 t_issue = t_issue.max(done);

@@ -59,6 +59,13 @@ pub struct TimingSpec {
     pub lookahead_ns: f64,
 }
 
+/// Largest private L1 per core (real ones are tens of KiB).
+pub const MAX_L1_BYTES: u64 = 16 << 20;
+/// Largest private L2 per core (real ones are at most a few MiB).
+pub const MAX_L2_BYTES: u64 = 256 << 20;
+/// Largest TLB per core.
+pub const MAX_TLB_ENTRIES: u32 = 1 << 20;
+
 impl Default for TimingSpec {
     fn default() -> Self {
         TimingSpec {
@@ -123,19 +130,77 @@ impl TimingSpec {
                 return Err((k, "must be at least 1".into()));
             }
         }
+        if !(1e-3..=1e3).contains(&self.link_bandwidth_scale) {
+            return Err(("link_bandwidth_scale", "must be between 0.001 and 1000".into()));
+        }
+        if self.base_cpi > 1e3 {
+            return Err(("base_cpi", "must be at most 1000".into()));
+        }
+        for (k, v) in [
+            ("owner_snoop_ns", self.owner_snoop_ns),
+            ("lookahead_ns", self.lookahead_ns),
+        ] {
+            if v > 1e6 {
+                return Err((k, "must be at most 1000000 ns (1 ms; wrong unit?)".into()));
+            }
+        }
+        if self.header_bytes > 4096 {
+            return Err(("header_bytes", "must be at most 4096".into()));
+        }
+        // Every core gets its own L1, L2 and TLB (up to 4096 threads), so these bounds are
+        // per core; `TimingSim::new` also checks the total against the thread count.
+        for (k, v, max) in [
+            ("l1_ways", self.l1_ways, 1024),
+            ("l2_ways", self.l2_ways, 1024),
+            ("tlb_ways", self.tlb_ways, 1024),
+            ("tlb_entries", self.tlb_entries, MAX_TLB_ENTRIES),
+        ] {
+            if v > max {
+                return Err((k, format!("must be at most {max}, got {v}")));
+            }
+        }
+        if self.tlb_ways > self.tlb_entries {
+            return Err(("tlb_ways", "must not exceed tlb_entries".into()));
+        }
         if self.mshrs > 1024 || self.rob_entries > 1 << 16 {
             return Err(("mshrs", "mshrs ≤ 1024 and rob_entries ≤ 65536".into()));
         }
         if self.store_buffer_entries > 1024 {
             return Err(("store_buffer_entries", "must be at most 1024".into()));
         }
-        for (k, v) in [("l1_bytes", self.l1_bytes), ("l2_bytes", self.l2_bytes)] {
-            if !(64..=1 << 30).contains(&v) {
-                return Err((k, "must be between 64 bytes and 1 GiB".into()));
+        for (k, v, max, shown, ways) in [
+            ("l1_bytes", self.l1_bytes, MAX_L1_BYTES, "16 MiB", self.l1_ways),
+            ("l2_bytes", self.l2_bytes, MAX_L2_BYTES, "256 MiB", self.l2_ways),
+        ] {
+            if !(64..=max).contains(&v) {
+                return Err((k, format!("must be between 64 bytes and {shown} per core, got {v}")));
+            }
+            if v < 64 * u64::from(ways) {
+                return Err((k, "smaller than one set (64 × ways)".into()));
             }
         }
-        if self.dram_row_bytes < 64 || !self.dram_row_bytes.is_power_of_two() {
-            return Err(("dram_row_bytes", "must be a power of two ≥ 64".into()));
+        if self.dram_row_bytes < 64 || !self.dram_row_bytes.is_power_of_two() || self.dram_row_bytes > 1 << 20 {
+            return Err(("dram_row_bytes", "must be a power of two between 64 and 1048576".into()));
+        }
+        Ok(())
+    }
+}
+
+/// Largest total of private-cache and TLB tags over all cores (8 bytes per line or entry).
+pub const MAX_CORE_TAG_BYTES: u64 = 16 << 30;
+
+impl TimingSpec {
+    /// Refuses private caches whose tags, over `cores` cores, exceed [`MAX_CORE_TAG_BYTES`]: each
+    /// size is bounded per core, but times thousands of cores they could exhaust the host.
+    pub fn check_core_caches(&self, cores: usize) -> Result<(), String> {
+        let per_core = self.l1_bytes / 64 + self.l2_bytes / 64 + u64::from(self.tlb_entries);
+        let total = per_core.saturating_mul(cores as u64).saturating_mul(8);
+        if total > MAX_CORE_TAG_BYTES {
+            return Err(format!(
+                "timing.l1_bytes, l2_bytes and tlb_entries for {cores} cores need {:.1} GiB of cache tags, more than the limit of {} GiB; make them smaller or use fewer threads",
+                total as f64 / (1u64 << 30) as f64,
+                MAX_CORE_TAG_BYTES >> 30
+            ));
         }
         Ok(())
     }

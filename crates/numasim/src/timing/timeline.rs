@@ -57,21 +57,21 @@ impl Timeline {
         // Fast path: free from the tail on (an idle resource, or one fed in time order).
         match self.busy.back_mut() {
             None => {
-                self.busy.push_back((want, want + len));
+                self.busy.push_back((want, want.saturating_add(len)));
                 return want;
             }
             Some(last) if last.1 <= want => {
                 if last.1 == want {
-                    last.1 = want + len;
+                    last.1 = want.saturating_add(len);
                 } else {
-                    self.busy.push_back((want, want + len));
+                    self.busy.push_back((want, want.saturating_add(len)));
                 }
                 return want;
             }
             _ => {}
         }
         let start = self.peek(want, len);
-        let end = start + len;
+        let end = start.saturating_add(len);
         // Merge every interval that overlaps or touches [start, end) into one.
         let pos = self.busy.partition_point(|iv| iv.1 < start);
         let (mut lo, mut hi) = (start, end);
@@ -96,7 +96,7 @@ impl Timeline {
         let mut start = want;
         while pos < self.busy.len() {
             let (s, e) = self.busy[pos];
-            if s + len / OVERLAP_DIVISOR >= start + len {
+            if s.saturating_add(len / OVERLAP_DIVISOR) >= start.saturating_add(len) {
                 break;
             }
             start = start.max(e);

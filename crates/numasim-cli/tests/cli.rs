@@ -467,7 +467,7 @@ fn run_never_deletes_a_directory_it_did_not_write() {
         (tmp.path().to_path_buf(), link_slash.as_str()),
         (tmp.path().to_path_buf(), "link"),
     ] {
-        let stderr = err(&numasim(&["run", exp, "-o", out], &cwd));
+        let stderr = err(&numasim(&["run", exp, "-o", out, "--force"], &cwd));
         assert!(stderr.contains("error:"), "{out}: {stderr}");
         assert_eq!(
             std::fs::read_to_string(user.join("thesis.tex")).unwrap(),
@@ -479,7 +479,10 @@ fn run_never_deletes_a_directory_it_did_not_write() {
     assert_eq!(names_in(tmp.path()), ["link", "small.toml", "work"]);
     // A results directory numasim wrote is replaced, and carries the marker with the run id.
     ok(&numasim(&["run", "small.toml", "-o", "r"], tmp.path()));
-    ok(&numasim(&["run", "small.toml", "-o", "r"], tmp.path()));
+    // Re-running into it asks for --force instead of replacing silently.
+    let stderr = err(&numasim(&["run", "small.toml", "-o", "r"], tmp.path()));
+    assert!(stderr.contains("already exists: pass --force"), "{stderr}");
+    ok(&numasim(&["run", "small.toml", "-o", "r", "--force"], tmp.path()));
     let marker = std::fs::read_to_string(tmp.path().join("r/.numasim-results")).unwrap();
     assert!(
         marker.contains("run_id ") && marker.contains("file results.json"),

@@ -37,6 +37,10 @@ pub struct RunArgs {
     /// 10 s).
     #[arg(short, long)]
     quiet: bool,
+    /// Replace the results directory if it exists (only ever one numasim wrote; the old
+    /// results stay until the new ones are complete).
+    #[arg(long)]
+    force: bool,
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
@@ -46,6 +50,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         exp.worker_threads = n;
     }
     let out = args.out.unwrap_or_else(|| experiment::default_out_dir(&exp));
+    anyhow::ensure!(
+        args.force || std::fs::symlink_metadata(&out).is_err(),
+        "{} already exists: pass --force to replace it (numasim only ever replaces results it wrote), or -o another directory",
+        out.display()
+    );
     let mut progress = crate::progress::RunProgress::new(args.quiet);
     let outcome = experiment::run(&exp, &out, &mut |p: &Progress| progress.update(p));
     progress.finish();

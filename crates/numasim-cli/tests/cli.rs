@@ -495,19 +495,33 @@ fn run_never_deletes_a_directory_it_did_not_write() {
 fn trace_convert_and_record_refuse_to_overwrite_their_inputs() {
     let tmp = tempfile::tempdir().unwrap();
     let rec = |instr: u64| [0x1000u64.to_le_bytes(), instr.to_le_bytes()].concat();
-    std::fs::write(tmp.path().join("t0.out"), rec(1)).unwrap();
-    std::fs::write(tmp.path().join("t1.out"), rec(2)).unwrap();
+    std::fs::write(tmp.path().join("memtrace_t0.out"), rec(1)).unwrap();
+    std::fs::write(tmp.path().join("memtrace_t1.out"), rec(2)).unwrap();
     let stderr = err(&numasim(
         &[
-            "trace", "convert", "--from", "starnuma", "t0.out", "t1.out", "-o", "t1.out",
+            "trace",
+            "convert",
+            "--from",
+            "starnuma",
+            "memtrace_t0.out",
+            "memtrace_t1.out",
+            "-o",
+            "memtrace_t1.out",
         ],
         tmp.path(),
     ));
     assert!(stderr.contains("is the input"), "{stderr}");
-    assert_eq!(std::fs::read(tmp.path().join("t1.out")).unwrap(), rec(2));
+    assert_eq!(std::fs::read(tmp.path().join("memtrace_t1.out")).unwrap(), rec(2));
     ok(&numasim(
         &[
-            "trace", "convert", "--from", "starnuma", "t0.out", "t1.out", "-o", "t.nst",
+            "trace",
+            "convert",
+            "--from",
+            "starnuma",
+            "memtrace_t0.out",
+            "memtrace_t1.out",
+            "-o",
+            "t.nst",
         ],
         tmp.path(),
     ));

@@ -146,7 +146,8 @@ fn functional_and_timing_modes_agree_on_llc_misses() {
                  [placement]\npolicy = \"first-touch\"\n"
             );
             std::fs::write(tmp.path().join("m.toml"), exp).unwrap();
-            let out = ok(&numasim(&["run", "m.toml", "-o", mode, "--json"], tmp.path()));
+            let dir = format!("{mode}-{pattern}-{write_fraction}");
+            let out = ok(&numasim(&["run", "m.toml", "-o", &dir, "--json"], tmp.path()));
             let r: serde_json::Value = serde_json::from_str(&out).unwrap();
             misses.push(r["totals"]["llc_misses"].as_f64().unwrap());
         }
@@ -203,7 +204,7 @@ fn readme_lists_every_registered_workload_policy_and_profiler() {
     }
 }
 
-/// Every command in the README's `sh` blocks runs as written against the shipped configs (the
+/// Every command in the README's `sh` blocks (`bash` blocks are long runs, not executed) runs as written against the shipped configs (the
 /// set-up command `cargo run --release -- …` as `numasim …`; the test command itself is
 /// skipped), in order, in a directory holding a copy of `configs/`.
 #[test]
@@ -220,6 +221,9 @@ fn readme_commands_run() {
             continue;
         }
         if !in_sh {
+            continue;
+        }
+        if line.trim_start().starts_with('#') {
             continue;
         }
         let cmd = line.split(" #").next().unwrap().trim();

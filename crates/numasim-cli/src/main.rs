@@ -41,6 +41,9 @@ enum Command {
     Report(commands::report::ReportArgs),
     /// Draw one paper-ready figure (SVG or PNG) from results directories.
     Plot(commands::report::PlotArgs),
+    /// Every key of a config section: type, unit, default and meaning.
+    #[command(subcommand)]
+    Params(commands::params::ParamsCommand),
     /// Reproduce a paper: run its experiments and compare every number with the paper's.
     /// (`numasim repro list`; `numasim repro starnuma --quick`.)
     Repro(commands::repro::ReproArgs),
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => commands::run::run(args),
         Command::Repro(args) => commands::repro::run(args),
+        Command::Params(cmd) => commands::params::run(cmd),
         Command::Machine(cmd) => commands::machine::run(cmd),
         Command::Trace(cmd) => commands::trace::run(cmd),
         Command::Workload(cmd) => commands::workload::run(cmd),

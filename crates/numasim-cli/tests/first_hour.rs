@@ -333,3 +333,28 @@ fn resolved_experiment_writes_every_effective_value_and_reproduces_the_run() {
         assert!(bfs["workload"].get(key).is_some(), "bfs default {key} written");
     }
 }
+
+/// `numasim params` lists every key of each section with its unit and default.
+#[test]
+fn params_lists_every_key_with_type_unit_and_default() {
+    let tmp = tempfile::tempdir().unwrap();
+    let timing = ok(&numasim(&["params", "timing"], tmp.path()));
+    assert!(
+        timing
+            .lines()
+            .any(|l| l.starts_with("l2_bytes") && l.contains("bytes") && l.contains("1048576")),
+        "{timing}"
+    );
+    assert!(timing.contains("lookahead_ns") && timing.contains("dram_refresh"));
+    let bfs = ok(&numasim(&["params", "workload", "bfs"], tmp.path()));
+    assert!(
+        bfs.lines().any(|l| l.starts_with("schedule") && l.contains("\"gap\"")),
+        "{bfs}"
+    );
+    let mig = ok(&numasim(&["params", "migration", "starnuma"], tmp.path()));
+    assert!(mig.contains("hi_start") && mig.contains("shootdown"), "{mig}");
+    let machine = ok(&numasim(&["params", "machine"], tmp.path()));
+    assert!(machine.contains("sockets[].llc_bytes") && machine.contains("links[].latency_ns"));
+    let out = numasim(&["params", "workload", "nope"], tmp.path());
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("unknown workload `nope`"));
+}

@@ -110,3 +110,71 @@ fn default_line_bytes() -> u32 {
 fn default_true() -> bool {
     true
 }
+
+/// Every key of a machine file: (section, key, type, default or "required", description).
+/// `numasim params machine` prints it; a test checks every shipped preset's keys are here.
+pub const MACHINE_KEY_DOCS: &[(&str, &str, &str, &str, &str)] = &[
+    ("", "name", "string", "required", "machine name"),
+    ("", "description", "string", "\"\"", "one-line description"),
+    ("link_types.<T>", "bandwidth_gbps", "float", "required", "per-direction (a→b) bandwidth of links of type T, GB/s"),
+    ("link_types.<T>", "bandwidth_gbps_ba", "float", "= bandwidth_gbps", "reverse (b→a) bandwidth when asymmetric, GB/s"),
+    ("link_types.<T>", "latency_ns", "float", "required", "one-way latency, ns"),
+    ("sockets[]", "name", "string", "required", "socket name"),
+    ("sockets[]", "cores", "integer", "required", "cores of the socket"),
+    ("sockets[]", "freq_ghz", "float", "required", "core clock, GHz"),
+    ("sockets[]", "llc_bytes", "integer", "required", "shared last-level cache, bytes (≤ 1 GiB)"),
+    ("sockets[]", "llc_ways", "integer", "required", "LLC associativity"),
+    ("sockets[]", "line_bytes", "integer", "64", "cache line, bytes (only 64 is supported)"),
+    ("sockets[]", "transit_latency_ns", "float", "0", "added once when a route passes through the socket, ns"),
+    ("sockets[]", "forwards", "bool", "true", "whether routes between other nodes may pass through"),
+    ("memory[]", "name", "string", "required", "memory node name"),
+    ("memory[]", "kind", "string", "required", "dram | cxl-pool | hbm | mcdram | remote-board"),
+    ("memory[]", "capacity_bytes", "integer", "required", "capacity, bytes"),
+    ("memory[]", "channels", "integer", "required", "DRAM channels"),
+    ("memory[]", "dram", "string", "required", "DRAM timing preset: ddr4-2133 | ddr4-2400 | ddr4-3200 | ddr5-4800 | hbm2 | mcdram | sdram-sunfire | talbot-sim"),
+    ("memory[]", "access_latency_ns", "float", "required", "unloaded load latency from an attached socket's core, on-chip time included, ns"),
+    ("memory[]", "socket", "string", "none (standalone)", "socket this memory is local to"),
+    ("switches[]", "name", "string", "required", "switch name"),
+    ("switches[]", "transit_latency_ns", "float", "required", "added once per route through the switch, ns"),
+    ("links[]", "name", "string", "\"a-b\"", "link name"),
+    ("links[]", "a", "string", "required", "one end (socket, memory or switch)"),
+    ("links[]", "b", "string", "required", "other end"),
+    ("links[]", "type", "string", "none", "a key of [link_types]; explicit values below override it"),
+    ("links[]", "bandwidth_gbps", "float", "from type", "per-direction (a→b) bandwidth, GB/s"),
+    ("links[]", "bandwidth_gbps_ba", "float", "= bandwidth_gbps", "reverse bandwidth, GB/s"),
+    ("links[]", "latency_ns", "float", "from type", "one-way latency, ns"),
+];
+
+#[cfg(test)]
+mod key_doc_tests {
+    use super::MACHINE_KEY_DOCS;
+
+    /// Every key every shipped preset uses is documented (so `numasim params machine` is whole).
+    #[test]
+    fn every_preset_key_is_documented() {
+        let documented = |section: &str, key: &str| MACHINE_KEY_DOCS.iter().any(|d| d.0 == section && d.1 == key);
+        for (name, _) in crate::presets::list() {
+            let text = crate::presets::get(name).unwrap();
+            let t: toml::Table = text.parse().unwrap();
+            for (k, v) in &t {
+                match v {
+                    toml::Value::Array(items) => {
+                        for item in items {
+                            for key in item.as_table().unwrap().keys() {
+                                assert!(documented(&format!("{k}[]"), key), "{name}: {k}[].{key}");
+                            }
+                        }
+                    }
+                    toml::Value::Table(types) => {
+                        for ty in types.values() {
+                            for key in ty.as_table().unwrap().keys() {
+                                assert!(documented(&format!("{k}.<T>"), key), "{name}: {k}.<T>.{key}");
+                            }
+                        }
+                    }
+                    _ => assert!(documented("", k), "{name}: {k}"),
+                }
+            }
+        }
+    }
+}

@@ -1,5 +1,6 @@
 pub mod analyze;
 pub mod machine;
+pub mod params;
 pub mod policy;
 pub mod report;
 pub mod repro;

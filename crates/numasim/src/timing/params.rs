@@ -248,3 +248,61 @@ impl DramTiming {
         }
     }
 }
+
+/// One line per `[timing]` key for `numasim params timing` (defaults and types come from
+/// [`TimingSpec::default`]; a test checks this list and the struct's fields agree).
+pub const TIMING_KEY_DOCS: &[(&str, &str)] = &[
+    (
+        "base_cpi",
+        "cycles per non-memory instruction (0.5: IPC 2 between memory stalls; not a paper figure)",
+    ),
+    ("rob_entries", "reorder-buffer entries W (StarNUMA Table I)"),
+    ("mshrs", "outstanding LLC-miss loads per core"),
+    (
+        "store_buffer_entries",
+        "LLC-miss stores in flight per core before issue waits",
+    ),
+    ("l1_bytes", "private L1-D size, bytes (Table I)"),
+    ("l1_ways", "private L1-D associativity"),
+    ("l1_latency_cycles", "private L1-D hit latency, cycles"),
+    ("l2_bytes", "private L2 size, bytes (Table I)"),
+    ("l2_ways", "private L2 associativity"),
+    ("l2_latency_cycles", "private L2 hit latency, cycles"),
+    ("llc_latency_cycles", "shared per-socket LLC access latency, cycles"),
+    ("tlb_entries", "per-core TLB entries"),
+    ("tlb_ways", "per-core TLB associativity"),
+    ("page_walk_cycles", "page-walk latency of a TLB miss, cycles"),
+    (
+        "header_bytes",
+        "size of header-only messages (requests, forwards, invalidations, acks), bytes",
+    ),
+    (
+        "owner_snoop_ns",
+        "owner cache latency when it supplies a block transfer, ns",
+    ),
+    (
+        "link_bandwidth_scale",
+        "multiplies every link bandwidth (0.5 halves all links)",
+    ),
+    ("dram_row_bytes", "DRAM row (page) size per channel, bytes"),
+    ("dram_refresh", "model all-bank refresh (tREFI/tRFC of the DRAM preset)"),
+    (
+        "lookahead_ns",
+        "how far a core may run past the slowest before yielding, ns (speed vs. ordering)",
+    ),
+];
+
+#[cfg(test)]
+mod key_doc_tests {
+    #[test]
+    fn every_timing_key_is_documented_and_nothing_else() {
+        let t = toml::Table::try_from(super::TimingSpec::default()).unwrap();
+        let documented: Vec<&str> = super::TIMING_KEY_DOCS.iter().map(|d| d.0).collect();
+        let fields: Vec<&str> = t.keys().map(String::as_str).collect();
+        let mut a = documented.clone();
+        a.sort_unstable();
+        let mut b = fields.clone();
+        b.sort_unstable();
+        assert_eq!(a, b);
+    }
+}

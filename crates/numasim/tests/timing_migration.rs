@@ -152,7 +152,7 @@ policy = "oracle-static"
 
     // The functional first pass's page order, to show the timing run's differs.
     let functional_order: Vec<u64> = {
-        let mut sim = run.functional_sim();
+        let mut sim = run.functional_sim().unwrap();
         let mut src = run.open_source().unwrap();
         for_each_phase(&mut sim, &mut *src, None, |_, _, ()| Ok(())).unwrap();
         (0..sim.memory.table.pages() as u32)

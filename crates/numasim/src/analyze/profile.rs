@@ -46,7 +46,7 @@ pub const DEFAULT_INTERVALS: &[u64] = &[64, 256, 1024, 4096, 16384, 65536, 1 << 
 /// sources use their default interval.
 pub fn analyze_profile(run: &mut Run, intervals: &[u64], tlb_entries: usize) -> Result<ProfileAnalysis, RunError> {
     let mut source = run.open_source()?;
-    let mut sim = run.functional_sim();
+    let mut sim = run.functional_sim()?;
     let sockets = run.machine.sockets.len();
     let mk = |kind: ProfilerKind, interval: u64| {
         Observer::new(ObserverConfig {

@@ -122,7 +122,7 @@ pub fn analyze_run(
     run.thread_sockets = thread_sockets.clone();
     let mut source = run.open_source()?;
     let nodes = run.machine.memory_nodes.len();
-    let mut sim = run.functional_sim();
+    let mut sim = run.functional_sim()?;
     let mut total = PhaseCounts::new(sockets, nodes);
     for_each_phase(&mut sim, &mut *source, None, |_, counts, ()| {
         total.add(&counts);

@@ -192,7 +192,7 @@ where
 pub fn simulate(run: &mut Run, progress: &mut dyn FnMut(&Progress)) -> Result<RunResults, RunError> {
     match run.mode {
         Mode::Functional => {
-            let sim = run.functional_sim();
+            let sim = run.functional_sim()?;
             drive(run, sim, progress)
         }
         Mode::Timing => {
@@ -318,7 +318,7 @@ fn run_sharing<E: Engine>(sim: &E) -> SharingHistogram {
 /// migration and returns the oracle home of every virtual page (see [`crate::migrate::oracle`]).
 pub fn learn_oracle_homes(run: &mut Run) -> Result<FixedHomes, RunError> {
     let mut source = run.open_source()?;
-    let mut sim = run.functional_sim();
+    let mut sim = run.functional_sim()?;
     let sockets = run.machine.sockets.len();
     let mut totals: Vec<u64> = Vec::new();
     for_each_phase(&mut sim, &mut *source, run.max_phases, |sim, _, ()| {

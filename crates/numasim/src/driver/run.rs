@@ -106,15 +106,16 @@ impl Run {
     }
 
     /// A functional engine over this run's settings.
-    pub fn functional_sim(&self) -> crate::sim::FunctionalSim {
+    pub fn functional_sim(&self) -> Result<crate::sim::FunctionalSim, ConfigError> {
         let (sockets, nodes) = self.shape();
-        crate::sim::FunctionalSim::new(
+        crate::sim::FunctionalSim::try_new(
             &self.functional,
             sockets,
             nodes,
             self.thread_sockets.clone(),
             self.placement.clone(),
         )
+        .map_err(|m| self.origin.error("llc", m))
     }
 
     /// A timing engine over this run's settings (errors located at the experiment's `mode`).

@@ -76,13 +76,30 @@ impl FunctionalSim {
         thread_socket: Vec<usize>,
         placement: Placement,
     ) -> Self {
+        Self::try_new(cfg, sockets, nodes, thread_socket, placement).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`FunctionalSim::new`] that reports, instead of aborting, when the LLC tag arrays cannot
+    /// be allocated.
+    pub fn try_new(
+        cfg: &FunctionalConfig,
+        sockets: usize,
+        nodes: usize,
+        thread_socket: Vec<usize>,
+        placement: Placement,
+    ) -> Result<Self, String> {
         let llcs: Vec<SetAssocCache> = cfg
             .llc
             .as_ref()
-            .map(|v| v.iter().map(|&(b, w)| SetAssocCache::new(b, w)).collect())
+            .map(|v| {
+                v.iter()
+                    .map(|&(b, w)| SetAssocCache::try_partitioned(1, b, w))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .transpose()?
             .unwrap_or_default();
         let threads = thread_socket.len();
-        FunctionalSim {
+        Ok(FunctionalSim {
             sockets,
             nodes,
             thread_socket,
@@ -106,7 +123,7 @@ impl FunctionalSim {
             thread_instr_at_phase_start: vec![0; threads],
             observing: false,
             observer: None,
-        }
+        })
     }
 
     pub fn thread_socket(&self) -> &[usize] {

@@ -1,25 +1,10 @@
 //! The `numasim` command as a user runs it: results directories, JSON output, and bad input.
 
+mod common;
+
+use common::{numasim, ok};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn numasim(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_numasim"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("run numasim")
-}
-
-fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "failed: {}\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
 
 fn err(out: &Output) -> String {
     assert!(

@@ -1,10 +1,11 @@
 //! StarNUMA (starnuma-memory-pooling.txt): unloaded latencies, Fig. 2 (sharing of BFS's
 //! pages), Fig. 8a/8b (speedup and AMAT of the pool with Algorithm 1, T16 and T0 trackers,
-//! against the baseline machine without the pool) and Table IV (share of migrations to the pool).
+//! against the baseline machine without the pool), Table IV (share of migrations to the pool),
+//! Fig. 10 (pool 190 ns slower) and Fig. 12 (pool 4× smaller).
 //!
 //! What this study does not yet do (see docs/REPRODUCTION.md): the paper's perfect-knowledge
 //! migrating baseline (the baseline here does not migrate), sampled timing of 1 B-instruction
-//! phases, the seven other workloads of Fig. 8, and Figs. 9–12.
+//! phases, the seven other workloads of Fig. 8, Fig. 9 and Fig. 11.
 //!
 //! Phase length: the paper's phases are 1 B instructions per core, and Algorithm 1's thresholds
 //! (HI 20 K accesses per region per phase, LO 1 K, adaptation bounds) are counts per such phase.
@@ -196,6 +197,44 @@ impl Study for StarNuma {
             if ab > 0.0 { 100.0 * (a16 - ab) / ab } else { 0.0 },
             Expect::Below(0.0),
         ));
+        // Fig. 10: the pool 190 ns slower (a CXL latency penalty), on a machine file derived
+        // from the preset; Fig. 12: a pool 4× smaller than the default 20 % of the footprint.
+        let slow_pool = slower_pool_machine(ctx, 190.0)?;
+        let t16_slow = ctx.run_experiment(
+            "fig10-bfs-starnuma-t16-pool-plus-190ns",
+            &timing_experiment(
+                size,
+                &slow_pool,
+                &format!("policy = \"starnuma\"\n{}", thresholds(size)),
+            ),
+        )?;
+        let small_pool = timing_experiment(
+            size,
+            "starnuma16-pool-scaled",
+            &format!("policy = \"starnuma\"\n{}", thresholds(size)),
+        )
+        .replace(
+            "[placement]\npolicy = \"first-touch\"\n",
+            "[placement]\npolicy = \"first-touch\"\ncapacity_fraction_of_footprint = { pool = 0.05 }\n",
+        );
+        let t16_small = ctx.run_experiment("fig12-bfs-starnuma-t16-pool-quarter", &small_pool)?;
+        let speedup16 = tb / t16_ns;
+        out.push(cmp(
+            "Fig. 10",
+            "speedup with pool +190 ns / default speedup (paper: means 1.34 / 1.54)",
+            "×",
+            Some(1.34 / 1.54),
+            (tb / time(&t16_slow, "t16 +190 ns")?) / speedup16,
+            Expect::Below(1.0),
+        ));
+        out.push(cmp(
+            "Fig. 12",
+            "speedup with a 4× smaller pool / default speedup (paper: means 1.48 / 1.54)",
+            "×",
+            Some(1.48 / 1.54),
+            (tb / time(&t16_small, "t16 small pool")?) / speedup16,
+            Expect::None,
+        ));
         let moves = number(&t16, &["migration", "total_moves"]).unwrap_or(0.0);
         let to_pool = number(&t16, &["migration", "moves_to", "pool"]).unwrap_or(0.0);
         out.push(cmp(
@@ -234,6 +273,43 @@ fn cmp(
         numasim,
         expect,
     }
+}
+
+/// Writes `configs/<preset>-pool-plus-<ns>ns.toml`: the scaled StarNUMA machine with `extra_ns`
+/// added to the pool's access latency (Fig. 10's CXL latency penalty). Returns its file name,
+/// which experiments in `configs/` name as their machine.
+fn slower_pool_machine(ctx: &StudyContext, extra_ns: f64) -> Result<String, ReproError> {
+    const PRESET: &str = "starnuma16-pool-scaled";
+    let fail = |message: String| ReproError::Results {
+        id: format!("machine {PRESET}"),
+        message,
+    };
+    let text = numasim_machine::presets::get(PRESET).ok_or_else(|| fail("preset missing".into()))?;
+    let mut t: toml::Table = text.parse().map_err(|e: toml::de::Error| fail(e.to_string()))?;
+    let mut changed = false;
+    for node in t.get_mut("memory").and_then(|m| m.as_array_mut()).into_iter().flatten() {
+        if node.get("kind").and_then(|k| k.as_str()) == Some("cxl-pool") {
+            let lat = node.get("access_latency_ns").and_then(|v| v.as_float()).unwrap_or(0.0);
+            node.as_table_mut()
+                .expect("memory entries are tables")
+                .insert("access_latency_ns".into(), (lat + extra_ns).into());
+            changed = true;
+        }
+    }
+    if !changed {
+        return Err(fail("no cxl-pool memory node".into()));
+    }
+    let name = format!("{PRESET}-pool-plus-{extra_ns}ns");
+    t.insert("name".into(), name.clone().into());
+    let file = format!("{name}.toml");
+    let path = ctx.options.out.join("configs").join(&file);
+    let body = toml::to_string(&t).map_err(|e| fail(e.to_string()))?;
+    std::fs::write(
+        &path,
+        format!("# {PRESET} with the pool {extra_ns} ns slower (StarNUMA Fig. 10)\n{body}"),
+    )
+    .map_err(|source| ReproError::Io { path, source })?;
+    Ok(file)
 }
 
 /// Fig. 1's unloaded latencies from socket 0 of the full-size machine: exact by construction

@@ -7,6 +7,14 @@ use numasim::mem::{Capacity, Placement, PlacementPolicy};
 use numasim::timing::{TimingConfig, TimingSim, TimingSpec};
 use numasim_config::Source;
 
+/// `policy` over `m`'s nodes, each with room for 2^20 pages, nearest memory first.
+fn placement_on(m: &Machine, policy: PlacementPolicy) -> Placement {
+    let nearest = (0..m.sockets.len())
+        .map(|s| m.nearest_memory_order(s).to_vec())
+        .collect();
+    Placement::new(policy, vec![Capacity::Pages(1 << 20); m.memory_nodes.len()], nearest)
+}
+
 #[test]
 fn hostile_instruction_counts_and_addresses_do_not_panic() {
     use numasim::trace::{Access, VecSource};
@@ -17,14 +25,7 @@ fn hostile_instruction_counts_and_addresses_do_not_panic() {
         page_bytes: 4096,
         llc: true,
     };
-    let nearest = (0..m.sockets.len())
-        .map(|s| m.nearest_memory_order(s).to_vec())
-        .collect();
-    let placement = Placement::new(
-        PlacementPolicy::FirstTouch,
-        vec![Capacity::Pages(1 << 20); m.memory_nodes.len()],
-        nearest,
-    );
+    let placement = placement_on(&m, PlacementPolicy::FirstTouch);
     let mut s = TimingSim::new(&cfg, &m, vec![0, 1], placement).unwrap();
     let top = (1u64 << 47) - 64;
     let t0 = vec![
@@ -238,14 +239,7 @@ fn private_caches_of_thousands_of_cores_are_refused_before_allocating() {
         page_bytes: 4096,
         llc: true,
     };
-    let nearest = (0..m.sockets.len())
-        .map(|s| m.nearest_memory_order(s).to_vec())
-        .collect();
-    let placement = Placement::new(
-        PlacementPolicy::FirstTouch,
-        vec![Capacity::Pages(1 << 20); m.memory_nodes.len()],
-        nearest,
-    );
+    let placement = placement_on(&m, PlacementPolicy::FirstTouch);
     let e = TimingSim::new(&cfg, &m, vec![0; 4096], placement)
         .err()
         .expect("refused");
@@ -311,14 +305,7 @@ fn the_timing_clock_saturates_without_overflow() {
         page_bytes: 4096,
         llc: true,
     };
-    let nearest = (0..m.sockets.len())
-        .map(|s| m.nearest_memory_order(s).to_vec())
-        .collect();
-    let placement = Placement::new(
-        PlacementPolicy::Interleave(vec![0, 1]),
-        vec![Capacity::Pages(1 << 20); m.memory_nodes.len()],
-        nearest,
-    );
+    let placement = placement_on(&m, PlacementPolicy::Interleave(vec![0, 1]));
     let mut s = TimingSim::new(&cfg, &m, vec![0, 1], placement).unwrap();
     // Instruction gaps large enough that each step's compute time saturates, then accesses
     // packed at the very top of the instruction space.

@@ -48,10 +48,16 @@ pub trait Engine: PageHost {
     fn phase_index(&self) -> u64;
     /// Installs a migration profiler's observer.
     fn set_observer(&mut self, observer: Observer);
+    /// The engine's memory system, to change (the driver's own edits below go through it).
+    fn memory_mut(&mut self) -> &mut crate::mem::Memory;
     /// Oracle static placement: the home of each virtual page at first touch.
-    fn set_fixed_homes(&mut self, homes: FixedHomes);
+    fn set_fixed_homes(&mut self, homes: FixedHomes) {
+        self.memory_mut().fixed_home = homes;
+    }
     /// Resets the per-phase page counters after the boundary has read them.
-    fn end_phase(&mut self);
+    fn end_phase(&mut self) {
+        self.memory_mut().pages.end_phase();
+    }
     /// Pages on each memory node right now.
     fn pages_per_node(&self) -> &[u64] {
         self.placement().used_pages()
@@ -96,11 +102,8 @@ impl Engine for FunctionalSim {
     fn set_observer(&mut self, observer: Observer) {
         FunctionalSim::set_observer(self, observer)
     }
-    fn set_fixed_homes(&mut self, homes: FixedHomes) {
-        self.memory.fixed_home = homes;
-    }
-    fn end_phase(&mut self) {
-        self.memory.pages.end_phase();
+    fn memory_mut(&mut self) -> &mut crate::mem::Memory {
+        &mut self.memory
     }
 }
 
@@ -126,11 +129,8 @@ impl Engine for TimingSim {
     fn set_observer(&mut self, observer: Observer) {
         TimingSim::set_observer(self, observer)
     }
-    fn set_fixed_homes(&mut self, homes: FixedHomes) {
-        self.memory.fixed_home = homes;
-    }
-    fn end_phase(&mut self) {
-        self.memory.pages.end_phase();
+    fn memory_mut(&mut self) -> &mut crate::mem::Memory {
+        &mut self.memory
     }
     fn phase_report(
         &mut self,

@@ -39,11 +39,23 @@ pub fn convert_with_chunk_records(
     let tmp = TempOutput::reserve(out)?;
     let mut writer = NativeWriter::create(&tmp.path, threads, metadata)?;
     writer.set_chunk_records(chunk_records)?;
+    drain_round_robin(src, |t, batch| writer.write_all(t, batch))?;
+    let summary = writer.finish()?;
+    tmp.persist()?;
+    Ok(summary)
+}
+
+/// Reads every access of `src`, one batch per thread in turn, handing each non-empty batch to
+/// `each(thread, batch)`. Round-robin, because generators coupled by barriers then only ever
+/// buffer about one batch per thread (draining thread 0 first would force them to buffer all
+/// the others).
+pub fn drain_round_robin<E: From<SourceError>>(
+    src: &mut dyn AccessSource,
+    mut each: impl FnMut(usize, &[crate::record::Access]) -> Result<(), E>,
+) -> Result<(), E> {
     let mut batch = Vec::new();
-    // One batch per thread, round-robin: generators coupled by barriers only ever buffer about
-    // one batch per thread (draining thread 0 first would force them to buffer all the others).
-    let mut live = vec![true; threads];
-    let mut remaining = threads;
+    let mut live = vec![true; src.threads()];
+    let mut remaining = live.len();
     while remaining > 0 {
         for (t, alive) in live.iter_mut().enumerate() {
             if !*alive {
@@ -54,13 +66,11 @@ pub fn convert_with_chunk_records(
                 *alive = false;
                 remaining -= 1;
             } else {
-                writer.write_all(t, &batch)?;
+                each(t, &batch)?;
             }
         }
     }
-    let summary = writer.finish()?;
-    tmp.persist()?;
-    Ok(summary)
+    Ok(())
 }
 
 /// Refuses an output path that is the same file (device and inode) as one of `inputs`: writing
@@ -171,30 +181,16 @@ pub fn export_starnuma(src: &mut dyn AccessSource, dir: &Path) -> Result<Vec<Pat
         .map(StarnumaWriter::create)
         .collect::<Result<Vec<_>, _>>()?;
     let mut next_marker = vec![STARNUMA_MARKER_INSTRUCTIONS; threads];
-    let mut live = vec![true; threads];
-    let mut remaining = threads;
-    let mut batch = Vec::new();
-    // Round-robin over threads, one batch each, as in `convert`.
-    while remaining > 0 {
-        for t in 0..threads {
-            if !live[t] {
-                continue;
+    drain_round_robin(src, |t, batch| {
+        for a in batch {
+            while a.instr >= next_marker[t] {
+                writers[t].write_marker(next_marker[t])?;
+                next_marker[t] = next_marker[t].saturating_add(STARNUMA_MARKER_INSTRUCTIONS);
             }
-            src.next_batch(t, &mut batch)?;
-            if batch.is_empty() {
-                live[t] = false;
-                remaining -= 1;
-                continue;
-            }
-            for a in &batch {
-                while a.instr >= next_marker[t] {
-                    writers[t].write_marker(next_marker[t])?;
-                    next_marker[t] = next_marker[t].saturating_add(STARNUMA_MARKER_INSTRUCTIONS);
-                }
-                writers[t].write(a)?;
-            }
+            writers[t].write(a)?;
         }
-    }
+        Ok(())
+    })?;
     for w in writers {
         w.finish()?;
     }

@@ -14,7 +14,9 @@ pub mod record;
 pub mod source;
 pub mod starnuma;
 
-pub use convert::{convert, convert_starnuma, convert_with_chunk_records, export_starnuma, ConvertStats};
+pub use convert::{
+    convert, convert_starnuma, convert_with_chunk_records, drain_round_robin, export_starnuma, ConvertStats,
+};
 pub use info::{scan_starnuma_info, InputFile, ThreadInfo, TraceInfo};
 pub use native::{scan_info, NativeHeader, NativeReader, NativeWriter, WriteSummary};
 pub use pipeline::DecodeAhead;

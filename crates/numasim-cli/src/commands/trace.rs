@@ -206,25 +206,12 @@ pub fn run(cmd: TraceCommand) -> anyhow::Result<()> {
 fn decode_only_pass(mut src: Box<dyn numasim::trace::AccessSource>, json: bool) -> anyhow::Result<()> {
     let started = std::time::Instant::now();
     let (mut records, mut writes, mut batches) = (0u64, 0u64, 0u64);
-    let mut batch = Vec::new();
-    let mut live = vec![true; src.threads()];
-    let mut remaining = live.len();
-    while remaining > 0 {
-        for (t, alive) in live.iter_mut().enumerate() {
-            if !*alive {
-                continue;
-            }
-            src.next_batch(t, &mut batch)?;
-            if batch.is_empty() {
-                *alive = false;
-                remaining -= 1;
-                continue;
-            }
-            records += batch.len() as u64;
-            batches += 1;
-            writes += batch.iter().filter(|a| a.is_write()).count() as u64;
-        }
-    }
+    numasim::trace::drain_round_robin(&mut *src, |_, batch| -> anyhow::Result<()> {
+        records += batch.len() as u64;
+        batches += 1;
+        writes += batch.iter().filter(|a| a.is_write()).count() as u64;
+        Ok(())
+    })?;
     let wall_s = started.elapsed().as_secs_f64();
     let v = serde_json::json!({
         "threads": src.threads(),

@@ -16,6 +16,8 @@
 //! instruction; index arithmetic/loop control adds 1–2; every floating-point operation is one
 //! instruction, counted in the cost of the access it precedes *and* recorded as flops.
 
+pub mod bt;
+pub mod cfd;
 pub mod cg;
 pub mod ep;
 pub mod ft;

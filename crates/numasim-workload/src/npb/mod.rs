@@ -23,6 +23,7 @@ pub mod ep;
 pub mod ft;
 pub mod is;
 pub mod mg;
+pub mod sp;
 
 use crate::omp::Sched;
 use serde::{Deserialize, Serialize};

@@ -50,6 +50,7 @@ const ENTRIES: &[Entry] = &[
     Entry { info: crate::npb::ft::info, build: crate::npb::ft::build },
     Entry { info: crate::npb::bt::info, build: crate::npb::bt::build },
     Entry { info: crate::npb::sp::info, build: crate::npb::sp::build },
+    Entry { info: crate::npb::lu::info, build: crate::npb::lu::build },
     Entry { info: crate::splash::ge::info, build: crate::splash::ge::build },
     Entry { info: crate::splash::ocean::info, build: crate::splash::ocean::build },
     Entry { info: crate::genomics::fmi::info, build: crate::genomics::fmi::build },

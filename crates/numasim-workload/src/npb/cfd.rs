@@ -357,7 +357,6 @@ pub fn residual_row(
     rhs: Field,
     (flux_flops, diss_flops): (u32, u32),
 ) {
-    let n = g.n;
     let along = |i: usize, c: usize| match dir {
         Dir::X => g.at(k, j, c),
         Dir::Y => g.at(k, c, i),
@@ -368,27 +367,59 @@ pub fn residual_row(
         Dir::Y => j,
         Dir::Z => k,
     };
-    for i in 1..n - 1 {
-        let c = coord(i);
+    residual(em, g.n, along, coord, u, aux, rhs, (flux_flops, diss_flops));
+}
+
+/// [`residual_row`] along one line `(a, b)` of `dir` ([`Dir::point`]) instead of a row of the
+/// `k, j, i` nest: the order of loops that split the other dimension (LU's zeta pass, over j).
+#[allow(clippy::too_many_arguments)]
+pub fn residual_line(
+    em: &mut Em,
+    g: &Layout,
+    dir: Dir,
+    (a, b): (usize, usize),
+    u: Field,
+    aux: &[Field],
+    rhs: Field,
+    flops: (u32, u32),
+) {
+    residual(em, g.n, |_, c| dir.point(g, a, b, c), |s| s, u, aux, rhs, flops);
+}
+
+/// The two passes over positions x = 1..n−1; `along(x, c)` is the point at coordinate c along
+/// the direction for position x, `coord(x)` position x's own coordinate.
+#[allow(clippy::too_many_arguments)]
+fn residual(
+    em: &mut Em,
+    n: usize,
+    along: impl Fn(usize, usize) -> u64,
+    coord: impl Fn(usize) -> usize,
+    u: Field,
+    aux: &[Field],
+    rhs: Field,
+    (flux_flops, diss_flops): (u32, u32),
+) {
+    for x in 1..n - 1 {
+        let c = coord(x);
         for d in [c - 1, c, c + 1] {
-            em.rd_point(u, along(i, d));
+            em.rd_point(u, along(x, d));
         }
         for f in aux {
             for d in [c - 1, c, c + 1] {
-                em.rd(f.addr(along(i, d), 0));
+                em.rd(f.addr(along(x, d), 0));
             }
         }
-        let p = g.at(k, j, i);
+        let p = along(x, c);
         em.rd_point(rhs, p);
         em.flops(flux_flops);
         em.wr_point(rhs, p);
     }
-    for i in 1..n - 1 {
-        let c = coord(i);
+    for x in 1..n - 1 {
+        let c = coord(x);
         for d in c.saturating_sub(2).max(1)..=(c + 2).min(n - 2) {
-            em.rd_point(u, along(i, d));
+            em.rd_point(u, along(x, d));
         }
-        let p = g.at(k, j, i);
+        let p = along(x, c);
         em.rd_point(rhs, p);
         em.flops(diss_flops);
         em.wr_point(rhs, p);

@@ -27,6 +27,19 @@ pub struct WriteOutcome {
     pub others: u64,
 }
 
+/// What an LLC miss needs done, from [`Directory::miss`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MissOutcome {
+    /// Another socket owns the line dirty and supplies it (a block transfer); [`NO_OWNER`] if
+    /// memory does.
+    pub supplier: u8,
+    /// A store's other holders: their copies are dropped now.
+    pub drop: u64,
+    /// Sockets sent an invalidation message: the dropped ones except the supplier, which loses
+    /// its copy by supplying the data.
+    pub inval_msgs: u64,
+}
+
 impl Directory {
     /// A directory for pages of `page_bytes` with 64-byte lines.
     pub fn new(page_bytes: u64) -> Self {
@@ -76,6 +89,35 @@ impl Directory {
         WriteOutcome { owner, others }
     }
 
+    /// An LLC miss by `socket` to entry `di` (a load, or a store with `write`): who supplies
+    /// the data and who loses the line. The caller drops the copies of `drop` and, for a
+    /// load from a supplier, cleans the supplier's private copies (it keeps the line Owned).
+    #[inline]
+    pub fn miss(&mut self, di: usize, socket: usize, write: bool) -> MissOutcome {
+        let owner = self.owner[di];
+        let supplier = if owner != NO_OWNER && owner as usize != socket {
+            owner
+        } else {
+            NO_OWNER
+        };
+        if write {
+            let others = self.write(di, socket).others;
+            let supplier_bit = if supplier == NO_OWNER { 0 } else { 1u64 << supplier };
+            MissOutcome {
+                supplier,
+                drop: others,
+                inval_msgs: others & !supplier_bit,
+            }
+        } else {
+            self.read(di, socket);
+            MissOutcome {
+                supplier,
+                drop: 0,
+                inval_msgs: 0,
+            }
+        }
+    }
+
     /// `socket` wrote the line back: it no longer owns it dirty (it stays a sharer until
     /// invalidated; a later miss then comes from memory).
     #[inline]
@@ -123,6 +165,28 @@ mod tests {
         assert_eq!(w, WriteOutcome { owner: 1, others: 0b10 });
         // The owner writing again finds no one else.
         assert_eq!(d.write(di, 3).others, 0);
+    }
+
+    #[test]
+    fn a_load_miss_is_supplied_by_another_owner_and_a_store_miss_invalidates_the_rest() {
+        let mut d = Directory::new(4096);
+        d.add_page();
+        let di = d.index(0, 1);
+        // Memory supplies the first reader.
+        let r = d.miss(di, 0, false);
+        assert_eq!((r.supplier, r.drop, r.inval_msgs), (NO_OWNER, 0, 0));
+        // Socket 2 stores: socket 0 is dropped and sent an invalidation; memory supplies.
+        let r = d.miss(di, 2, true);
+        assert_eq!((r.supplier, r.drop, r.inval_msgs), (NO_OWNER, 0b1, 0b1));
+        // Socket 1 loads: the dirty owner 2 supplies it (a block transfer) and stays a holder.
+        let r = d.miss(di, 1, false);
+        assert_eq!((r.supplier, r.drop, r.inval_msgs), (2, 0, 0));
+        // Socket 3 stores: 1 and 2 are dropped; only 1 gets a message (2 supplies the data).
+        let r = d.miss(di, 3, true);
+        assert_eq!((r.supplier, r.drop, r.inval_msgs), (2, 0b110, 0b010));
+        // The owner missing on its own line (evicted) is not a block transfer.
+        let r = d.miss(di, 3, false);
+        assert_eq!(r.supplier, NO_OWNER);
     }
 
     #[test]

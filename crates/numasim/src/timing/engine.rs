@@ -1,6 +1,13 @@
 //! The timing engine: cores, private caches, LLCs, directory, links and DRAM on one
 //! deterministic clock (see the module docs of [`super`] for the model).
 //!
+//! This file is the orchestration only: the phase loop that interleaves cores in time order,
+//! and the path of one access through the parts, each in its own module with its own tests —
+//! the core model ([`super::core`]: clock, ROB, MSHRs, store buffer), the private caches
+//! ([`super::private`]), the directory ([`super::directory`]), and the fabric and DRAM
+//! booking with the latency calibration ([`super::booking`]). The shared LLCs, the page table
+//! ([`crate::mem::Memory`]) and migration charging live here because every part meets there.
+//!
 //! Why transactions are computed whole at issue rather than hop by hop as events: a
 //! discrete-event engine pays a priority-queue push and pop for every hop of every message
 //! (5–10 per LLC miss), which held it near 1 M accesses/s. Here a core issues an access at
@@ -11,10 +18,12 @@
 //! requests nearly in time order, and the timelines' gap filling makes the remaining disorder
 //! harmless: an early request presented late still uses the idle time it arrived in.
 
+use super::booking::Booking;
+use super::core::{Core, CoreLimits};
 use super::directory::{Directory, NO_OWNER};
-use super::dram::{ps, MemoryController};
-use super::link::{Fabric, Path};
-use super::params::{DramTiming, TimingSpec};
+use super::dram::ps;
+use super::params::TimingSpec;
+use super::private::{Level, PrivateCaches};
 use crate::cache::{Outcome, SetAssocCache};
 use crate::mem::{Memory, Placement};
 use crate::migrate::mechanism::CostParams;
@@ -24,15 +33,13 @@ use crate::stats::PhaseCounts;
 use numasim_machine::Machine;
 use numasim_trace::{Access, AccessSource};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 /// How many accesses ahead a core prefetches its L2 and LLC sets (host-side hint only).
 const PREFETCH_DISTANCE: usize = 12;
 /// Most sockets the directory's sharer masks can name.
 pub const MAX_SOCKETS: usize = 64;
-/// The simulated clock stops here (2^62 ps, 53 days): every latency the validated machine and
-/// `[timing]` allow, added to it, still fits a u64.
-pub const MAX_CLOCK_PS: u64 = 1 << 62;
+pub use super::core::MAX_CLOCK_PS;
 
 /// Settings of the timing engine besides `[timing]`.
 #[derive(Debug, Clone)]
@@ -52,43 +59,6 @@ pub struct ClassSums {
     pub wait_ps: u64,
 }
 
-/// Latency of one booked transaction, ps.
-#[derive(Debug, Clone, Copy, Default)]
-struct Latency {
-    done_ps: u64,
-    unloaded_ps: u64,
-    wait_ps: u64,
-}
-
-struct Core {
-    socket: usize,
-    /// Issue clock: time the last access issued (ps).
-    t: u64,
-    last_instr: u64,
-    buf: Vec<Access>,
-    pos: usize,
-    source_done: bool,
-    finished: bool,
-    /// Tracked accesses in flight or not yet retired: (instruction, completion ps).
-    rob: VecDeque<(u64, u64)>,
-    /// Completion times of outstanding LLC-miss loads (≤ `mshrs`).
-    mshr: Vec<u64>,
-    /// Completion times of LLC-miss stores in flight (≤ `store_buffer_entries`).
-    store_buffer: Vec<u64>,
-    /// Latest completion of anything this core issued.
-    last_done: u64,
-    /// The line and page of the last access: MRU in L1 and the TLB, so a repeat needs no
-    /// lookup (reset when another socket invalidates or cleans the line).
-    last_line: u64,
-    last_line_dirty: bool,
-    last_vpage: u64,
-    instructions: u64,
-    instr_at_phase_start: u64,
-    llc_misses: u64,
-    end_ps: u64,
-    cpi_milli_ps: u64,
-}
-
 /// Whole-run or per-phase timing counters.
 #[derive(Debug, Clone, Default)]
 pub struct TimingCounts {
@@ -105,13 +75,6 @@ pub struct TimingCounts {
     pub end_ps: u64,
 }
 
-/// Time (ps) to issue `instructions` non-memory instructions at `cpi_milli_ps` (thousandths of
-/// a ps per instruction). Saturating: a hostile trace may jump its instruction count by 2^60.
-#[inline]
-fn compute_ps(instructions: u64, cpi_milli_ps: u64) -> u64 {
-    instructions.saturating_mul(cpi_milli_ps).saturating_add(500) / 1000
-}
-
 /// What the moves of one migration step cost in time (ps), charged from the phase barrier.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct MoveTiming {
@@ -121,6 +84,17 @@ pub struct MoveTiming {
     pub copy_span_ps: u64,
     /// Core time lost to TLB shootdowns and the OS thread's scan, summed over cores.
     pub core_stall_ps: u64,
+}
+
+/// A hit in a core's private caches or its socket's LLC.
+#[derive(Debug, Clone, Copy)]
+struct CacheHit {
+    /// Load-to-use latency of the level that hit, ps.
+    latency_ps: u64,
+    /// Whether it is tracked in the ROB (L1 hits are hidden by the base CPI).
+    tracked: bool,
+    /// The line was dirty in that level (a store needs no ownership request).
+    was_dirty: bool,
 }
 
 /// Why a core stopped running.
@@ -146,37 +120,17 @@ pub struct TimingSim {
     llc_on: bool,
     /// Socket-level coherence directory.
     dir: Directory,
-    pub fabric: Fabric,
-    pub mem: Vec<MemoryController>,
-    /// Per node: fixed on-chip latency = access_latency − lookup path − DRAM row miss (ps).
-    pub fixed_ps: Vec<u64>,
-    /// Per node: by how much the closed form exceeds the machine's access latency (0 = exact).
-    pub mismatch_ps: Vec<u64>,
-    /// Per socket: L1 + L2 (+ LLC) tag path of an LLC miss, ps.
-    pub lookup_ps: Vec<u64>,
-    l1_ps: Vec<u64>,
-    l2_ps: Vec<u64>,
-    walk_ps: Vec<u64>,
-    snoop_ps: u64,
-    header: u32,
-    data: u32,
+    /// Links, memory controllers, calibration; the booking horizon and latest completion.
+    pub book: Booking,
     cores: Vec<Core>,
-    /// Every core's private L1-D, L2 and TLB, one part per core (see
-    /// [`SetAssocCache::partitioned`]).
-    l1: SetAssocCache,
-    l2: SetAssocCache,
-    tlb: SetAssocCache,
+    /// Every core's private L1-D, L2 and TLB.
+    private: PrivateCaches,
     socket_cores: Vec<Vec<u32>>,
-    is_pool: Vec<bool>,
     class_of: Vec<u16>,
     pub class_names: Vec<String>,
     bt_class: u16,
     /// Cores ready to run, by (clock, core id): ties break by id, so runs are deterministic.
     ready: BinaryHeap<Reverse<(u64, u32)>>,
-    /// The slowest running core's clock: no request is booked before it (timeline horizon).
-    now: u64,
-    /// Latest completion of any transaction (the phase barrier waits for it).
-    latest_ps: u64,
     /// Per page id: summed latency of the phase's LLC-miss loads to it (HyDM's progress).
     page_mem_ps: Vec<u64>,
     /// Per page id: time its migration copy lands (empty until a page moves).
@@ -195,9 +149,6 @@ pub struct TimingSim {
     /// Phase length the driver runs (per thread), from [`TimingConfig`].
     phase_instructions: u64,
     lookahead_ps: u64,
-    rob_w: u64,
-    mshrs: u32,
-    store_buffer: u32,
 }
 
 impl TimingSim {
@@ -216,28 +167,26 @@ impl TimingSim {
             ));
         }
         spec.check_core_caches(thread_socket.len())?;
-        let cyc = |s: usize, c: u32| ps(f64::from(c) / m.sockets[s].freq_ghz);
-        let l1_ps: Vec<u64> = (0..sockets).map(|s| cyc(s, spec.l1_latency_cycles)).collect();
-        let l2_ps: Vec<u64> = (0..sockets).map(|s| cyc(s, spec.l2_latency_cycles)).collect();
-        let llc_ps: Vec<u64> = (0..sockets)
-            .map(|s| if cfg.llc { cyc(s, spec.llc_latency_cycles) } else { 0 })
+        let llcs = if cfg.llc {
+            m.sockets
+                .iter()
+                .map(|s| SetAssocCache::try_partitioned(1, s.llc_bytes, s.llc_ways as usize))
+                .collect::<Result<_, _>>()?
+        } else {
+            Vec::new()
+        };
+        let private = PrivateCaches::new(&spec, m, thread_socket.len())?;
+        let lookup_ps: Vec<u64> = (0..sockets)
+            .map(|s| {
+                let llc = if cfg.llc {
+                    ps(f64::from(spec.llc_latency_cycles) / m.sockets[s].freq_ghz)
+                } else {
+                    0
+                };
+                private.l1_ps[s] + private.l2_ps[s] + llc
+            })
             .collect();
-        let walk_ps = (0..sockets).map(|s| cyc(s, spec.page_walk_cycles)).collect();
-        let lookup_ps: Vec<u64> = (0..sockets).map(|s| l1_ps[s] + l2_ps[s] + llc_ps[s]).collect();
-        let line_bytes = m.sockets.first().map_or(64, |s| s.line_bytes);
-        let mut mem = Vec::with_capacity(nodes);
-        let mut fixed_ps = Vec::with_capacity(nodes);
-        let mut mismatch_ps = Vec::with_capacity(nodes);
-        for n in &m.memory_nodes {
-            let t = DramTiming::preset(n.dram, line_bytes);
-            let mc = MemoryController::new(&t, n.channels, cfg.page_bytes, spec.dram_row_bytes, spec.dram_refresh);
-            let lookup = lookup_ps[n.attached_socket.unwrap_or(0)];
-            let need = lookup + mc.t.row_miss();
-            let have = ps(n.access_latency_ns);
-            fixed_ps.push(have.saturating_sub(need));
-            mismatch_ps.push(need.saturating_sub(have));
-            mem.push(mc);
-        }
+        let book = Booking::new(&spec, m, cfg.page_bytes, lookup_ps);
         let mut class_names: Vec<String> = Vec::new();
         let mut class_of = Vec::with_capacity(sockets * nodes);
         for s in 0..sockets {
@@ -253,32 +202,13 @@ impl TimingSim {
         class_names.push(numasim_machine::BLOCK_TRANSFER.into());
         let bt_class = (class_names.len() - 1) as u16;
         let mut socket_cores = vec![Vec::new(); sockets];
+        let limits = CoreLimits::of(&spec);
         let cores = thread_socket
             .iter()
             .enumerate()
             .map(|(i, &s)| {
                 socket_cores[s].push(i as u32);
-                Core {
-                    socket: s,
-                    t: 0,
-                    last_instr: 0,
-                    buf: Vec::with_capacity(4096),
-                    pos: 0,
-                    source_done: false,
-                    finished: false,
-                    rob: VecDeque::with_capacity(spec.rob_entries as usize),
-                    mshr: Vec::with_capacity(spec.mshrs as usize),
-                    store_buffer: Vec::with_capacity(spec.store_buffer_entries as usize),
-                    last_done: 0,
-                    last_line: u64::MAX,
-                    last_line_dirty: false,
-                    last_vpage: u64::MAX,
-                    instructions: 0,
-                    instr_at_phase_start: 0,
-                    llc_misses: 0,
-                    end_ps: 0,
-                    cpi_milli_ps: (spec.base_cpi / m.sockets[s].freq_ghz * 1e6).round() as u64,
-                }
+                Core::new(s, spec.base_cpi, m.sockets[s].freq_ghz, limits)
             })
             .collect();
         let classes = class_names.len();
@@ -286,46 +216,17 @@ impl TimingSim {
             sockets,
             nodes,
             memory: Memory::new(cfg.page_bytes, sockets, nodes, placement),
-            llcs: if cfg.llc {
-                m.sockets
-                    .iter()
-                    .map(|s| SetAssocCache::try_partitioned(1, s.llc_bytes, s.llc_ways as usize))
-                    .collect::<Result<_, _>>()?
-            } else {
-                Vec::new()
-            },
+            llcs,
             llc_on: cfg.llc,
             dir: Directory::new(cfg.page_bytes),
-            fabric: Fabric::new(m, spec.link_bandwidth_scale),
-            mem,
-            fixed_ps,
-            mismatch_ps,
-            lookup_ps,
-            l1_ps,
-            l2_ps,
-            walk_ps,
-            snoop_ps: ps(spec.owner_snoop_ns),
-            header: spec.header_bytes,
-            data: spec.header_bytes + line_bytes,
-            l1: SetAssocCache::try_partitioned(thread_socket.len(), spec.l1_bytes, spec.l1_ways as usize)
-                .map_err(|e| format!("timing.l1_bytes: {e}"))?,
-            l2: SetAssocCache::try_partitioned(thread_socket.len(), spec.l2_bytes, spec.l2_ways as usize)
-                .map_err(|e| format!("timing.l2_bytes: {e}"))?,
-            tlb: SetAssocCache::try_partitioned(
-                thread_socket.len(),
-                u64::from(spec.tlb_entries) * 64,
-                spec.tlb_ways as usize,
-            )
-            .map_err(|e| format!("timing.tlb_entries: {e}"))?,
+            book,
             cores,
+            private,
             socket_cores,
-            is_pool: m.memory_nodes.iter().map(|n| n.attached_socket.is_none()).collect(),
             class_of,
             class_names,
             bt_class,
             ready: BinaryHeap::new(),
-            now: 0,
-            latest_ps: 0,
             page_mem_ps: Vec::new(),
             page_ready_ps: Vec::new(),
             pending_moves: Vec::new(),
@@ -341,9 +242,6 @@ impl TimingSim {
             phase: 0,
             phase_instructions: cfg.phase_instructions,
             lookahead_ps: ps(spec.lookahead_ns),
-            rob_w: u64::from(spec.rob_entries),
-            mshrs: spec.mshrs,
-            store_buffer: spec.store_buffer_entries,
             spec,
         })
     }
@@ -363,7 +261,7 @@ impl TimingSim {
         self.cores.len()
     }
     pub fn now_ps(&self) -> u64 {
-        self.now
+        self.book.horizon_ps
     }
     pub fn core_socket(&self, c: usize) -> usize {
         self.cores[c].socket
@@ -398,7 +296,7 @@ impl TimingSim {
             phase_instructions,
             self.cores.iter().filter(|c| !c.source_done).map(|c| c.buf[c.pos].instr),
         );
-        let start = self.now;
+        let start = self.book.horizon_ps;
         for c in 0..self.cores.len() {
             if !self.cores[c].finished {
                 let k = &mut self.cores[c];
@@ -407,7 +305,7 @@ impl TimingSim {
             }
         }
         while let Some(Reverse((t, c))) = self.ready.pop() {
-            self.now = t;
+            self.book.horizon_ps = t;
             let until = t.saturating_add(self.lookahead_ps);
             if self.run_core(c as usize, phase_end, until, src)? == Yield::Later {
                 self.ready.push(Reverse((self.cores[c as usize].t, c)));
@@ -418,8 +316,8 @@ impl TimingSim {
             .cores
             .iter()
             .map(|k| k.t.max(k.last_done))
-            .fold(self.latest_ps.max(start), u64::max);
-        self.now = end;
+            .fold(self.book.latest_ps.max(start), u64::max);
+        self.book.horizon_ps = end;
         self.phase = next_phase;
         let mut counts = std::mem::replace(&mut self.counts, PhaseCounts::new(self.sockets, self.nodes));
         for c in &mut self.cores {
@@ -480,43 +378,20 @@ impl TimingSim {
             }
             let a = k.buf[k.pos];
             if a.instr >= phase_end {
-                // The instructions between the core's last access and the phase end run before
-                // the barrier (they are counted in this phase, so their time belongs here too).
-                if k.last_instr < phase_end {
-                    k.t =
-                        k.t.saturating_add(compute_ps(phase_end - k.last_instr, k.cpi_milli_ps))
-                            .min(MAX_CLOCK_PS);
-                    k.last_instr = phase_end;
-                }
+                k.run_to_barrier(phase_end);
                 return Ok(Yield::Barrier);
             }
             if k.t > until {
                 return Ok(Yield::Later);
             }
-            // Non-memory instructions since the last access, then in-order retirement: the
-            // ROB holds W instructions, so everything at or before `instr − W` must be done.
-            // Saturating: a hostile trace may jump its instruction count by 2^60.
-            // The clock stops at MAX_CLOCK_PS, so adding the bounded latencies of one access
-            // to it can never overflow.
-            let mut t_issue =
-                k.t.saturating_add(compute_ps(a.instr.saturating_sub(k.last_instr), k.cpi_milli_ps))
-                    .min(MAX_CLOCK_PS);
-            while let Some(&(instr, done)) = k.rob.front() {
-                if instr.saturating_add(self.rob_w) > a.instr {
-                    break;
-                }
-                t_issue = t_issue.max(done);
-                k.rob.pop_front();
-            }
-            k.t = t_issue;
-            k.last_instr = a.instr;
+            k.issue(a.instr);
             k.pos += 1;
             // The simulated L2 and LLC tag arrays far exceed the host's caches: ask for the
             // sets a later access of this core will probe (the LLC's only when it is modelled).
             if let Some(next) = k.buf.get(k.pos + PREFETCH_DISTANCE) {
                 let line = next.vaddr >> 6;
                 if line != k.last_line {
-                    self.l2.prefetch_in(c, line);
+                    self.private.prefetch(c, line);
                     if self.llc_on {
                         self.llcs[k.socket].prefetch(line);
                     }
@@ -526,22 +401,12 @@ impl TimingSim {
         }
     }
 
-    /// Records a tracked access completing at `done` in the core's ROB (only if it can still
-    /// hold up retirement).
-    #[inline]
-    fn push_rob(&mut self, c: usize, instr: u64, done: u64) {
-        let k = &mut self.cores[c];
-        if done > k.t {
-            k.rob.push_back((instr, done));
-        }
-        k.last_done = k.last_done.max(done);
-    }
-
     /// DRAM row at `node` holding byte `vaddr` of page id `page` (in its current frame).
     #[inline]
     fn dram_row(&self, node: usize, page: u32, vaddr: u64) -> u64 {
         let offset = vaddr & ((1u64 << self.memory.table.page_shift()) - 1);
-        self.mem[node].row_of(u64::from(self.memory.frame[page as usize]), offset)
+        self.book
+            .row_of(node, u64::from(self.memory.frame[page as usize]), offset)
     }
 
     fn page_of(&mut self, socket: usize, vaddr: u64) -> Result<u32, SimError> {
@@ -586,58 +451,76 @@ impl TimingSim {
         let vpage = a.vaddr >> self.memory.table.page_shift();
         if vpage != k.last_vpage {
             k.last_vpage = vpage;
-            if let Outcome::Miss { .. } = self.tlb.access_in(c, vpage, false) {
-                t0 += self.walk_ps[socket];
+            if self.private.tlb_miss(c, vpage) {
+                t0 += self.private.walk_ps[socket];
                 self.timing.tlb_misses += 1;
             }
         }
         k.last_line = line;
         k.last_line_dirty = write;
-        // L1
-        let r1 = self.l1.access_in(c, line, write);
-        if let Outcome::Miss { writeback: Some(v) } = r1 {
-            self.l2_victim(c, v, t);
-        }
-        if let Outcome::Hit { was_dirty } = r1 {
-            self.cores[c].last_line_dirty |= was_dirty;
+        if let Some(hit) = self.private_and_llc(c, socket, line, write, t) {
             self.counts.llc_hits += 1;
-            if write && !was_dirty {
+            if write && !hit.was_dirty {
                 self.store_ownership(socket, a.vaddr, t0)?;
             }
-            if t0 != t {
-                self.push_rob(c, a.instr, t0 + self.l1_ps[socket]);
+            // An L1 hit is hidden by the base CPI unless its TLB walk made it late.
+            if hit.tracked || t0 != t {
+                self.cores[c].push_rob(a.instr, t0 + hit.latency_ps);
             }
             return Ok(false);
         }
-        // L2
-        let r2 = self.l2.access_in(c, line, write);
-        if let Outcome::Miss { writeback: Some(v) } = r2 {
+        self.memory_access(c, socket, a, t0)?;
+        Ok(true)
+    }
+
+    /// Core `c`'s private caches, then its socket's LLC (spilling dirty victims at `t`);
+    /// `None` on an LLC miss.
+    #[inline]
+    fn private_and_llc(&mut self, c: usize, socket: usize, line: u64, write: bool, t: u64) -> Option<CacheHit> {
+        let r = self.private.lookup(c, line, write);
+        for v in r.spill.into_iter().flatten() {
             self.llc_victim(socket, v, t);
         }
-        if let Outcome::Hit { was_dirty } = r2 {
-            self.counts.llc_hits += 1;
-            if write && !was_dirty {
-                self.store_ownership(socket, a.vaddr, t0)?;
+        match r.level {
+            Level::L1 { was_dirty } => {
+                self.cores[c].last_line_dirty |= was_dirty;
+                return Some(CacheHit {
+                    latency_ps: self.private.l1_ps[socket],
+                    tracked: false,
+                    was_dirty,
+                });
             }
-            self.push_rob(c, a.instr, t0 + self.l1_ps[socket] + self.l2_ps[socket]);
-            return Ok(false);
+            Level::L2 { was_dirty } => {
+                return Some(CacheHit {
+                    latency_ps: self.private.l1_ps[socket] + self.private.l2_ps[socket],
+                    tracked: true,
+                    was_dirty,
+                });
+            }
+            Level::Miss => {}
         }
-        // LLC
         if self.llc_on {
             match self.llcs[socket].access(line, false) {
+                // The LLC does not track private dirtiness: a store always asks for ownership.
                 Outcome::Hit { .. } => {
-                    self.counts.llc_hits += 1;
-                    if write {
-                        self.store_ownership(socket, a.vaddr, t0)?;
-                    }
-                    self.push_rob(c, a.instr, t0 + self.lookup_ps[socket]);
-                    return Ok(false);
+                    return Some(CacheHit {
+                        latency_ps: self.book.lookup_ps[socket],
+                        tracked: true,
+                        was_dirty: false,
+                    })
                 }
                 Outcome::Miss { writeback: Some(v) } => self.writeback(socket, v, t),
                 Outcome::Miss { writeback: None } => {}
             }
         }
-        // Memory (or another socket's cache).
+        None
+    }
+
+    /// An LLC miss of core `c` wanting memory at `t0`: directory, MSHR or store-buffer slot,
+    /// migration wait, then the booked transaction.
+    fn memory_access(&mut self, c: usize, socket: usize, a: &Access, mut t0: u64) -> Result<(), SimError> {
+        let write = a.is_write();
+        let line = a.vaddr >> 6;
         self.counts.llc_misses += 1;
         self.cores[c].llc_misses += 1;
         let page = self.page_of(socket, a.vaddr)?;
@@ -645,56 +528,25 @@ impl TimingSim {
         self.counts.demand[socket * self.nodes + node] += 1;
         self.memory.pages.record(page, socket);
         let di = self.dir.index(page, line);
-        let owner = self.dir.owner(di);
-        let bt = owner != NO_OWNER && owner as usize != socket;
-        let mut inval = 0;
+        let miss = self.dir.miss(di, socket, write);
+        let bt = miss.supplier != NO_OWNER;
         if write {
-            let others = self.dir.write(di, socket).others;
-            self.invalidate_sockets(line, others);
-            // The owner (if any) loses its copy by supplying the data; the rest get messages.
-            let owner_bit = if owner == NO_OWNER { 0 } else { 1u64 << owner };
-            inval = others & !if bt { owner_bit } else { 0 };
-        } else {
-            if bt {
-                for &k in &self.socket_cores[owner as usize] {
-                    self.l1.clean_in(k as usize, line);
-                    self.l2.clean_in(k as usize, line);
-                    let k = &mut self.cores[k as usize];
-                    if k.last_line == line {
-                        k.last_line_dirty = false;
-                    }
-                }
+            self.invalidate_sockets(line, miss.drop);
+        } else if bt {
+            // The supplier keeps the line Owned; its private copies become clean.
+            for &k in &self.socket_cores[miss.supplier as usize] {
+                self.private.clean(k as usize, line);
+                self.cores[k as usize].clean_line(line);
             }
-            self.dir.read(di, socket);
         }
         if bt {
-            if self.is_pool[node] {
+            if self.book.is_pool(node) {
                 self.timing.block_transfers_4hop += 1;
             } else {
                 self.timing.block_transfers_3hop += 1;
             }
         }
-        // A load needs an MSHR, a store a store-buffer entry: with all taken it waits for the
-        // earliest to free, and the in-order issue stalls with it.
-        {
-            let k = &mut self.cores[c];
-            let (slots, limit) = if write {
-                (&mut k.store_buffer, self.store_buffer as usize)
-            } else {
-                (&mut k.mshr, self.mshrs as usize)
-            };
-            // Completed entries are dropped only when the slots look full (same decision, and
-            // no scan per miss).
-            if slots.len() >= limit {
-                slots.retain(|&d| d > t0);
-            }
-            if slots.len() >= limit {
-                let (i, &first) = slots.iter().enumerate().min_by_key(|&(_, d)| *d).unwrap_or((0, &t0));
-                slots.swap_remove(i);
-                t0 = t0.max(first);
-                k.t = k.t.max(first);
-            }
-        }
+        t0 = self.cores[c].take_miss_slot(write, t0);
         let t_request = t0;
         // A page still being copied by a migration: the access waits until it lands.
         if let Some(&r) = self.page_ready_ps.get(page as usize) {
@@ -705,7 +557,7 @@ impl TimingSim {
             }
         }
         let row = self.dram_row(node, page, a.vaddr);
-        let lat = self.fetch(socket, node, if bt { owner } else { NO_OWNER }, inval, row, t0);
+        let lat = self.book.fetch(socket, node, miss.supplier, miss.inval_msgs, row, t0);
         if !write {
             let class = if bt {
                 self.bt_class
@@ -716,7 +568,6 @@ impl TimingSim {
             cs.count += 1;
             cs.unloaded_ps += lat.unloaded_ps;
             cs.wait_ps += lat.wait_ps;
-            self.cores[c].mshr.push(lat.done_ps);
             if self.observing {
                 let p = page as usize;
                 if self.page_mem_ps.len() <= p {
@@ -724,89 +575,11 @@ impl TimingSim {
                 }
                 self.page_mem_ps[p] += lat.done_ps - t_request;
             }
-            self.push_rob(c, a.instr, lat.done_ps);
+            self.cores[c].miss_load_done(a.instr, lat.done_ps);
         } else {
-            let k = &mut self.cores[c];
-            k.store_buffer.push(lat.done_ps);
-            k.last_done = k.last_done.max(lat.done_ps);
+            self.cores[c].miss_store_done(lat.done_ps);
         }
-        Ok(true)
-    }
-
-    /// Books `bytes` along `path` from `t`; returns the arrival time and adds queueing to `wait`.
-    #[inline]
-    fn traverse(&mut self, path: Path, bytes: u32, mut t: u64, wait: &mut u64) -> u64 {
-        for i in 0..path.len {
-            let h = self.fabric.hop(path, i);
-            let (start, w) = self.fabric.dirs[h.dir as usize].reserve(t, bytes, self.now);
-            *wait += w;
-            t = start + h.after_ps;
-        }
-        self.latest_ps = self.latest_ps.max(t);
-        t
-    }
-
-    /// A line fetch issued by socket `req` at `t0` (after its private lookups start): request to
-    /// the home `node`, directory + DRAM there, invalidations of `inval`, then the data from
-    /// memory or — a block transfer — from `owner`'s cache.
-    fn fetch(&mut self, req: usize, node: usize, owner: u8, inval: u64, row: u64, t0: u64) -> Latency {
-        let mut wait = 0;
-        let mut unloaded = self.lookup_ps[req];
-        let p = self.fabric.to_mem(req, node);
-        unloaded += p.latency_ps;
-        let t = self.traverse(p, self.header, t0 + self.lookup_ps[req], &mut wait);
-        // Home: fixed on-chip time (directory lookup included), then DRAM.
-        let fixed = self.fixed_ps[node];
-        let r = self.mem[node].access_at(t + fixed, row, self.now);
-        unloaded += fixed + r.service_ps;
-        wait += r.wait_ps;
-        let mut t = r.done_ps;
-        if inval != 0 {
-            self.send_invals(node, req, inval, t);
-        }
-        let data = self.data;
-        if owner != NO_OWNER {
-            let owner = owner as usize;
-            let p = self.fabric.from_mem(node, owner);
-            unloaded += p.latency_ps + self.snoop_ps;
-            t = self.traverse(p, self.header, t, &mut wait) + self.snoop_ps;
-            if self.is_pool[node] {
-                // A CXL pool's directory has no socket to forward through: owner → pool → requester.
-                let p = self.fabric.to_mem(owner, node);
-                unloaded += p.latency_ps;
-                t = self.traverse(p, data, t, &mut wait);
-                let p = self.fabric.from_mem(node, req);
-                unloaded += p.latency_ps;
-                t = self.traverse(p, data, t, &mut wait);
-            } else {
-                let p = self.fabric.between(owner, req);
-                unloaded += p.latency_ps;
-                t = self.traverse(p, data, t, &mut wait);
-            }
-        } else {
-            let p = self.fabric.from_mem(node, req);
-            unloaded += p.latency_ps;
-            t = self.traverse(p, data, t, &mut wait);
-        }
-        debug_assert_eq!(t, t0 + unloaded + wait);
-        Latency {
-            done_ps: t,
-            unloaded_ps: unloaded,
-            wait_ps: wait,
-        }
-    }
-
-    /// Invalidations home → each sharer in `mask`, acks sharer → requester (traffic only).
-    fn send_invals(&mut self, home: usize, req: usize, mut mask: u64, t: u64) {
-        let mut ignored = 0;
-        while mask != 0 {
-            let s = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            let p = self.fabric.from_mem(home, s);
-            let at = self.traverse(p, self.header, t, &mut ignored);
-            let p = self.fabric.between(s, req);
-            self.traverse(p, self.header, at, &mut ignored);
-        }
+        Ok(())
     }
 
     fn invalidate_sockets(&mut self, line: u64, mut mask: u64) {
@@ -818,12 +591,8 @@ impl TimingSim {
                 self.llcs[s].invalidate(line);
             }
             for &k in &self.socket_cores[s] {
-                self.l1.invalidate_in(k as usize, line);
-                self.l2.invalidate_in(k as usize, line);
-                let k = &mut self.cores[k as usize];
-                if k.last_line == line {
-                    k.last_line = u64::MAX;
-                }
+                self.private.invalidate(k as usize, line);
+                self.cores[k as usize].forget_line(line);
             }
         }
     }
@@ -840,18 +609,8 @@ impl TimingSim {
         }
         self.invalidate_sockets(line, others);
         let node = self.memory.home[page as usize] as usize;
-        let mut ignored = 0;
-        let p = self.fabric.to_mem(socket, node);
-        let at = self.traverse(p, self.header, t + self.lookup_ps[socket], &mut ignored);
-        self.send_invals(node, socket, others, at);
+        self.book.ownership(socket, node, others, t);
         Ok(())
-    }
-
-    fn l2_victim(&mut self, c: usize, v: u64, t: u64) {
-        if let Outcome::Miss { writeback: Some(v2) } = self.l2.access_in(c, v, true) {
-            let s = self.cores[c].socket;
-            self.llc_victim(s, v2, t);
-        }
     }
 
     fn llc_victim(&mut self, socket: usize, v: u64, t: u64) {
@@ -875,11 +634,7 @@ impl TimingSim {
         let di = self.dir.index(page, line);
         self.dir.write_back(di, socket);
         let row = self.dram_row(node, page, line << 6);
-        let mut ignored = 0;
-        let p = self.fabric.to_mem(socket, node);
-        let at = self.traverse(p, self.data, t, &mut ignored);
-        let r = self.mem[node].access_at(at + self.fixed_ps[node], row, self.now);
-        self.latest_ps = self.latest_ps.max(r.done_ps);
+        self.book.writeback(socket, node, row, t);
     }
 
     /// Profiler hook (out of line: off the hot path). `mem`: the access reached memory.
@@ -910,7 +665,7 @@ impl TimingSim {
         let moves = std::mem::take(&mut self.pending_moves);
         // The boundary has read this phase's memory time; the next phase starts afresh.
         self.page_mem_ps.iter_mut().for_each(|t| *t = 0);
-        let t0 = self.now;
+        let t0 = self.book.horizon_ps;
         let mut timing = MoveTiming {
             pages: moves.len() as u64,
             ..Default::default()
@@ -923,32 +678,25 @@ impl TimingSim {
         }
         let page_bytes = 1u64 << self.memory.table.page_shift();
         let mut last = t0;
-        let mut ignored = 0;
         for &(page, from, to, old_frame) in &moves {
             let (from, to) = (from as usize, to as usize);
             let s = self.node_socket[to].or(self.node_socket[from]).unwrap_or(0);
             let new_frame = u64::from(self.memory.frame[page as usize]);
             let mut landed = t0;
             for off in (0..page_bytes).step_by(64) {
-                let row = self.mem[from].row_of(u64::from(old_frame), off);
-                let r = self.mem[from].access_at(t0 + self.fixed_ps[from], row, t0);
-                let at = self.traverse(self.fabric.from_mem(from, s), self.data, r.done_ps, &mut ignored);
-                let at = self.traverse(self.fabric.to_mem(s, to), self.data, at, &mut ignored);
-                let row = self.mem[to].row_of(new_frame, off);
-                let w = self.mem[to].access_at(at + self.fixed_ps[to], row, t0);
-                landed = landed.max(w.done_ps);
+                let from_row = self.book.row_of(from, u64::from(old_frame), off);
+                let to_row = self.book.row_of(to, new_frame, off);
+                landed = landed.max(self.book.copy_line(from, from_row, s, to, to_row, t0));
             }
             self.page_ready_ps[page as usize] = landed;
             last = last.max(landed);
             let vpage = self.memory.table.vpage(page);
             for (c, k) in self.cores.iter_mut().enumerate() {
-                self.tlb.invalidate_in(c, vpage);
-                if k.last_vpage == vpage {
-                    k.last_vpage = u64::MAX;
-                }
+                self.private.shootdown(c, vpage);
+                k.forget_vpage(vpage);
             }
         }
-        self.latest_ps = self.latest_ps.max(last);
+        self.book.latest_ps = self.book.latest_ps.max(last);
         timing.copy_span_ps = last - t0;
         let n = moves.len() as u64;
         let software = cost.shootdown == crate::migrate::mechanism::Shootdown::Software;
@@ -971,9 +719,11 @@ impl TimingSim {
     /// `req` reads a line homed at `home`, owned dirty by `owner` if given. Returns (total,
     /// unloaded, wait) in ps; the clock then moves past it, so successive probes do not meet.
     pub fn probe_load(&mut self, req: usize, home: usize, owner: Option<usize>, row: u64) -> (u64, u64, u64) {
-        let t0 = self.now;
-        let lat = self.fetch(req, home, owner.map_or(NO_OWNER, |o| o as u8), 0, row, t0);
-        self.now = self.latest_ps.max(lat.done_ps);
+        let t0 = self.book.horizon_ps;
+        let lat = self
+            .book
+            .fetch(req, home, owner.map_or(NO_OWNER, |o| o as u8), 0, row, t0);
+        self.book.horizon_ps = self.book.latest_ps.max(lat.done_ps);
         (lat.done_ps - t0, lat.unloaded_ps, lat.wait_ps)
     }
 }

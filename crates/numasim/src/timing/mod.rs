@@ -22,7 +22,7 @@
 //! 64 cores did not finish; booking at issue costs no event at all. Same inputs → same order of
 //! bookings → byte-identical results.
 //!
-//! # Core ([`engine`])
+//! # Core ([`core`])
 //! One core per thread. Non-memory instructions cost `base_cpi` cycles each, so the issue time
 //! of an access is `t_prev + Δinstr · base_cpi / f`. A ROB of W entries: an access at
 //! instruction `i` cannot issue before every tracked access at instruction `≤ i − W` has
@@ -37,7 +37,7 @@
 //! set-associative cache of page numbers; a miss adds a fixed `page_walk_cycles` (walk caches
 //! assumed to hit; the walk makes no memory traffic).
 //!
-//! # Caches
+//! # Caches ([`private`])
 //! Private L1-D and L2 per core ([`crate::cache::SetAssocCache`], as the LLC and the TLB) (write-back, LRU, filled on every miss; dirty victims go one
 //! level down, L2 victims into the LLC), the shared per-socket LLC (non-inclusive; filled on
 //! memory fetches and by L2 victims; dirty LLC victims are written back to the home). Latency
@@ -46,7 +46,7 @@
 //! share data through the LLC only in the sense of the directory); across sockets they are
 //! invalidated with the socket's LLC.
 //!
-//! # Coherence: socket-level directory at the home (MOESI-like)
+//! # Coherence: socket-level directory at the home (MOESI-like; [`directory`])
 //! Per line: a sharer mask of sockets and an owner socket (the last writer, holding it dirty).
 //! State changes are applied when the request issues (no transient states or races).
 //! - Load miss, no other owner: request R→H (header), home memory access, data H→R.
@@ -61,7 +61,7 @@
 //!
 //! Message sizes: header `header_bytes` (16), data `header + line` (80).
 //!
-//! # Interconnect ([`link`]) and memory ([`dram`])
+//! # Interconnect ([`link`]) and memory ([`dram`]), booked by [`booking`]
 //! Each link direction is a FIFO server (bandwidth × `link_bandwidth_scale`, latency); memory
 //! nodes have channels of banks with an open-row policy; formulas are in those modules.
 //!
@@ -115,11 +115,14 @@
 //! At most 64 sockets (sharer masks). Each thread has its own core even if a socket lists
 //! fewer cores.
 
+pub mod booking;
+pub mod core;
 pub mod directory;
 pub mod dram;
 pub mod engine;
 pub mod link;
 pub mod params;
+pub mod private;
 pub mod report;
 pub mod timeline;
 

@@ -265,6 +265,7 @@ impl PhaseTracker {
         let ipc_per_socket = socket_means(m, &sock);
         // Link directions.
         let dirs: Vec<f64> = sim
+            .book
             .fabric
             .dirs
             .iter()
@@ -284,13 +285,13 @@ impl PhaseTracker {
                 .collect(),
         };
         // Memory channels.
-        if self.bus_busy_ps.len() < sim.mem.len() {
-            self.bus_busy_ps.resize(sim.mem.len(), Vec::new());
+        if self.bus_busy_ps.len() < sim.book.mem.len() {
+            self.bus_busy_ps.resize(sim.book.mem.len(), Vec::new());
         }
         let channel_utilisation = m
             .memory_nodes
             .iter()
-            .zip(sim.mem.iter().zip(self.bus_busy_ps.iter_mut()))
+            .zip(sim.book.mem.iter().zip(self.bus_busy_ps.iter_mut()))
             .map(|(n, (mc, prev))| {
                 let u: f64 = mc
                     .bus_busy_ps
@@ -346,7 +347,7 @@ pub fn run(sim: &TimingSim, m: &Machine, total: &TimingCounts, migration: Migrat
     let per_socket = socket_means(m, &sock);
     let mean = per_core.iter().sum::<f64>() / per_core.len().max(1) as f64;
     let dir = |i: usize| {
-        let d = &sim.fabric.dirs[i];
+        let d = &sim.book.fabric.dirs[i];
         DirUse {
             bytes: d.bytes,
             messages: d.messages,
@@ -362,7 +363,7 @@ pub fn run(sim: &TimingSim, m: &Machine, total: &TimingCounts, migration: Migrat
     let mut memory = BTreeMap::new();
     let mut calibration = BTreeMap::new();
     for (i, n) in m.memory_nodes.iter().enumerate() {
-        let mc = &sim.mem[i];
+        let mc = &sim.book.mem[i];
         memory.insert(
             n.name.clone(),
             NodeDram {
@@ -375,10 +376,10 @@ pub fn run(sim: &TimingSim, m: &Machine, total: &TimingCounts, migration: Migrat
             n.name.clone(),
             Calibration {
                 access_latency_ns: n.access_latency_ns,
-                lookup_path_ns: ns(sim.lookup_ps[n.attached_socket.unwrap_or(0)]),
+                lookup_path_ns: ns(sim.book.lookup_ps[n.attached_socket.unwrap_or(0)]),
                 dram_row_miss_ns: ns(mc.t.row_miss()),
-                onchip_fixed_ns: ns(sim.fixed_ps[i]),
-                excess_ns: ns(sim.mismatch_ps[i]),
+                onchip_fixed_ns: ns(sim.book.fixed_ps[i]),
+                excess_ns: ns(sim.book.mismatch_ps[i]),
             },
         );
     }

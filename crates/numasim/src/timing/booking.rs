@@ -1,0 +1,260 @@
+//! Fabric and DRAM booking: every message and memory access a transaction makes, booked on
+//! the link directions, banks and data buses it crosses, with the calibration that makes an
+//! unloaded miss take exactly the machine's latency.
+//!
+//! Why one struct for links and memory: a transaction (request legs, the home's fixed on-chip
+//! time and DRAM, forwards, invalidations, data legs) is booked whole when its core issues it,
+//! and its unloaded latency and its queueing are summed along the way; keeping the routes,
+//! the memory controllers and the per-node calibration together makes that one function
+//! ([`Booking::fetch`]) whose closed form can be tested without cores or caches.
+
+use super::directory::NO_OWNER;
+use super::dram::{ps, MemoryController};
+use super::link::{Fabric, Path};
+use super::params::{DramTiming, TimingSpec};
+use numasim_machine::Machine;
+
+/// Latency of one booked transaction, ps.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Latency {
+    pub done_ps: u64,
+    pub unloaded_ps: u64,
+    pub wait_ps: u64,
+}
+
+/// Links, memory controllers and the calibration of every memory node.
+pub struct Booking {
+    pub fabric: Fabric,
+    pub mem: Vec<MemoryController>,
+    /// Per node: fixed on-chip latency = access_latency − lookup path − DRAM row miss (ps).
+    pub fixed_ps: Vec<u64>,
+    /// Per node: by how much the closed form exceeds the machine's access latency (0 = exact).
+    pub mismatch_ps: Vec<u64>,
+    /// Per socket: L1 + L2 (+ LLC) tag path of an LLC miss, ps.
+    pub lookup_ps: Vec<u64>,
+    is_pool: Vec<bool>,
+    snoop_ps: u64,
+    header: u32,
+    data: u32,
+    /// No request is booked before this (the slowest running core's clock): timelines drop
+    /// what ends by it.
+    pub horizon_ps: u64,
+    /// Latest completion of anything booked (the phase barrier waits for it).
+    pub latest_ps: u64,
+}
+
+impl Booking {
+    /// `lookup_ps`: per socket, the private and LLC tag path an LLC miss has walked.
+    pub fn new(spec: &TimingSpec, m: &Machine, page_bytes: u64, lookup_ps: Vec<u64>) -> Self {
+        let line_bytes = m.sockets.first().map_or(64, |s| s.line_bytes);
+        let nodes = m.memory_nodes.len();
+        let mut mem = Vec::with_capacity(nodes);
+        let mut fixed_ps = Vec::with_capacity(nodes);
+        let mut mismatch_ps = Vec::with_capacity(nodes);
+        for n in &m.memory_nodes {
+            let t = DramTiming::preset(n.dram, line_bytes);
+            let mc = MemoryController::new(&t, n.channels, page_bytes, spec.dram_row_bytes, spec.dram_refresh);
+            let lookup = lookup_ps[n.attached_socket.unwrap_or(0)];
+            let need = lookup + mc.t.row_miss();
+            let have = ps(n.access_latency_ns);
+            fixed_ps.push(have.saturating_sub(need));
+            mismatch_ps.push(need.saturating_sub(have));
+            mem.push(mc);
+        }
+        Booking {
+            fabric: Fabric::new(m, spec.link_bandwidth_scale),
+            mem,
+            fixed_ps,
+            mismatch_ps,
+            lookup_ps,
+            is_pool: m.memory_nodes.iter().map(|n| n.attached_socket.is_none()).collect(),
+            snoop_ps: ps(spec.owner_snoop_ns),
+            header: spec.header_bytes,
+            data: spec.header_bytes + line_bytes,
+            horizon_ps: 0,
+            latest_ps: 0,
+        }
+    }
+
+    /// Whether memory node `node` is a pool (no socket of its own).
+    #[inline]
+    pub fn is_pool(&self, node: usize) -> bool {
+        self.is_pool[node]
+    }
+
+    /// DRAM row of byte `offset` of frame `frame` at `node`.
+    #[inline]
+    pub fn row_of(&self, node: usize, frame: u64, offset: u64) -> u64 {
+        self.mem[node].row_of(frame, offset)
+    }
+
+    /// Books `bytes` along `path` from `t`; returns the arrival time and adds queueing to `wait`.
+    #[inline]
+    pub fn traverse(&mut self, path: Path, bytes: u32, mut t: u64, wait: &mut u64) -> u64 {
+        for i in 0..path.len {
+            let h = self.fabric.hop(path, i);
+            let (start, w) = self.fabric.dirs[h.dir as usize].reserve(t, bytes, self.horizon_ps);
+            *wait += w;
+            t = start + h.after_ps;
+        }
+        self.latest_ps = self.latest_ps.max(t);
+        t
+    }
+
+    /// A line fetch issued by socket `req` at `t0` (when its private lookups start): request to
+    /// the home `node`, directory + DRAM there, invalidations of `inval`, then the data from
+    /// memory or — a block transfer — from `owner`'s cache.
+    pub fn fetch(&mut self, req: usize, node: usize, owner: u8, inval: u64, row: u64, t0: u64) -> Latency {
+        let mut wait = 0;
+        let mut unloaded = self.lookup_ps[req];
+        let p = self.fabric.to_mem(req, node);
+        unloaded += p.latency_ps;
+        let t = self.traverse(p, self.header, t0 + self.lookup_ps[req], &mut wait);
+        // Home: fixed on-chip time (directory lookup included), then DRAM.
+        let fixed = self.fixed_ps[node];
+        let r = self.mem[node].access_at(t + fixed, row, self.horizon_ps);
+        unloaded += fixed + r.service_ps;
+        wait += r.wait_ps;
+        let mut t = r.done_ps;
+        if inval != 0 {
+            self.send_invals(node, req, inval, t);
+        }
+        let data = self.data;
+        if owner != NO_OWNER {
+            let owner = owner as usize;
+            let p = self.fabric.from_mem(node, owner);
+            unloaded += p.latency_ps + self.snoop_ps;
+            t = self.traverse(p, self.header, t, &mut wait) + self.snoop_ps;
+            if self.is_pool[node] {
+                // A CXL pool's directory has no socket to forward through: owner → pool → requester.
+                let p = self.fabric.to_mem(owner, node);
+                unloaded += p.latency_ps;
+                t = self.traverse(p, data, t, &mut wait);
+                let p = self.fabric.from_mem(node, req);
+                unloaded += p.latency_ps;
+                t = self.traverse(p, data, t, &mut wait);
+            } else {
+                let p = self.fabric.between(owner, req);
+                unloaded += p.latency_ps;
+                t = self.traverse(p, data, t, &mut wait);
+            }
+        } else {
+            let p = self.fabric.from_mem(node, req);
+            unloaded += p.latency_ps;
+            t = self.traverse(p, data, t, &mut wait);
+        }
+        debug_assert_eq!(t, t0 + unloaded + wait);
+        Latency {
+            done_ps: t,
+            unloaded_ps: unloaded,
+            wait_ps: wait,
+        }
+    }
+
+    /// Invalidations home → each sharer in `mask`, acks sharer → requester (traffic only).
+    pub fn send_invals(&mut self, home: usize, req: usize, mut mask: u64, t: u64) {
+        let mut ignored = 0;
+        while mask != 0 {
+            let s = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            let p = self.fabric.from_mem(home, s);
+            let at = self.traverse(p, self.header, t, &mut ignored);
+            let p = self.fabric.between(s, req);
+            self.traverse(p, self.header, at, &mut ignored);
+        }
+    }
+
+    /// A store's ownership request from `socket` (issued at `t`) to the home `node`, which
+    /// invalidates `others` (traffic only: the store does not wait).
+    pub fn ownership(&mut self, socket: usize, node: usize, others: u64, t: u64) {
+        let mut ignored = 0;
+        let p = self.fabric.to_mem(socket, node);
+        let at = self.traverse(p, self.header, t + self.lookup_ps[socket], &mut ignored);
+        self.send_invals(node, socket, others, at);
+    }
+
+    /// A dirty line leaves `socket` at `t`: data to the home `node`, a posted DRAM write of `row`.
+    pub fn writeback(&mut self, socket: usize, node: usize, row: u64, t: u64) {
+        let mut ignored = 0;
+        let p = self.fabric.to_mem(socket, node);
+        let at = self.traverse(p, self.data, t, &mut ignored);
+        let r = self.mem[node].access_at(at + self.fixed_ps[node], row, self.horizon_ps);
+        self.latest_ps = self.latest_ps.max(r.done_ps);
+    }
+
+    /// One line of a page migration from `t0`: read at `from` (row `from_row`), carried through
+    /// socket `via`, written at `to` (row `to_row`). Returns when the write completes.
+    pub fn copy_line(&mut self, from: usize, from_row: u64, via: usize, to: usize, to_row: u64, t0: u64) -> u64 {
+        let mut ignored = 0;
+        let r = self.mem[from].access_at(t0 + self.fixed_ps[from], from_row, t0);
+        let at = self.traverse(self.fabric.from_mem(from, via), self.data, r.done_ps, &mut ignored);
+        let at = self.traverse(self.fabric.to_mem(via, to), self.data, at, &mut ignored);
+        self.mem[to].access_at(at + self.fixed_ps[to], to_row, t0).done_ps
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn starnuma() -> (Machine, Booking) {
+        let m = Machine::load("starnuma16-pool-scaled").unwrap();
+        let spec = TimingSpec::default();
+        // Any lookup path below the node latency works; 15 ns stands for L1 + L2 + LLC.
+        let b = Booking::new(&spec, &m, 4096, vec![15_000; m.sockets.len()]);
+        (m, b)
+    }
+
+    #[test]
+    fn an_unloaded_fetch_takes_the_node_latency_plus_both_route_legs() {
+        let (m, mut b) = starnuma();
+        for (req, node) in [(0, 0), (0, 1), (0, 15), (3, m.memory_nodes.len() - 1)] {
+            let t0 = b.latest_ps + 1_000_000;
+            b.horizon_ps = t0;
+            let route = ps(m.route_to_memory(req, node).latency_ns);
+            let lat = b.fetch(req, node, NO_OWNER, 0, b.row_of(node, 7, 0), t0);
+            assert_eq!(b.mismatch_ps[node], 0);
+            assert_eq!(lat.wait_ps, 0);
+            assert_eq!(lat.unloaded_ps, ps(m.memory_nodes[node].access_latency_ns) + 2 * route);
+            assert_eq!(lat.done_ps, t0 + lat.unloaded_ps);
+        }
+    }
+
+    #[test]
+    fn a_block_transfer_adds_the_forward_and_the_owner_to_requester_leg() {
+        let (m, mut b) = starnuma();
+        let (req, home, owner) = (0, 5, 10);
+        let d = |a: usize, n: usize| ps(m.route_to_memory(a, n).latency_ns);
+        let lat = b.fetch(req, home, owner as u8, 0, 1, 0);
+        let between = b.fabric.between(owner, req).latency_ps;
+        let want = ps(m.memory_nodes[home].access_latency_ns) + d(req, home) + d(owner, home) + between;
+        assert_eq!(lat.unloaded_ps, want);
+    }
+
+    #[test]
+    fn back_to_back_fetches_on_one_route_queue_and_count_the_wait() {
+        let (_, mut b) = starnuma();
+        let a = b.fetch(0, 1, NO_OWNER, 0, 1, 0);
+        // Same row again at once: a row hit, but the request waits behind the first on the
+        // link, and the data behind the first data message.
+        let c = b.fetch(0, 1, NO_OWNER, 0, 1, 0);
+        assert!(c.wait_ps > 0, "{c:?}");
+        assert_eq!(c.done_ps, c.unloaded_ps + c.wait_ps);
+        assert!(c.done_ps > a.done_ps);
+    }
+
+    #[test]
+    fn invalidations_and_writebacks_are_traffic_on_the_links() {
+        let (_, mut b) = starnuma();
+        let messages = |b: &Booking| b.fabric.dirs.iter().map(|d| d.messages).sum::<u64>();
+        b.send_invals(1, 0, 0b1100, 0);
+        // Two sharers on other sockets: each an invalidation and an ack, one or more hops each.
+        let after_invals = messages(&b);
+        assert!(after_invals >= 4);
+        let before = b.mem[1].accesses;
+        b.writeback(0, 1, 3, 0);
+        assert_eq!(b.mem[1].accesses, before + 1);
+        assert!(messages(&b) > after_invals);
+        assert!(b.latest_ps > 0);
+    }
+}

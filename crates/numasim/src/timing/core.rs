@@ -1,0 +1,316 @@
+//! The core model: one in-order-issue core per thread with a bounded window of memory-level
+//! parallelism (see the module docs of [`super`] for the rules).
+//!
+//! A [`Core`] owns its clock, its slice of the trace, and the three structures that bound how
+//! far it runs ahead of its misses: the ROB (an access cannot issue before every tracked access
+//! `rob_entries` instructions older has completed), the MSHRs (outstanding LLC-miss loads) and
+//! the store buffer (LLC-miss stores in flight). Why it is kept apart from the caches and the
+//! memory system: these rules are the whole of what "a core" means in this model, and they
+//! can be tested with made-up completion times, without any machine.
+
+use super::params::TimingSpec;
+use numasim_trace::Access;
+use std::collections::VecDeque;
+
+/// The simulated clock stops here (2^62 ps, 53 days): every latency the validated machine and
+/// `[timing]` allow, added to it, still fits a u64.
+pub const MAX_CLOCK_PS: u64 = 1 << 62;
+
+/// Time (ps) to issue `instructions` non-memory instructions at `cpi_milli_ps` (thousandths of
+/// a ps per instruction). Saturating: a hostile trace may jump its instruction count by 2^60.
+#[inline]
+pub fn compute_ps(instructions: u64, cpi_milli_ps: u64) -> u64 {
+    instructions.saturating_mul(cpi_milli_ps).saturating_add(500) / 1000
+}
+
+/// Sizes of the structures that bound a core's memory-level parallelism.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CoreLimits {
+    /// ROB entries W (instructions).
+    pub rob_instructions: u64,
+    pub mshrs: usize,
+    pub store_buffer: usize,
+}
+
+impl CoreLimits {
+    pub fn of(spec: &TimingSpec) -> Self {
+        CoreLimits {
+            rob_instructions: u64::from(spec.rob_entries),
+            mshrs: spec.mshrs as usize,
+            store_buffer: spec.store_buffer_entries as usize,
+        }
+    }
+}
+
+/// One core: clock, trace buffer, ROB, MSHRs, store buffer and the MRU line/page filter.
+pub struct Core {
+    pub socket: usize,
+    /// Issue clock: time the last access issued (ps).
+    pub t: u64,
+    pub last_instr: u64,
+    pub buf: Vec<Access>,
+    pub pos: usize,
+    pub source_done: bool,
+    pub finished: bool,
+    /// Tracked accesses in flight or not yet retired: (instruction, completion ps).
+    rob: VecDeque<(u64, u64)>,
+    /// Completion times of outstanding LLC-miss loads (≤ `mshrs`).
+    mshr: Vec<u64>,
+    /// Completion times of LLC-miss stores in flight (≤ `store_buffer_entries`).
+    store_buffer: Vec<u64>,
+    /// Latest completion of anything this core issued.
+    pub last_done: u64,
+    /// The line and page of the last access: MRU in L1 and the TLB, so a repeat needs no
+    /// lookup (reset when another socket invalidates or cleans the line).
+    pub last_line: u64,
+    pub last_line_dirty: bool,
+    pub last_vpage: u64,
+    pub instructions: u64,
+    pub instr_at_phase_start: u64,
+    pub llc_misses: u64,
+    pub end_ps: u64,
+    /// Thousandths of a ps per non-memory instruction (base CPI at the socket's clock).
+    pub cpi_milli_ps: u64,
+    limits: CoreLimits,
+}
+
+impl Core {
+    pub fn new(socket: usize, base_cpi: f64, freq_ghz: f64, limits: CoreLimits) -> Self {
+        Core {
+            socket,
+            t: 0,
+            last_instr: 0,
+            buf: Vec::with_capacity(4096),
+            pos: 0,
+            source_done: false,
+            finished: false,
+            rob: VecDeque::with_capacity(limits.rob_instructions as usize),
+            mshr: Vec::with_capacity(limits.mshrs),
+            store_buffer: Vec::with_capacity(limits.store_buffer),
+            last_done: 0,
+            last_line: u64::MAX,
+            last_line_dirty: false,
+            last_vpage: u64::MAX,
+            instructions: 0,
+            instr_at_phase_start: 0,
+            llc_misses: 0,
+            end_ps: 0,
+            cpi_milli_ps: (base_cpi / freq_ghz * 1e6).round() as u64,
+            limits,
+        }
+    }
+
+    /// Moves the clock to the issue of the access at instruction `instr`: the non-memory
+    /// instructions since the last access, then in-order retirement (everything at or before
+    /// `instr − W` must be done). Returns the issue time.
+    #[inline]
+    pub fn issue(&mut self, instr: u64) -> u64 {
+        // Saturating: a hostile trace may jump its instruction count by 2^60. The clock stops
+        // at MAX_CLOCK_PS, so adding the bounded latencies of one access can never overflow.
+        let mut t_issue = self
+            .t
+            .saturating_add(compute_ps(instr.saturating_sub(self.last_instr), self.cpi_milli_ps))
+            .min(MAX_CLOCK_PS);
+        while let Some(&(i, done)) = self.rob.front() {
+            if i.saturating_add(self.limits.rob_instructions) > instr {
+                break;
+            }
+            t_issue = t_issue.max(done);
+            self.rob.pop_front();
+        }
+        self.t = t_issue;
+        self.last_instr = instr;
+        t_issue
+    }
+
+    /// Runs the instructions between the last access and the phase end `phase_end` (they are
+    /// counted in this phase, so their time belongs to it too).
+    #[inline]
+    pub fn run_to_barrier(&mut self, phase_end: u64) {
+        if self.last_instr < phase_end {
+            self.t = self
+                .t
+                .saturating_add(compute_ps(phase_end - self.last_instr, self.cpi_milli_ps))
+                .min(MAX_CLOCK_PS);
+            self.last_instr = phase_end;
+        }
+    }
+
+    /// Records a tracked access completing at `done` in the ROB (only if it can still hold up
+    /// retirement).
+    #[inline]
+    pub fn push_rob(&mut self, instr: u64, done: u64) {
+        if done > self.t {
+            self.rob.push_back((instr, done));
+        }
+        self.last_done = self.last_done.max(done);
+    }
+
+    /// A load needs an MSHR, a store a store-buffer entry: with all taken the miss wants at
+    /// `t0` waits for the earliest to free, and the in-order issue stalls with it. Returns
+    /// when the miss may go.
+    #[inline]
+    pub fn take_miss_slot(&mut self, write: bool, mut t0: u64) -> u64 {
+        let (slots, limit) = if write {
+            (&mut self.store_buffer, self.limits.store_buffer)
+        } else {
+            (&mut self.mshr, self.limits.mshrs)
+        };
+        // Completed entries are dropped only when the slots look full (same decision, and no
+        // scan per miss).
+        if slots.len() >= limit {
+            slots.retain(|&d| d > t0);
+        }
+        if slots.len() >= limit {
+            let (i, &first) = slots.iter().enumerate().min_by_key(|&(_, d)| *d).unwrap_or((0, &t0));
+            slots.swap_remove(i);
+            t0 = t0.max(first);
+            self.t = self.t.max(first);
+        }
+        t0
+    }
+
+    /// An LLC-miss load issued at instruction `instr` completes at `done`.
+    #[inline]
+    pub fn miss_load_done(&mut self, instr: u64, done: u64) {
+        self.mshr.push(done);
+        self.push_rob(instr, done);
+    }
+
+    /// An LLC-miss store completes at `done` (it holds a store-buffer entry, not the ROB).
+    #[inline]
+    pub fn miss_store_done(&mut self, done: u64) {
+        self.store_buffer.push(done);
+        self.last_done = self.last_done.max(done);
+    }
+
+    /// Another socket took the line: the MRU filter must look it up again.
+    #[inline]
+    pub fn forget_line(&mut self, line: u64) {
+        if self.last_line == line {
+            self.last_line = u64::MAX;
+        }
+    }
+
+    /// Another socket read the line this core holds dirty: it is clean now.
+    #[inline]
+    pub fn clean_line(&mut self, line: u64) {
+        if self.last_line == line {
+            self.last_line_dirty = false;
+        }
+    }
+
+    /// A TLB shootdown of `vpage`.
+    #[inline]
+    pub fn forget_vpage(&mut self, vpage: u64) {
+        if self.last_vpage == vpage {
+            self.last_vpage = u64::MAX;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn core(rob: u64, mshrs: usize, sb: usize) -> Core {
+        // CPI 1 at 1 GHz: 1000 ps per instruction.
+        Core::new(
+            0,
+            1.0,
+            1.0,
+            CoreLimits {
+                rob_instructions: rob,
+                mshrs,
+                store_buffer: sb,
+            },
+        )
+    }
+
+    #[test]
+    fn compute_time_is_instructions_times_cpi_and_saturates() {
+        assert_eq!(compute_ps(3, 1_000_000), 3000);
+        assert_eq!(compute_ps(2, 333), 1); // 0.666 ps rounds to 1
+        assert_eq!(compute_ps(u64::MAX, 1_000_000), u64::MAX / 1000);
+        let mut k = core(4, 1, 1);
+        k.t = MAX_CLOCK_PS - 10;
+        assert_eq!(k.issue(1 << 62), MAX_CLOCK_PS, "the clock stops at MAX_CLOCK_PS");
+    }
+
+    #[test]
+    fn issue_waits_for_the_access_w_instructions_older() {
+        let mut k = core(4, 16, 16);
+        assert_eq!(k.issue(10), 10_000);
+        k.push_rob(10, 500_000);
+        // Instruction 13 is within the window of 10 (13 < 10 + 4): no wait.
+        assert_eq!(k.issue(13), 13_000);
+        // Instruction 14 needs 10 retired: it issues when 10 completes.
+        assert_eq!(k.issue(14), 500_000);
+        // Later ones continue from there.
+        assert_eq!(k.issue(15), 501_000);
+    }
+
+    #[test]
+    fn an_access_done_before_the_clock_never_enters_the_rob() {
+        let mut k = core(1, 16, 16);
+        k.issue(100);
+        k.push_rob(100, 50);
+        assert_eq!(k.issue(200), 200_000);
+        assert_eq!(k.last_done, 50);
+    }
+
+    #[test]
+    fn a_full_mshr_file_stalls_until_the_earliest_miss_completes() {
+        let mut k = core(1000, 2, 1);
+        assert_eq!(k.take_miss_slot(false, 0), 0);
+        k.miss_load_done(0, 700);
+        assert_eq!(k.take_miss_slot(false, 0), 0);
+        k.miss_load_done(1, 300);
+        // Two in flight: a third waits for the earlier (300), and so does the core's clock.
+        assert_eq!(k.take_miss_slot(false, 100), 300);
+        assert_eq!(k.t, 300);
+        k.miss_load_done(2, 900);
+        // At 800 the 700 one has completed: no wait.
+        assert_eq!(k.take_miss_slot(false, 800), 800);
+    }
+
+    #[test]
+    fn stores_use_the_store_buffer_not_the_mshrs_or_the_rob() {
+        let mut k = core(1, 1, 1);
+        k.take_miss_slot(true, 0);
+        k.miss_store_done(5_000);
+        // A load is free to go (the MSHR is empty) and retirement ignores the store.
+        assert_eq!(k.take_miss_slot(false, 10), 10);
+        assert_eq!(k.issue(50), 50_000);
+        // A second store waits for the first.
+        assert_eq!(k.take_miss_slot(true, 1_000), 5_000);
+        assert_eq!(k.last_done, 5_000);
+    }
+
+    #[test]
+    fn the_barrier_runs_the_remaining_instructions() {
+        let mut k = core(4, 1, 1);
+        k.issue(10);
+        k.run_to_barrier(25);
+        assert_eq!((k.t, k.last_instr), (25_000, 25));
+        k.run_to_barrier(20);
+        assert_eq!(k.t, 25_000, "already past: nothing to run");
+    }
+
+    #[test]
+    fn the_mru_filter_forgets_only_its_own_line_and_page() {
+        let mut k = core(4, 1, 1);
+        k.last_line = 7;
+        k.last_line_dirty = true;
+        k.last_vpage = 3;
+        k.clean_line(8);
+        k.forget_line(8);
+        k.forget_vpage(4);
+        assert_eq!((k.last_line, k.last_line_dirty, k.last_vpage), (7, true, 3));
+        k.clean_line(7);
+        assert!(!k.last_line_dirty);
+        k.forget_line(7);
+        k.forget_vpage(3);
+        assert_eq!((k.last_line, k.last_vpage), (u64::MAX, u64::MAX));
+    }
+}

@@ -96,7 +96,11 @@ fn corrupt(offset: u64, message: String) -> SourceError {
 
 /// Reads a capture stream from `input` to its end and writes it as a native trace at `out`
 /// (through a temporary file renamed at the end). `metadata` goes into the header.
-pub fn write_capture(input: impl Read, out: &Path, metadata: &serde_json::Value) -> Result<CaptureSummary, SourceError> {
+pub fn write_capture(
+    input: impl Read,
+    out: &Path,
+    metadata: &serde_json::Value,
+) -> Result<CaptureSummary, SourceError> {
     let tmp = TempOutput::reserve(out)?;
     let mut writer = NativeWriter::create(&tmp.path, 0, metadata)?;
     let mut summary = CaptureSummary::default();
@@ -121,7 +125,10 @@ fn pump(
     summary: &mut CaptureSummary,
     pages: &mut HashMap<u64, u32>,
 ) -> Result<(), SourceError> {
-    let mut s = Stream { inner: input, offset: 0 };
+    let mut s = Stream {
+        inner: input,
+        offset: 0,
+    };
     let mut head = [0u8; 16];
     let got = s.fill(&mut head)?;
     if got == 0 {
@@ -188,7 +195,11 @@ fn pump(
                             vaddr,
                             flops: 0,
                             size_bytes: if shift < 8 { 1u16 << shift } else { 255 }.min(255) as u8,
-                            kind: if info & 1 != 0 { AccessKind::Write } else { AccessKind::Read },
+                            kind: if info & 1 != 0 {
+                                AccessKind::Write
+                            } else {
+                                AccessKind::Read
+                            },
                         });
                         let page = vaddr >> 12;
                         if page != last_page[t] {
@@ -199,7 +210,9 @@ fn pump(
                             }
                         }
                     }
-                    writer.write_all(t, &batch).map_err(|e| corrupt(block_at, e.to_string()))?;
+                    writer
+                        .write_all(t, &batch)
+                        .map_err(|e| corrupt(block_at, e.to_string()))?;
                     if got < want {
                         summary.stream_bytes = s.offset;
                         summary.cut_at_bytes = Some(s.offset);
@@ -211,7 +224,10 @@ fn pump(
             _ => {
                 return Err(corrupt(
                     at,
-                    format!("block kind {kind} for thread {thread} ({} threads started)", writer.threads()),
+                    format!(
+                        "block kind {kind} for thread {thread} ({} threads started)",
+                        writer.threads()
+                    ),
                 ))
             }
         }
@@ -257,7 +273,10 @@ mod tests {
         block(&mut s, BLOCK_END, 0, &[]);
         let sum = write_capture(&s[..], &out, &serde_json::json!({"generator": "test"})).unwrap();
         assert!(sum.complete && sum.cut_at_bytes.is_none());
-        assert_eq!((sum.threads, sum.records, sum.threads_exited, sum.roi_begins), (2, 5, 1, 1));
+        assert_eq!(
+            (sum.threads, sum.records, sum.threads_exited, sum.roi_begins),
+            (2, 5, 1, 1)
+        );
         // Page 0x1 is touched by both threads; 0x2, 0x3 by thread 0, 0x5 by thread 1.
         assert_eq!((sum.pages_private, sum.pages_shared), (3, 1));
         let mut r = NativeReader::open(&out).unwrap();
@@ -265,7 +284,11 @@ mod tests {
         assert_eq!(
             collect_all(&mut r).unwrap(),
             vec![
-                vec![Access::read(3, 0x1000, 8), Access::write(5, 0x2008, 4), Access::read(7, 0x3000, 8)],
+                vec![
+                    Access::read(3, 0x1000, 8),
+                    Access::write(5, 0x2008, 4),
+                    Access::read(7, 0x3000, 8)
+                ],
                 vec![Access::write(1, 0x1010, 1), Access::read(9, 0x5000, 16)],
             ]
         );
@@ -280,7 +303,11 @@ mod tests {
             let sum = write_capture(&full[..cut], &out, &serde_json::Value::Null).unwrap();
             assert!(!sum.complete);
             let got = collect_all(&mut NativeReader::open(&out).unwrap()).unwrap();
-            assert_eq!(got.iter().map(|t| t.len() as u64).sum::<u64>(), sum.records, "cut {cut}");
+            assert_eq!(
+                got.iter().map(|t| t.len() as u64).sum::<u64>(),
+                sum.records,
+                "cut {cut}"
+            );
         }
     }
 
@@ -291,8 +318,13 @@ mod tests {
         let mut s = stream();
         block(&mut s, 99, 0, &[]);
         let at = s.len() - 16;
-        let e = write_capture(&s[..], &out, &serde_json::Value::Null).unwrap_err().to_string();
-        assert!(e.contains(&format!("byte offset {at}")) && e.contains("block kind 99"), "{e}");
+        let e = write_capture(&s[..], &out, &serde_json::Value::Null)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!("byte offset {at}")) && e.contains("block kind 99"),
+            "{e}"
+        );
         // Records of a thread that never started.
         let mut s = stream();
         block(&mut s, BLOCK_RECORDS, 7, &[(1, 1, 0, false)]);
@@ -300,7 +332,9 @@ mod tests {
         // A decreasing instruction count.
         let mut s = stream();
         block(&mut s, BLOCK_RECORDS, 0, &[(2, 0x1000, 3, false)]);
-        let e = write_capture(&s[..], &out, &serde_json::Value::Null).unwrap_err().to_string();
+        let e = write_capture(&s[..], &out, &serde_json::Value::Null)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("non-decreasing"), "{e}");
         assert!(write_capture(&b"garbage, not a stream"[..], &out, &serde_json::Value::Null).is_err());
         assert!(write_capture(&b""[..], &out, &serde_json::Value::Null).is_err());

@@ -135,7 +135,13 @@ mod tests {
                 2 => (vec![0x10 + i, 0x20 + i], vec![0x30 + i]),
                 _ => (vec![], vec![]), // no memory operand: counts as an instruction only
             };
-            bytes.extend_from_slice(&encode_champsim_record(0x400000 + 4 * i, i % 7 == 0, i % 14 == 0, &loads, &stores));
+            bytes.extend_from_slice(&encode_champsim_record(
+                0x400000 + 4 * i,
+                i % 7 == 0,
+                i % 14 == 0,
+                &loads,
+                &stores,
+            ));
             want.extend(loads.iter().map(|&a| Access::read(instr, a, 8)));
             want.extend(stores.iter().map(|&a| Access::write(instr, a, 8)));
         }
@@ -179,7 +185,9 @@ mod tests {
         e.write_all(&bytes).unwrap();
         e.finish().unwrap();
         for p in [plain, xz] {
-            let e = collect_all(&mut open_champsim(&[p.clone()]).unwrap()).unwrap_err().to_string();
+            let e = collect_all(&mut open_champsim(&[p.clone()]).unwrap())
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(&format!("byte offset {}", 2999 * 64)), "{e}");
             assert!(e.contains("truncated record: 10 of 64"), "{e}");
         }
@@ -195,9 +203,14 @@ mod tests {
         let mut src = open_champsim(std::slice::from_ref(&p)).unwrap();
         let mut batch = Vec::new();
         let e = src.next_batch(0, &mut batch).unwrap_err().to_string();
-        assert!(e.contains(&format!("byte offset {}", 37 * 64 + 8)) && e.contains("is_branch = 90"), "{e}");
+        assert!(
+            e.contains(&format!("byte offset {}", 37 * 64 + 8)) && e.contains("is_branch = 90"),
+            "{e}"
+        );
         // Random bytes: refused, never a panic.
-        let noise: Vec<u8> = (0..10_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        let noise: Vec<u8> = (0..10_000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
         std::fs::write(&p, &noise).unwrap();
         assert!(collect_all(&mut open_champsim(std::slice::from_ref(&p)).unwrap()).is_err());
         // An xz stream cut in half.

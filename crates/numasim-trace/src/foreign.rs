@@ -62,7 +62,9 @@ impl Input {
         let mut file = File::open(path).map_err(io_err)?;
         let meta = file.metadata().map_err(io_err)?;
         if meta.is_dir() {
-            return Err(SourceError::Invalid(format!("{shown}: is a directory, not a trace file")));
+            return Err(SourceError::Invalid(format!(
+                "{shown}: is a directory, not a trace file"
+            )));
         }
         let mut magic = [0u8; 6];
         let mut got = 0;
@@ -168,7 +170,10 @@ impl Input {
                 self.line += 1;
                 return Err(self.corrupt(
                     start,
-                    format!("line {}: longer than {MAX_LINE_BYTES} bytes (not a text trace?)", self.line),
+                    format!(
+                        "line {}: longer than {MAX_LINE_BYTES} bytes (not a text trace?)",
+                        self.line
+                    ),
                 ));
             }
             line.extend_from_slice(&avail[..take]);

@@ -163,7 +163,10 @@ mod tests {
             let e = collect_all(&mut open_lackey(std::slice::from_ref(&p)).unwrap())
                 .unwrap_err()
                 .to_string();
-            assert!(e.contains(&format!("byte offset {offset}: line {line}:")), "{text:?}: {e}");
+            assert!(
+                e.contains(&format!("byte offset {offset}: line {line}:")),
+                "{text:?}: {e}"
+            );
         }
     }
 
@@ -172,7 +175,9 @@ mod tests {
     #[test]
     fn a_real_lackey_log_reads_when_valgrind_is_present() {
         let Ok(status) = std::process::Command::new("valgrind").arg("--version").output() else {
-            eprintln!("SKIPPED: valgrind is not installed (apt-get install valgrind); lackey's real output not checked");
+            eprintln!(
+                "SKIPPED: valgrind is not installed (apt-get install valgrind); lackey's real output not checked"
+            );
             return;
         };
         assert!(status.status.success());

@@ -653,7 +653,8 @@ impl NativeWriter {
             )));
         }
         self.threads.push(ThreadBuffer::default());
-        let cap = (DEFAULT_READER_BUFFER_BYTES / 2 / n as u64).max(LANE_DIR_BYTES as u64 + 64 * MAX_RECORD_BYTES) as usize;
+        let cap =
+            (DEFAULT_READER_BUFFER_BYTES / 2 / n as u64).max(LANE_DIR_BYTES as u64 + 64 * MAX_RECORD_BYTES) as usize;
         self.max_chunk_payload_bytes = self.max_chunk_payload_bytes.min(cap);
         Ok(n - 1)
     }
@@ -767,7 +768,8 @@ impl NativeWriter {
             use std::io::{Seek, SeekFrom};
             let f = self.out.get_mut();
             f.seek(SeekFrom::Start(12)).map_err(io_err)?;
-            f.write_all(&(self.threads.len() as u32).to_le_bytes()).map_err(io_err)?;
+            f.write_all(&(self.threads.len() as u32).to_le_bytes())
+                .map_err(io_err)?;
             f.seek(SeekFrom::End(0)).map_err(io_err)?;
         }
         let records_per_thread: Vec<u64> = self.threads.iter().map(|t| t.total_records).collect();

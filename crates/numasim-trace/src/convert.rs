@@ -94,14 +94,14 @@ pub fn refuse_output_among_inputs(out: &Path, inputs: &[PathBuf]) -> Result<(), 
 }
 
 /// A file reserved beside the final output (`.<name>.tmp-<pid>-<n>`), removed unless persisted.
-struct TempOutput {
-    path: PathBuf,
+pub(crate) struct TempOutput {
+    pub(crate) path: PathBuf,
     out: PathBuf,
     persisted: bool,
 }
 
 impl TempOutput {
-    fn reserve(out: &Path) -> Result<Self, SourceError> {
+    pub(crate) fn reserve(out: &Path) -> Result<Self, SourceError> {
         static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let io_err = |source| SourceError::Io {
             path: out.display().to_string(),
@@ -130,7 +130,7 @@ impl TempOutput {
         }
     }
 
-    fn persist(mut self) -> Result<(), SourceError> {
+    pub(crate) fn persist(mut self) -> Result<(), SourceError> {
         std::fs::rename(&self.path, &self.out).map_err(|source| SourceError::Io {
             path: self.out.display().to_string(),
             source,

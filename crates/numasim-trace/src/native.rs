@@ -537,6 +537,9 @@ pub struct NativeWriter {
     compressed: Vec<u8>,
     chunks: u64,
     written_bytes: u64,
+    /// Thread count written in the header; [`NativeWriter::finish`] rewrites it if
+    /// [`NativeWriter::add_thread`] changed it.
+    header_threads: usize,
 }
 
 impl std::fmt::Debug for NativeWriter {
@@ -587,6 +590,7 @@ impl NativeWriter {
             compressed: Vec::new(),
             chunks: 0,
             written_bytes: 0,
+            header_threads: threads,
         };
         let mut header = Vec::with_capacity(FIXED_HEADER_BYTES as usize + meta.len());
         header.extend_from_slice(&FILE_MAGIC);
@@ -634,6 +638,25 @@ impl NativeWriter {
 
     pub fn threads(&self) -> usize {
         self.threads.len()
+    }
+
+    /// Adds a thread (an empty stream) and returns its index: for sources that discover their
+    /// threads as they run (the QEMU tracer). [`NativeWriter::finish`] rewrites the header's
+    /// thread count, and the chunk byte cap shrinks so `threads × cap` keeps within half of
+    /// [`DEFAULT_READER_BUFFER_BYTES`].
+    pub fn add_thread(&mut self) -> Result<usize, SourceError> {
+        let n = self.threads.len() + 1;
+        if n > MAX_THREADS as usize {
+            return Err(SourceError::Invalid(format!(
+                "{}: more than {MAX_THREADS} threads (the format limit)",
+                self.path
+            )));
+        }
+        self.threads.push(ThreadBuffer::default());
+        let cap =
+            (DEFAULT_READER_BUFFER_BYTES / 2 / n as u64).max(LANE_DIR_BYTES as u64 + 64 * MAX_RECORD_BYTES) as usize;
+        self.max_chunk_payload_bytes = self.max_chunk_payload_bytes.min(cap);
+        Ok(n - 1)
     }
 
     /// Appends one access to `thread`'s stream. `instr` must not decrease within a thread.
@@ -736,10 +759,19 @@ impl NativeWriter {
             trailer.extend_from_slice(&tb.total_records.to_le_bytes());
         }
         self.put(&trailer)?;
-        self.out.flush().map_err(|source| SourceError::Io {
+        let io_err = |source| SourceError::Io {
             path: self.path.clone(),
             source,
-        })?;
+        };
+        self.out.flush().map_err(io_err)?;
+        if self.header_threads != self.threads.len() {
+            use std::io::{Seek, SeekFrom};
+            let f = self.out.get_mut();
+            f.seek(SeekFrom::Start(12)).map_err(io_err)?;
+            f.write_all(&(self.threads.len() as u32).to_le_bytes())
+                .map_err(io_err)?;
+            f.seek(SeekFrom::End(0)).map_err(io_err)?;
+        }
         let records_per_thread: Vec<u64> = self.threads.iter().map(|t| t.total_records).collect();
         Ok(WriteSummary {
             threads: self.threads.len(),

@@ -6,6 +6,7 @@ pub mod report;
 pub mod repro;
 pub mod run;
 pub mod trace;
+pub mod trace_capture;
 pub mod workload;
 
 /// Prints a value as pretty JSON on stdout.

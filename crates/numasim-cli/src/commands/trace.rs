@@ -8,6 +8,24 @@ use std::path::PathBuf;
 pub enum Format {
     Native,
     Starnuma,
+    /// ChampSim binary `input_instr` traces (plain, .xz or .gz), one file per thread.
+    Champsim,
+    /// Ramulator text traces (CPU, DRAM or load/store form), one file per thread.
+    Ramulator,
+    /// Valgrind lackey logs (`--tool=lackey --trace-mem=yes --log-file=F`), one file per thread.
+    Lackey,
+}
+
+impl Format {
+    /// Opens a trace in another tool's format (files are threads in argument order).
+    fn open_foreign(self, files: &[PathBuf]) -> anyhow::Result<Option<numasim::trace::ForeignReader>> {
+        Ok(Some(match self {
+            Format::Champsim => numasim::trace::champsim::open_champsim(files)?,
+            Format::Ramulator => numasim::trace::ramulator::open_ramulator(files)?,
+            Format::Lackey => numasim::trace::lackey::open_lackey(files)?,
+            Format::Native | Format::Starnuma => return Ok(None),
+        }))
+    }
 }
 
 #[derive(Subcommand)]
@@ -32,7 +50,8 @@ pub enum TraceCommand {
         /// Input format.
         #[arg(long, value_enum)]
         from: Format,
-        /// Input files (StarNUMA: memtrace_t<N>.out per thread; threads come from the names, any order).
+        /// Input files (StarNUMA: memtrace_t<N>.out per thread; threads come from the names, any order;
+        /// ChampSim, Ramulator, lackey: one file per thread, in argument order).
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// Output native trace (with --to starnuma: a directory for memtrace_t<N>.out files).
@@ -43,6 +62,9 @@ pub enum TraceCommand {
         #[arg(long, value_enum, default_value = "native")]
         to: Format,
     },
+    /// Run a Linux program under QEMU with numasim's tracer: every data access of every thread,
+    /// as a native trace (`trace capture -o OUT.trace [--roi] -- PROGRAM ARGS...`).
+    Capture(super::trace_capture::CaptureArgs),
     /// Run an experiment's workload (generator or trace) and save it as a native trace.
     Record {
         /// Experiment TOML whose `[workload]` is recorded.
@@ -84,13 +106,28 @@ pub fn run(cmd: TraceCommand) -> anyhow::Result<()> {
                 Some(f) => f,
                 None => detect(&files[0])?,
             };
+            if let Some(src) = format.open_foreign(&files)? {
+                if decode_only {
+                    return decode_only_pass(Box::new(src), json);
+                }
+                let info = numasim::trace::scan_foreign_info(src)?;
+                if json {
+                    return super::print_json(&info);
+                }
+                println!("{} trace, {} files in thread order", info.format, info.files.len());
+                println!(
+                    "threads {} · records {} · reads {} · writes {} · footprint {} pages of 4 KiB",
+                    info.threads, info.records, info.reads, info.writes, info.footprint_pages_4k
+                );
+                return Ok(());
+            }
             if decode_only {
                 let src: Box<dyn numasim::trace::AccessSource> = match format {
                     Format::Native => {
                         anyhow::ensure!(files.len() == 1, "a native trace is a single file");
                         Box::new(native::NativeReader::open(&files[0])?)
                     }
-                    Format::Starnuma => Box::new(numasim::trace::StarnumaReader::open(&files)?),
+                    _ => Box::new(numasim::trace::StarnumaReader::open(&files)?),
                 };
                 return decode_only_pass(src, json);
             }
@@ -100,7 +137,7 @@ pub fn run(cmd: TraceCommand) -> anyhow::Result<()> {
                     native::scan_info(&files[0])?
                 }
                 // Read directly, once; thread order comes from the file names.
-                Format::Starnuma => numasim::trace::scan_starnuma_info(&files)?,
+                _ => numasim::trace::scan_starnuma_info(&files)?,
             };
             if json {
                 return super::print_json(&info);
@@ -156,9 +193,17 @@ pub fn run(cmd: TraceCommand) -> anyhow::Result<()> {
             Ok(())
         }
         TraceCommand::Convert { from, files, out, to } => {
+            anyhow::ensure!(
+                matches!(to, Format::Native | Format::Starnuma),
+                "--to: numasim writes only the native and StarNUMA formats"
+            );
             if let Format::Starnuma = to {
                 let mut src: Box<dyn numasim::trace::AccessSource> = match from {
                     Format::Starnuma => Box::new(numasim::trace::StarnumaReader::open(&files)?),
+                    Format::Champsim | Format::Ramulator | Format::Lackey => match from.open_foreign(&files)? {
+                        Some(src) => Box::new(src),
+                        None => unreachable!("open_foreign opens every foreign format"),
+                    },
                     Format::Native => {
                         anyhow::ensure!(files.len() == 1, "a native trace is a single file");
                         Box::new(native::NativeReader::open(&files[0])?)
@@ -168,8 +213,14 @@ pub fn run(cmd: TraceCommand) -> anyhow::Result<()> {
                 println!("wrote {} StarNUMA thread files in {}", paths.len(), out.display());
                 return Ok(());
             }
+            if let Some(mut src) = from.open_foreign(&files)? {
+                let stats = numasim::trace::convert_foreign(&mut src, &out)?;
+                print_written(&out, &stats);
+                return Ok(());
+            }
             let stats = match from {
                 Format::Starnuma => numasim::trace::convert::convert_starnuma(&files, &out)?,
+                Format::Champsim | Format::Ramulator | Format::Lackey => unreachable!("converted above"),
                 Format::Native => {
                     anyhow::ensure!(files.len() == 1, "a native trace is a single file");
                     numasim::trace::convert::refuse_output_among_inputs(&out, &files)?;
@@ -181,6 +232,7 @@ pub fn run(cmd: TraceCommand) -> anyhow::Result<()> {
             print_written(&out, &stats);
             Ok(())
         }
+        TraceCommand::Capture(args) => super::trace_capture::capture(args),
         TraceCommand::Record { experiment, out } => {
             let exp = numasim::experiment::Experiment::load(&experiment)?;
             let mut inputs = numasim::experiment::resolve::input_files(&exp);

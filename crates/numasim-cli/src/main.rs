@@ -47,6 +47,8 @@ enum Command {
     /// Reproduce a paper: run its experiments and compare every number with the paper's.
     /// (`numasim repro list`; `numasim repro starnuma --quick`.)
     Repro(commands::repro::ReproArgs),
+    /// Run a parameter sweep (base experiment + axes), or `sweep collect DIR` into one table.
+    Sweep(commands::sweep::SweepArgs),
 }
 
 fn main() -> ExitCode {
@@ -62,6 +64,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => commands::run::run(args),
         Command::Repro(args) => commands::repro::run(args),
+        Command::Sweep(args) => commands::sweep::run(args),
         Command::Params(cmd) => commands::params::run(cmd),
         Command::Machine(cmd) => commands::machine::run(cmd),
         Command::Trace(cmd) => commands::trace::run(cmd),
@@ -82,7 +85,7 @@ fn main() -> ExitCode {
 
 /// The error and its causes joined by ": ", leaving out a cause whose text the message before it
 /// already ends with (many errors print their source themselves; `{:#}` would say it twice).
-fn error_chain(e: &anyhow::Error) -> String {
+pub(crate) fn error_chain(e: &anyhow::Error) -> String {
     let mut out = String::new();
     for cause in e.chain() {
         let text = cause.to_string();

@@ -231,7 +231,8 @@ fn readme_commands_run() {
             .strip_prefix("cargo run --release -- ")
             .map(|c| format!("numasim {c}"));
         let cmd = cmd.unwrap_or_else(|| line.split(" #").next().unwrap().trim().to_string());
-        if cmd.is_empty() || cmd.starts_with("cargo test") {
+        // The set-up and test scripts (scripts/setup-python, scripts/test) are not numasim commands.
+        if cmd.is_empty() || cmd.starts_with("cargo test") || cmd.starts_with("scripts/") {
             continue;
         }
         let words: Vec<&str> = cmd.split_whitespace().collect();

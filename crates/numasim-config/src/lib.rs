@@ -7,6 +7,9 @@
 //! errors found after parsing (a validation rule broken) [`locate_key`] finds the line of a key
 //! path in the source text, so validators can report lines too.
 
+pub mod overrides;
+
+pub use overrides::Override;
 use serde::de::DeserializeOwned;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -44,6 +47,8 @@ pub struct Source {
     pub text: String,
     /// Directory relative paths inside the file are resolved against.
     pub base_dir: Option<PathBuf>,
+    /// Overrides applied to `text` ([`Source::with_overrides`]), for attributing errors.
+    applied: Option<Box<overrides::Applied>>,
 }
 
 impl Source {
@@ -58,6 +63,7 @@ impl Source {
             origin: path.display().to_string(),
             text,
             base_dir: path.parent().map(Path::to_path_buf),
+            applied: None,
         })
     }
 
@@ -66,13 +72,14 @@ impl Source {
             origin: origin.into(),
             text: text.into(),
             base_dir: None,
+            applied: None,
         }
     }
 
     /// Deserializes strictly; the target types carry `#[serde(deny_unknown_fields)]`.
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ConfigError> {
         let de = toml::Deserializer::new(&self.text);
-        serde_path_to_error::deserialize(de).map_err(|err| {
+        let result = serde_path_to_error::deserialize(de).map_err(|err| {
             let key = err.path().to_string();
             let key = if key == "." { String::new() } else { key };
             let inner = err.into_inner();
@@ -85,18 +92,19 @@ impl Source {
                 key,
                 message: inner.message().trim().to_string(),
             }
-        })
+        });
+        result.map_err(|e| self.attribute(e))
     }
 
     /// An error found after parsing, located by its key path.
     pub fn error(&self, key: impl Into<String>, message: impl Into<String>) -> ConfigError {
         let key = key.into();
-        ConfigError {
+        self.attribute(ConfigError {
             file: self.origin.clone(),
             line: locate_key(&self.text, &key),
             key,
             message: message.into(),
-        }
+        })
     }
 
     /// Resolves a path written inside this file relative to the file's directory.

@@ -5,6 +5,7 @@ pub mod policy;
 pub mod report;
 pub mod repro;
 pub mod run;
+pub mod sweep;
 pub mod trace;
 pub mod trace_capture;
 pub mod workload;

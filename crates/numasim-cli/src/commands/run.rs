@@ -41,10 +41,20 @@ pub struct RunArgs {
     /// results stay until the new ones are complete).
     #[arg(long)]
     force: bool,
+    /// Override one key of the experiment, e.g. `--set workload.scale=22 --set
+    /// migration.policy=starnuma` (repeatable; later wins). VALUE is TOML (`22`, `1.5`, `true`,
+    /// `"text"`, `[1, 2]`); a bare word is a string. Checked exactly like the file.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
-    let mut exp = Experiment::load(&args.experiment)?;
+    let overrides = args
+        .set
+        .iter()
+        .map(|s| numasim_config::Override::parse_set(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut exp = Experiment::load_with_overrides(&args.experiment, &overrides)?;
     if let Some(n) = args.threads {
         anyhow::ensure!(n >= 1, "--threads must be at least 1");
         exp.worker_threads = n;

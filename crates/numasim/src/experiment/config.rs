@@ -156,7 +156,16 @@ pub fn available_cores() -> usize {
 
 impl Experiment {
     pub fn load(path: &std::path::Path) -> Result<Self, ConfigError> {
-        let source = Source::from_file(path)?;
+        Self::load_with_overrides(path, &[])
+    }
+
+    /// [`load`](Self::load) with dotted-key overrides applied to the file's text first
+    /// (`numasim run --set`, sweep axes), so they are validated exactly like the file.
+    pub fn load_with_overrides(
+        path: &std::path::Path,
+        overrides: &[numasim_config::Override],
+    ) -> Result<Self, ConfigError> {
+        let source = Source::from_file(path)?.with_overrides(overrides)?;
         let stem = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())

@@ -10,6 +10,7 @@ pub mod config;
 pub mod resolve;
 pub mod results_dir;
 pub mod run;
+pub mod sweep;
 
 pub use analyses::{analyze_sharing, analyze_sharing_inputs};
 pub use config::{Experiment, ExperimentSpec, Mode};

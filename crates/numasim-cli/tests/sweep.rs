@@ -1,0 +1,110 @@
+//! `numasim run --set` and `numasim sweep` end to end (the Python package's tests cover the
+//! same sweep files through Ray and submitit).
+
+mod common;
+use common::{numasim, ok};
+
+const SMALL: &str = "machine = \"starnuma16-pool\"\nseed = 5\nphase_instructions = 20000\n\n\
+[workload]\nkind = \"synthetic\"\nthreads = 4\npattern = \"shared-hot\"\naccesses_per_thread = 3000\n";
+
+#[test]
+fn set_overrides_are_typed_checked_and_recorded() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("e.toml"), SMALL).unwrap();
+    let out = numasim(
+        &[
+            "run",
+            "e.toml",
+            "-o",
+            "a",
+            "--quiet",
+            "--set",
+            "workload.threads=8",
+            "--set",
+            "migration.policy=starnuma",
+        ],
+        tmp.path(),
+    );
+    ok(&out);
+    let resolved = std::fs::read_to_string(tmp.path().join("a/experiment.resolved.toml")).unwrap();
+    assert!(resolved.contains("threads = 8"), "{resolved}");
+    assert!(resolved.contains("policy = \"starnuma\""), "{resolved}");
+    let r: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("a/results.json")).unwrap()).unwrap();
+    assert_eq!(r["threads"], 8);
+    assert_eq!(r["migration"]["policy"], "starnuma");
+
+    // Unknown keys, wrong types and bad values are refused naming the --set and the key.
+    for (set, expect) in [
+        (
+            "workload.threadz=8",
+            "error: --set workload.threadz=8: key `workload.threadz`:",
+        ),
+        (
+            "seed=many",
+            "error: --set seed=many: key `seed`: invalid type: string \"many\", expected u64",
+        ),
+        (
+            "migration.policy=starnumaa",
+            "error: --set migration.policy=starnumaa: key `migration.policy`",
+        ),
+        (
+            "placement.page_bytes=1000",
+            "error: --set placement.page_bytes=1000: key `placement.page_bytes`: must be 4096",
+        ),
+        (
+            "nosuchkey=1",
+            "error: --set nosuchkey=1: key `nosuchkey`: unknown field `nosuchkey`",
+        ),
+        ("seed.x=1", "error: --set seed.x=1: key `seed.x`: `seed` is a value"),
+        ("seed", "error: --set seed: expected KEY=VALUE"),
+    ] {
+        let out = numasim(&["run", "e.toml", "-o", "b", "--quiet", "--set", set], tmp.path());
+        assert!(!out.status.success(), "{set} was accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with(expect), "{set}: {err}");
+        assert!(!tmp.path().join("b").exists());
+    }
+    // An error elsewhere in the file still names the file's own line.
+    std::fs::write(tmp.path().join("bad.toml"), SMALL.replace("pattern =", "patern =")).unwrap();
+    let out = numasim(&["run", "bad.toml", "--set", "workload.scale=3", "--quiet"], tmp.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.toml:8: key `workload.patern`"), "{err}");
+}
+
+#[test]
+fn sweep_runs_each_point_once_and_collects_a_table() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("e.toml"), SMALL).unwrap();
+    std::fs::write(
+        tmp.path().join("s.toml"),
+        "base = \"e.toml\"\n[grid]\nseed = [1, 2]\nworkload.pattern = [\"zipf\", \"uniform\"]\n",
+    )
+    .unwrap();
+    let out = numasim(&["sweep", "s.toml", "-o", "out", "-j", "2"], tmp.path());
+    ok(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("4 runs, 0 already complete, 4 to run"), "{err}");
+    let dirs: Vec<String> = std::fs::read_dir(tmp.path().join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.len() == 16)
+        .collect();
+    assert_eq!(dirs.len(), 4, "{dirs:?}");
+    let out = numasim(&["sweep", "s.toml", "-o", "out"], tmp.path());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("4 already complete, 0 to run"));
+    let dry = ok(&numasim(&["sweep", "s.toml", "-o", "out", "--dry-run"], tmp.path()));
+    assert_eq!(dry.matches(" done ").count(), 4, "{dry}");
+    let csv = ok(&numasim(&["sweep", "collect", "out"], tmp.path()));
+    let header = csv.lines().next().unwrap();
+    assert!(header.starts_with("run,seed,workload.pattern,"), "{header}");
+    assert_eq!(csv.lines().count(), 5);
+    // Seed 2 with uniform: its row holds the run's own totals.
+    let row = csv.lines().find(|l| l.contains(",2,uniform,")).unwrap();
+    let id = row.split(',').next().unwrap();
+    let r: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("out").join(id).join("results.json")).unwrap()).unwrap();
+    assert_eq!(r["seed"], 2);
+    let col = header.split(',').position(|h| h == "totals.llc_misses").unwrap();
+    assert_eq!(row.split(',').nth(col).unwrap(), r["totals"]["llc_misses"].to_string());
+}

@@ -1,0 +1,333 @@
+//! Dotted-key overrides (`numasim run EXP.toml --set workload.scale=22`, sweep axes).
+//!
+//! An override is applied to the TOML *text* of a file (with `toml_edit`, which keeps every
+//! other line as written), so the result is parsed and validated by exactly the code that
+//! parses the file: same types, same strictness (an unknown key is refused), same defaults.
+//! Errors stay located: an error about an overridden key names the override (`--set k=v`)
+//! instead of a line, and every other error is located in the original text, whose lines an
+//! inserted key would otherwise shift.
+
+use crate::{locate_key, ConfigError, Source};
+
+/// One `key = value` replacement, with the label errors about it carry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Override {
+    /// Dotted key path, e.g. `workload.scale`.
+    pub key: String,
+    pub value: toml::Value,
+    /// Where the override came from, for messages: `--set workload.scale=22`.
+    pub label: String,
+}
+
+/// What a [`Source`] built by [`Source::with_overrides`] remembers to attribute errors.
+#[derive(Debug, Clone, Default)]
+pub struct Applied {
+    original_text: String,
+    overrides: Vec<Override>,
+}
+
+impl Override {
+    /// Parses `KEY=VALUE` as given to `--set`. VALUE is a TOML value (`22`, `true`, `1.5`,
+    /// `"text"`, `[1, 2]`, `{ pool = 0.2 }`); a VALUE that is not valid TOML is taken as a string,
+    /// so `migration.policy=starnuma` needs no quotes.
+    pub fn parse_set(arg: &str) -> Result<Override, ConfigError> {
+        let label = format!("--set {arg}");
+        let Some((key, raw)) = arg.split_once('=') else {
+            return Err(err(&label, "", "expected KEY=VALUE, e.g. workload.scale=22"));
+        };
+        let key = key.trim();
+        check_key(key).map_err(|m| err(&label, key, m))?;
+        let raw = raw.trim();
+        let value = match format!("v = {raw}").parse::<toml::Table>() {
+            Ok(mut t) if !raw.is_empty() => t.remove("v").expect("the table has v"),
+            _ => toml::Value::String(raw.to_string()),
+        };
+        Ok(Override {
+            key: key.to_string(),
+            value,
+            label,
+        })
+    }
+}
+
+fn err(label: &str, key: &str, message: impl Into<String>) -> ConfigError {
+    ConfigError {
+        file: label.to_string(),
+        line: None,
+        key: key.to_string(),
+        message: message.into(),
+    }
+}
+
+/// A key path is bare TOML keys joined by dots (no quoting, no array indices).
+pub fn check_key(key: &str) -> Result<(), String> {
+    if key.is_empty() {
+        return Err("empty key".into());
+    }
+    for part in key.split('.') {
+        if part.is_empty()
+            || !part
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        {
+            return Err(format!(
+                "`{key}` is not a dotted key of bare names (letters, digits, `_`, `-`)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl Source {
+    /// This source with `overrides` applied in order (a later one wins). The origin and base
+    /// directory stay those of the file, so relative paths inside it resolve as before.
+    pub fn with_overrides(&self, overrides: &[Override]) -> Result<Source, ConfigError> {
+        if overrides.is_empty() {
+            return Ok(self.clone());
+        }
+        let mut doc: toml_edit::DocumentMut = self.text.parse().map_err(|e: toml_edit::TomlError| {
+            let line = e.span().map(|s| crate::line_of_offset(&self.text, s.start));
+            ConfigError {
+                file: self.origin.clone(),
+                line,
+                key: String::new(),
+                message: e.message().trim().to_string(),
+            }
+        })?;
+        for o in overrides {
+            set(doc.as_table_mut(), &o.key, &o.value).map_err(|m| err(&o.label, &o.key, m))?;
+        }
+        let mut applied = self.applied.as_deref().cloned().unwrap_or_else(|| Applied {
+            original_text: self.text.clone(),
+            overrides: Vec::new(),
+        });
+        applied.overrides.extend(overrides.iter().cloned());
+        Ok(Source {
+            origin: self.origin.clone(),
+            text: doc.to_string(),
+            base_dir: self.base_dir.clone(),
+            applied: Some(Box::new(applied)),
+        })
+    }
+
+    /// The overrides applied to this source, in order.
+    pub fn overrides(&self) -> &[Override] {
+        self.applied.as_deref().map_or(&[], |a| a.overrides.as_slice())
+    }
+
+    /// Re-attributes an error of an overridden source: to the override that set its key (the
+    /// last one covering it), or else to the key's line in the file as written.
+    pub(crate) fn attribute(&self, mut e: ConfigError) -> ConfigError {
+        let Some(applied) = self.applied.as_deref() else {
+            return e;
+        };
+        let covering = applied.overrides.iter().rev().find(|o| {
+            e.key == o.key
+                || (e.key.starts_with(&o.key) && matches!(e.key.as_bytes().get(o.key.len()), Some(b'.') | Some(b'[')))
+        });
+        match covering {
+            Some(o) => {
+                e.file = o.label.clone();
+                e.line = None;
+            }
+            None if !e.key.is_empty() => e.line = locate_key(&applied.original_text, &e.key),
+            None => {}
+        }
+        e
+    }
+}
+
+/// Sets `key` (dotted) in `root`, creating tables on the way; refuses to go through a value.
+fn set(root: &mut toml_edit::Table, key: &str, value: &toml::Value) -> Result<(), String> {
+    let literal = value.to_string();
+    let new: toml_edit::Value = literal
+        .parse()
+        .map_err(|e: toml_edit::TomlError| format!("cannot write the value as TOML: {}", e.message().trim()))?;
+    let parts: Vec<&str> = key.split('.').collect();
+    let (last, path) = parts.split_last().expect("check_key refuses empty keys");
+    let mut table: &mut dyn toml_edit::TableLike = root;
+    let mut walked = String::new();
+    for part in path {
+        if !walked.is_empty() {
+            walked.push('.');
+        }
+        walked.push_str(part);
+        if table.get(part).is_none() {
+            let mut t = toml_edit::Table::new();
+            t.set_implicit(true);
+            table.insert(part, toml_edit::Item::Table(t));
+        }
+        let item = table.get_mut(part).expect("just inserted");
+        table = match item.as_table_like_mut() {
+            Some(t) => t,
+            None => {
+                return Err(format!(
+                    "`{walked}` is a value, not a table, so it has no key `{part}.…`"
+                ))
+            }
+        };
+    }
+    match table.get_mut(last) {
+        Some(item) if item.is_table_like() && !value.is_table() => {
+            Err(format!("`{key}` is a table; set one of its keys instead"))
+        }
+        Some(item) if item.is_value() => {
+            // Keep the line's own formatting (comments after the value) where possible.
+            let decor = item.as_value().map(|v| v.decor().clone());
+            let mut new = new;
+            if let Some(d) = decor {
+                *new.decor_mut() = d;
+            }
+            *item = toml_edit::Item::Value(new);
+            Ok(())
+        }
+        _ => {
+            table.insert(last, toml_edit::Item::Value(new));
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    struct W {
+        kind: String,
+        #[serde(default)]
+        scale: u32,
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    struct Doc {
+        seed: u64,
+        workload: W,
+        #[serde(default)]
+        after: Option<String>,
+    }
+
+    const TEXT: &str = "seed = 7 # the seed\n[workload]\nkind = \"bfs\"\n[extra]\n";
+    const TEXT_OK: &str = "seed = 7 # the seed\n[workload]\nkind = \"bfs\"\n\nafter_table = 1\n";
+
+    fn src(text: &str) -> Source {
+        Source::from_text("e.toml", text)
+    }
+
+    fn sets(args: &[&str]) -> Vec<Override> {
+        args.iter().map(|a| Override::parse_set(a).unwrap()).collect()
+    }
+
+    #[test]
+    fn values_are_typed_like_the_file() {
+        let o = sets(&[
+            "a=22",
+            "b=starnuma",
+            "c=1.5",
+            "d=true",
+            "e=\"22\"",
+            "f=[1, 2]",
+            "g={ pool = 0.2 }",
+        ]);
+        assert_eq!(o[0].value, toml::Value::Integer(22));
+        assert_eq!(o[1].value, toml::Value::String("starnuma".into()));
+        assert_eq!(o[2].value, toml::Value::Float(1.5));
+        assert_eq!(o[3].value, toml::Value::Boolean(true));
+        assert_eq!(o[4].value, toml::Value::String("22".into()));
+        assert!(o[5].value.is_array());
+        assert!(o[6].value.is_table());
+    }
+
+    #[test]
+    fn malformed_sets_are_refused_naming_them() {
+        let e = Override::parse_set("workload.scale").unwrap_err();
+        assert!(
+            e.to_string().contains("--set workload.scale: expected KEY=VALUE"),
+            "{e}"
+        );
+        let e = Override::parse_set("workload..scale=1").unwrap_err();
+        assert!(e.to_string().contains("not a dotted key"), "{e}");
+    }
+
+    #[test]
+    fn overrides_replace_and_insert_and_parse_strictly() {
+        let s = src("seed = 7 # the seed\n[workload]\nkind = \"bfs\"\n");
+        let o = s.with_overrides(&sets(&["seed=9", "workload.scale=22"])).unwrap();
+        let d: Doc = o.parse().unwrap();
+        assert_eq!(d.seed, 9);
+        assert_eq!(
+            d.workload,
+            W {
+                kind: "bfs".into(),
+                scale: 22
+            }
+        );
+        assert!(o.text.contains("seed = 9 # the seed"), "{}", o.text);
+        // The original is untouched.
+        let d: Doc = s.parse().unwrap();
+        assert_eq!(d.seed, 7);
+    }
+
+    #[test]
+    fn an_unknown_key_is_refused_naming_the_override() {
+        let s = src("seed = 7\n[workload]\nkind = \"bfs\"\n");
+        let o = s.with_overrides(&sets(&["workload.scalee=22"])).unwrap();
+        let e = o.parse::<Doc>().unwrap_err();
+        assert_eq!(e.key, "workload.scalee");
+        assert_eq!(e.file, "--set workload.scalee=22");
+        assert_eq!(e.line, None);
+        assert!(e.message.contains("unknown field"), "{e}");
+    }
+
+    #[test]
+    fn a_wrong_type_is_refused_naming_the_override() {
+        let s = src("seed = 7\n[workload]\nkind = \"bfs\"\n");
+        let o = s.with_overrides(&sets(&["seed=many"])).unwrap();
+        let e = o.parse::<Doc>().unwrap_err();
+        assert_eq!(e.key, "seed");
+        assert_eq!(e.file, "--set seed=many");
+        assert!(e.message.contains("expected u64"), "{e}");
+        // And a later validation error through `Source::error`.
+        let e = o.error("seed", "too large");
+        assert_eq!(e.to_string(), "--set seed=many: key `seed`: too large");
+    }
+
+    #[test]
+    fn other_errors_keep_the_line_of_the_file_as_written() {
+        // Inserting `scale` into [workload] shifts the lines after it in the edited text.
+        let s = src(TEXT_OK);
+        let o = s.with_overrides(&sets(&["workload.scale=3"])).unwrap();
+        let e = o.parse::<Doc>().unwrap_err();
+        assert_eq!(e.key, "workload.after_table");
+        assert_eq!(e.file, "e.toml");
+        assert_eq!(e.line, Some(5), "{e}");
+        let e = src(TEXT)
+            .with_overrides(&sets(&["workload.scale=3"]))
+            .unwrap()
+            .parse::<Doc>()
+            .unwrap_err();
+        assert_eq!((e.key.as_str(), e.line), ("extra", Some(4)), "{e}");
+    }
+
+    #[test]
+    fn cannot_set_through_a_value_or_replace_a_table() {
+        let s = src("seed = 7\n[workload]\nkind = \"bfs\"\n");
+        let e = s.with_overrides(&sets(&["seed.x=1"])).unwrap_err();
+        assert_eq!(e.file, "--set seed.x=1");
+        assert!(e.message.contains("`seed` is a value"), "{e}");
+        let e = s.with_overrides(&sets(&["workload=3"])).unwrap_err();
+        assert!(e.message.contains("is a table"), "{e}");
+    }
+
+    #[test]
+    fn a_table_can_be_created() {
+        let s = src("seed = 7\n");
+        let o = s.with_overrides(&sets(&["workload.kind=cc"])).unwrap();
+        let d: Doc = o.parse().unwrap();
+        assert_eq!(d.workload.kind, "cc");
+        assert_eq!(o.overrides().len(), 1);
+    }
+}

@@ -1,0 +1,178 @@
+"""Sweeps from Python: the same sweep file on the local machine, on Ray, or on Slurm.
+
+Expansion, hashing, skipping complete runs and writing each run's directory are the Rust
+core's (``numasim sweep``); an executor here only decides where each point runs, by calling
+``numasim._native.sweep_run(sweep_file, index)`` there. So a worker needs the package
+installed and the sweep file, base experiment and results root on a shared file system.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Union
+
+from . import _native
+from ._result import collect_frame
+
+PathLike = Union[str, "os.PathLike[str]"]
+EXECUTORS = ("local", "ray", "submitit")
+
+
+def plan(sweep_file: PathLike, out: Optional[PathLike] = None) -> Dict[str, Any]:
+    """The expanded sweep: ``name``, ``out_dir``, ``axes`` and ``runs`` (id, dir, params,
+    complete). Validates every run; raises :class:`numasim.NumasimError` naming the key."""
+    return json.loads(_native.sweep_plan(os.fspath(sweep_file), None if out is None else os.fspath(out)))
+
+
+def _run_point(sweep_file: str, out: Optional[str], index: int, threads: int = 1) -> bool:
+    """One point, wherever an executor put it (module level, so Ray and submitit can pickle it)."""
+    from numasim import _native as native
+
+    return native.sweep_run(sweep_file, index, out, threads)
+
+
+def sweep(
+    sweep_file: PathLike,
+    *,
+    out: Optional[PathLike] = None,
+    executor: str = "local",
+    jobs: Optional[int] = None,
+    address: Optional[str] = None,
+    slurm: Optional[Dict[str, Any]] = None,
+    cluster: Optional[str] = None,
+) -> Dict[str, Any]:
+    """Runs every pending point of a sweep and returns the plan (after the run).
+
+    ``executor``: ``"local"`` (threads of this process, ``jobs`` at once, default all cores; the
+    GIL is released while Rust simulates), ``"ray"`` (one task per point on the cluster at
+    ``address``, or else a single-node Ray started here for the sweep; Ray 2.60 removed its old
+    in-process ``local_mode``), or
+    ``"submitit"`` (a Slurm job array; ``slurm`` holds submitit parameters such as
+    ``{"slurm_partition": "x", "timeout_min": 60}``; ``cluster="local"`` uses submitit's local
+    executor). Complete points are skipped; a failed point raises after the others finish.
+    """
+    sweep_file = os.fspath(sweep_file)
+    out_s = None if out is None else os.fspath(out)
+    p = json.loads(_native.sweep_plan(sweep_file, out_s, True))
+    pending = [r["index"] for r in p["runs"] if not r["complete"]]
+    if pending:
+        if executor == "local":
+            _local(sweep_file, out_s, pending, jobs)
+        elif executor == "ray":
+            _ray(sweep_file, out_s, pending, address)
+        elif executor == "submitit":
+            _submitit(sweep_file, out_s, pending, p["out_dir"], slurm or {}, cluster)
+        else:
+            raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, not {executor!r}")
+    return plan(sweep_file, out)
+
+
+def _raise_failures(failures: List[str], total: int) -> None:
+    if failures:
+        from ._native import NumasimError
+
+        raise NumasimError(
+            f"{len(failures)} of {total} runs failed (the others are complete; rerun to retry only "
+            "the failed ones):\n  " + "\n  ".join(failures)
+        )
+
+
+def _local(sweep_file: str, out: Optional[str], pending: List[int], jobs: Optional[int]) -> None:
+    cores = os.cpu_count() or 1
+    jobs = max(1, min(jobs or cores, len(pending)))
+    threads = max(1, cores // jobs)
+    failures = []
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(_run_point, sweep_file, out, i, threads) for i in pending]
+        for f in futures:
+            try:
+                f.result()
+            except Exception as e:  # noqa: BLE001 - reported together below
+                failures.append(str(e))
+    _raise_failures(failures, len(pending))
+
+
+def _ray(sweep_file: str, out: Optional[str], pending: List[int], address: Optional[str]) -> None:
+    try:
+        import ray
+    except ImportError as e:
+        raise ImportError("executor='ray' needs Ray: pip install 'ray'") from e
+    started_here = not ray.is_initialized()
+    if started_here:
+        kwargs: Dict[str, Any] = {"address": address} if address else {"include_dashboard": False}
+        ray.init(**kwargs, log_to_driver=False)
+    try:
+        task = ray.remote(num_cpus=1)(_run_point)
+        refs = [task.remote(sweep_file, out, i, 1) for i in pending]
+        failures = []
+        for ref in refs:
+            try:
+                ray.get(ref)
+            except Exception as e:  # noqa: BLE001
+                failures.append(str(getattr(e, "cause", None) or e))
+        _raise_failures(failures, len(pending))
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+def _submitit(
+    sweep_file: str,
+    out: Optional[str],
+    pending: List[int],
+    out_dir: str,
+    params: Dict[str, Any],
+    cluster: Optional[str],
+) -> None:
+    try:
+        import submitit
+    except ImportError as e:
+        raise ImportError("executor='submitit' needs submitit: pip install submitit") from e
+    # Paths as the jobs see them: absolute, since a Slurm job may start elsewhere.
+    sweep_abs = str(Path(sweep_file).resolve())
+    out_abs = str(Path(out).resolve()) if out is not None else str(Path(out_dir).resolve())
+    folder = Path(out_abs) / ".submitit"
+    ex = submitit.AutoExecutor(folder=str(folder), cluster=cluster)
+    defaults = {"timeout_min": 60, "cpus_per_task": 1}
+    if ex.cluster == "slurm":
+        defaults["slurm_array_parallelism"] = len(pending)
+    ex.update_parameters(**{**defaults, **params})
+    n = len(pending)
+    jobs = ex.map_array(_run_point, [sweep_abs] * n, [out_abs] * n, pending, [1] * n)
+    failures = []
+    for job in jobs:
+        try:
+            job.result()
+        except Exception as e:  # noqa: BLE001
+            failures.append(str(e))
+    _raise_failures(failures, n)
+
+
+def collect(results_root: PathLike, backend: str = "pandas"):
+    """Every complete run under a sweep's results root as one table (``numasim sweep
+    collect``): ``run``, the swept keys, then every scalar of results.json."""
+    return collect_frame(_native.sweep_collect_csv(os.fspath(results_root)), backend)
+
+
+def write_parquet(results_root: PathLike, path: PathLike) -> int:
+    """Writes the collected table as Parquet (through a temporary file); returns the row count."""
+    import pyarrow.parquet as pq
+
+    table = collect(results_root, backend="arrow")
+    tmp = Path(f"{os.fspath(path)}.tmp-{os.getpid()}")
+    pq.write_table(table, tmp)
+    os.replace(tmp, path)
+    return table.num_rows
+
+
+def write_csv(results_root: PathLike, path: PathLike) -> int:
+    """Writes the CSV ``numasim sweep collect`` prints (through a temporary file); returns the
+    row count."""
+    data = _native.sweep_collect_csv(os.fspath(results_root))
+    tmp = Path(f"{os.fspath(path)}.tmp-{os.getpid()}")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+    return collect_frame(data, "arrow").num_rows

@@ -1,0 +1,273 @@
+//! `numasim._native`: the compiled half of the Python package.
+//!
+//! Deliberately thin: every function here calls the same library code as the CLI (the Rust
+//! core stays the only simulator) and hands back a path or JSON text; the pure-Python half
+//! (`python/numasim`) turns results directories into DataFrames through pyarrow. The plain Rust
+//! functions below hold the logic so `cargo test` covers them without Python; the `python`
+//! feature (on in maturin builds only) wraps them with PyO3 and releases the GIL while a
+//! simulation runs, so Python threads (the local sweep executor) run simulations in parallel.
+
+use numasim::experiment::sweep::{self, Sweep};
+use numasim::experiment::{self, Experiment};
+use numasim_config::{Override, Source};
+use std::path::{Path, PathBuf};
+
+/// An error and its causes joined by ": ", each cause once: the text the CLI prints after
+/// `error: `.
+pub fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = String::new();
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        let text = err.to_string();
+        if !out.ends_with(&text) {
+            if !out.is_empty() {
+                out.push_str(": ");
+            }
+            out.push_str(&text);
+        }
+        cur = err.source();
+    }
+    out
+}
+
+/// Where an experiment comes from: a file, or TOML text (with the directory its relative paths
+/// are resolved against).
+pub enum ConfigInput {
+    Path(PathBuf),
+    Text { text: String, base_dir: Option<PathBuf> },
+}
+
+/// Loads an experiment with `--set`-style overrides, as `numasim run` does.
+pub fn load_experiment(input: ConfigInput, sets: &[String]) -> Result<Experiment, String> {
+    let overrides = sets
+        .iter()
+        .map(|s| Override::parse_set(s))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| error_chain(&e))?;
+    let exp = match input {
+        ConfigInput::Path(p) => Experiment::load_with_overrides(&p, &overrides),
+        ConfigInput::Text { text, base_dir } => {
+            let mut src = Source::from_text("<config>", text);
+            src.base_dir = base_dir;
+            src.with_overrides(&overrides)
+                .and_then(|s| Experiment::from_source(s, "experiment"))
+        }
+    };
+    exp.map_err(|e| error_chain(&e))
+}
+
+/// Runs an experiment into `out` (default `results/<name>`, as the CLI) and returns the
+/// directory. Refuses an existing directory without `force`, with the CLI's message.
+pub fn run_experiment(
+    mut exp: Experiment,
+    out: Option<PathBuf>,
+    force: bool,
+    threads: Option<usize>,
+) -> Result<PathBuf, String> {
+    if let Some(n) = threads {
+        if n == 0 {
+            return Err("--threads must be at least 1".into());
+        }
+        exp.worker_threads = n;
+    }
+    let out = out.unwrap_or_else(|| experiment::default_out_dir(&exp));
+    if !force && std::fs::symlink_metadata(&out).is_ok() {
+        return Err(format!(
+            "{} already exists: pass --force to replace it (numasim only ever replaces results it wrote), or -o another directory",
+            out.display()
+        ));
+    }
+    experiment::run(&exp, &out, &mut |_| {})
+        .map(|(dir, _)| dir)
+        .map_err(|e| error_chain(&e))
+}
+
+/// The machine summary (`numasim machine show --json`) of a preset or machine file.
+pub fn machine_json(name_or_path: &str) -> Result<String, String> {
+    let m = numasim_machine::Machine::load(name_or_path).map_err(|e| error_chain(&e))?;
+    Ok(m.summary().to_json_pretty())
+}
+
+/// Expands a sweep and returns its plan as JSON: name, out_dir, axes, and per run its id,
+/// directory, swept values and whether it is complete. With `prepare`, writes the manifest.
+pub fn sweep_plan(path: &Path, out: Option<&Path>, prepare: bool) -> Result<String, String> {
+    let sw = Sweep::load(path, out).map_err(|e| error_chain(&e))?;
+    if prepare {
+        sw.write_manifest()
+            .map_err(|e| format!("{}: {}", sw.out_dir.join(sweep::MANIFEST).display(), e))?;
+    }
+    let runs: Vec<serde_json::Value> = sw
+        .runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let params: serde_json::Map<String, serde_json::Value> = r
+                .params
+                .iter()
+                .map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or_default()))
+                .collect();
+            serde_json::json!({
+                "index": i,
+                "id": r.id,
+                "dir": sw.run_dir(i),
+                "params": params,
+                "complete": sw.is_complete(i),
+            })
+        })
+        .collect();
+    let doc = serde_json::json!({
+        "name": sw.name,
+        "out_dir": sw.out_dir,
+        "axes": sw.axes,
+        "runs": runs,
+    });
+    Ok(doc.to_string())
+}
+
+/// Runs point `index` of a sweep (skipped if complete); returns whether it ran. Each executor
+/// (local threads, a Ray task, a Slurm array element) calls this with the same sweep file.
+pub fn sweep_run(path: &Path, out: Option<&Path>, index: usize, threads: usize) -> Result<bool, String> {
+    let sw = Sweep::load(path, out).map_err(|e| error_chain(&e))?;
+    if index >= sw.runs.len() {
+        return Err(format!(
+            "{}: the sweep has {} runs, no run {index}",
+            path.display(),
+            sw.runs.len()
+        ));
+    }
+    sw.run_one(index, threads, &mut |_| {}).map_err(|e| {
+        let msg = error_chain(&e);
+        format!("run {} ({}): {msg}", sw.runs[index].id, sw.run_dir(index).display())
+    })
+}
+
+#[cfg(feature = "python")]
+mod python {
+    use super::*;
+    use pyo3::create_exception;
+    use pyo3::exceptions::PyException;
+    use pyo3::prelude::*;
+    use pyo3::types::PyBytes;
+
+    create_exception!(
+        _native,
+        NumasimError,
+        PyException,
+        "An error numasim reports (the CLI's message)."
+    );
+
+    fn err(msg: String) -> PyErr {
+        NumasimError::new_err(msg)
+    }
+
+    /// Runs an experiment given as a path or as TOML text; returns the results directory.
+    #[pyfunction]
+    #[pyo3(signature = (path=None, text=None, base_dir=None, sets=Vec::new(), out=None, force=false, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        py: Python<'_>,
+        path: Option<PathBuf>,
+        text: Option<String>,
+        base_dir: Option<PathBuf>,
+        sets: Vec<String>,
+        out: Option<PathBuf>,
+        force: bool,
+        threads: Option<usize>,
+    ) -> PyResult<PathBuf> {
+        let input = match (path, text) {
+            (Some(p), None) => ConfigInput::Path(p),
+            (None, Some(text)) => ConfigInput::Text { text, base_dir },
+            _ => return Err(err("give exactly one of path and text".into())),
+        };
+        py.detach(move || {
+            let exp = load_experiment(input, &sets)?;
+            run_experiment(exp, out, force, threads)
+        })
+        .map_err(err)
+    }
+
+    /// The machine summary as JSON (what `numasim machine show --json` prints).
+    #[pyfunction]
+    fn machine_json(name_or_path: &str) -> PyResult<String> {
+        super::machine_json(name_or_path).map_err(err)
+    }
+
+    #[pyfunction]
+    #[pyo3(signature = (path, out=None, prepare=false))]
+    fn sweep_plan(path: PathBuf, out: Option<PathBuf>, prepare: bool) -> PyResult<String> {
+        super::sweep_plan(&path, out.as_deref(), prepare).map_err(err)
+    }
+
+    #[pyfunction]
+    #[pyo3(signature = (path, index, out=None, threads=1))]
+    fn sweep_run(py: Python<'_>, path: PathBuf, index: usize, out: Option<PathBuf>, threads: usize) -> PyResult<bool> {
+        py.detach(move || super::sweep_run(&path, out.as_deref(), index, threads))
+            .map_err(err)
+    }
+
+    /// `numasim sweep collect DIR` as CSV bytes.
+    #[pyfunction]
+    fn sweep_collect_csv<'py>(py: Python<'py>, dir: PathBuf) -> PyResult<Bound<'py, PyBytes>> {
+        let csv = sweep::collect_csv(&dir).map_err(|e| err(e.to_string()))?;
+        Ok(PyBytes::new(py, &csv))
+    }
+
+    #[pymodule]
+    fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        m.add("NumasimError", m.py().get_type::<NumasimError>())?;
+        m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        m.add_function(wrap_pyfunction!(run, m)?)?;
+        m.add_function(wrap_pyfunction!(machine_json, m)?)?;
+        m.add_function(wrap_pyfunction!(sweep_plan, m)?)?;
+        m.add_function(wrap_pyfunction!(sweep_run, m)?)?;
+        m.add_function(wrap_pyfunction!(sweep_collect_csv, m)?)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_configs_with_sets_load_and_errors_read_like_the_cli() {
+        let text = "machine = \"starnuma16-pool\"\n[workload]\nkind = \"synthetic\"\nthreads = 2\n";
+        let exp = load_experiment(
+            ConfigInput::Text {
+                text: text.into(),
+                base_dir: None,
+            },
+            &["seed=11".into()],
+        )
+        .unwrap();
+        assert_eq!(exp.spec.seed, 11);
+        let e = load_experiment(
+            ConfigInput::Text {
+                text: text.into(),
+                base_dir: None,
+            },
+            &["sed=11".into()],
+        )
+        .err()
+        .unwrap();
+        assert!(e.starts_with("--set sed=11: key `sed`: unknown field `sed`"), "{e}");
+        let e = machine_json("no-such-machine").unwrap_err();
+        assert!(e.contains("no-such-machine"), "{e}");
+    }
+
+    #[test]
+    fn an_existing_directory_is_refused_without_force() {
+        let d = tempfile::tempdir().unwrap();
+        let text = "machine = \"starnuma16-pool\"\n[workload]\nkind = \"synthetic\"\nthreads = 2\n";
+        let exp = load_experiment(
+            ConfigInput::Text {
+                text: text.into(),
+                base_dir: None,
+            },
+            &[],
+        )
+        .unwrap();
+        let e = run_experiment(exp, Some(d.path().to_path_buf()), false, None).unwrap_err();
+        assert!(e.contains("already exists: pass --force"), "{e}");
+    }
+}

@@ -1,0 +1,566 @@
+//! Parameter sweeps: one base experiment, axes of dotted-key values, one results directory per
+//! point.
+//!
+//! A sweep file names a base experiment and the keys to vary:
+//!
+//! ```toml
+//! base = "quickstart.toml"          # relative to the sweep file
+//! [set]                             # fixed overrides for every run
+//! max_phases = 4
+//! [grid]                            # every combination (cartesian product)
+//! migration.policy = ["none", "starnuma"]
+//! workload.pattern = ["shared-hot", "zipf"]
+//! [[zip]]                           # these lists vary together (equal lengths)
+//! workload.threads = [16, 64]
+//! phase_instructions = [100000, 400000]
+//! ```
+//!
+//! Every axis value becomes an [`Override`] of the base file, so a run is validated exactly like
+//! `numasim run --set`, and the whole sweep is checked before anything runs. A run's directory
+//! is `OUT/<id>`, `id` a stable hash (64-bit FNV-1a, hex) of its resolved experiment: the same
+//! configuration always lands in the same directory, so a rerun skips what is complete
+//! ([`ResultsDir`](super::results_dir::ResultsDir) makes a directory appear only when every file
+//! is written) and an interrupted sweep loses only the runs in flight. Executors (the CLI's
+//! local one, the Python package's Ray and Slurm ones) only choose *where* `run_one` is called.
+
+use super::config::Experiment;
+use super::run::{run, Progress, RunError};
+use numasim_config::{ConfigError, Override, Source};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The sweep file's schema (strict, like every numasim config).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SweepSpec {
+    base: String,
+    #[serde(default)]
+    name: Option<String>,
+    /// Results root (relative to the working directory); default `results/sweeps/<name>`.
+    #[serde(default)]
+    out: Option<String>,
+    #[serde(default)]
+    set: toml::Table,
+    #[serde(default)]
+    grid: toml::Table,
+    #[serde(default)]
+    zip: Vec<toml::Table>,
+}
+
+/// One point of a sweep.
+#[derive(Debug, Clone)]
+pub struct SweepRun {
+    /// Hash of the resolved experiment; the run's directory name under the sweep's root.
+    pub id: String,
+    /// Swept key → value, in axis order.
+    pub params: Vec<(String, toml::Value)>,
+    pub experiment: Experiment,
+}
+
+/// An expanded, fully validated sweep.
+#[derive(Debug, Clone)]
+pub struct Sweep {
+    pub name: String,
+    pub file: PathBuf,
+    pub out_dir: PathBuf,
+    /// Swept keys: grid axes first, then each zip group's (sorted by key within a table).
+    pub axes: Vec<String>,
+    pub runs: Vec<SweepRun>,
+}
+
+/// Manifest written at the sweep's root, read by `sweep collect` for the swept keys.
+pub const MANIFEST: &str = "sweep.json";
+
+/// Stable 64-bit FNV-1a (unlike `std`'s hasher, fixed across Rust versions and platforms).
+pub fn config_hash(text: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// Leaves of a (possibly nested) table as dotted keys: `migration.policy`, with the value.
+fn leaves(prefix: &str, t: &toml::Table, out: &mut Vec<(String, toml::Value)>) {
+    for (k, v) in t {
+        let key = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        match v {
+            toml::Value::Table(inner) => leaves(&key, inner, out),
+            _ => out.push((key, v.clone())),
+        }
+    }
+}
+
+/// An axis: a key and its values; `label` says where it came from, for errors.
+struct Axis {
+    key: String,
+    values: Vec<toml::Value>,
+    label: String,
+}
+
+fn axes_of(src: &Source, table_key: &str, t: &toml::Table) -> Result<Vec<Axis>, ConfigError> {
+    let mut flat = Vec::new();
+    leaves("", t, &mut flat);
+    let mut axes = Vec::new();
+    for (key, v) in flat {
+        let full = format!("{table_key}.{key}");
+        numasim_config::overrides::check_key(&key).map_err(|m| src.error(&full, m))?;
+        let toml::Value::Array(values) = v else {
+            return Err(src.error(&full, "an axis is a list of values, e.g. [1, 2]"));
+        };
+        if values.is_empty() {
+            return Err(src.error(&full, "an axis needs at least one value"));
+        }
+        axes.push(Axis {
+            key,
+            values,
+            label: format!("{} [{table_key}]", src.origin),
+        });
+    }
+    Ok(axes)
+}
+
+impl Sweep {
+    /// Reads a sweep file, expands it and validates every run. `out` overrides the file's root.
+    pub fn load(path: &Path, out: Option<&Path>) -> Result<Sweep, ConfigError> {
+        let src = Source::from_file(path)?;
+        let spec: SweepSpec = src.parse()?;
+        let name = spec.name.clone().unwrap_or_else(|| {
+            path.file_stem()
+                .map_or_else(|| "sweep".into(), |s| s.to_string_lossy().into_owned())
+        });
+        let base_path = src.resolve_path(&spec.base);
+        let base = Source::from_file(&base_path)?;
+        let stem = base_path
+            .file_stem()
+            .map_or_else(|| "experiment".into(), |s| s.to_string_lossy().into_owned());
+
+        let mut fixed = Vec::new();
+        leaves("", &spec.set, &mut fixed);
+        let mut fixed_overrides = Vec::new();
+        for (key, value) in fixed {
+            numasim_config::overrides::check_key(&key).map_err(|m| src.error(format!("set.{key}"), m))?;
+            fixed_overrides.push(Override {
+                label: format!("{} [set] {key} = {value}", src.origin),
+                key,
+                value,
+            });
+        }
+        // Groups combined by cartesian product: each grid axis alone, each zip table together.
+        let mut groups: Vec<Vec<Axis>> = axes_of(&src, "grid", &spec.grid)?
+            .into_iter()
+            .map(|a| vec![a])
+            .collect();
+        for (i, z) in spec.zip.iter().enumerate() {
+            let axes = axes_of(&src, &format!("zip[{i}]"), z)?;
+            if axes.is_empty() {
+                continue;
+            }
+            let n = axes[0].values.len();
+            if let Some(a) = axes.iter().find(|a| a.values.len() != n) {
+                return Err(src.error(
+                    format!("zip[{i}].{}", a.key),
+                    format!(
+                        "zipped lists must have equal lengths: `{}` has {n} values, `{}` has {}",
+                        axes[0].key,
+                        a.key,
+                        a.values.len()
+                    ),
+                ));
+            }
+            groups.push(axes);
+        }
+        let axes: Vec<String> = groups.iter().flatten().map(|a| a.key.clone()).collect();
+        if let Some(dup) = axes
+            .iter()
+            .enumerate()
+            .find(|(i, k)| axes[..*i].contains(*k))
+            .map(|(_, k)| k)
+        {
+            return Err(src.error("", format!("`{dup}` is swept twice")));
+        }
+
+        // Odometer over the groups, last group fastest.
+        let sizes: Vec<usize> = groups.iter().map(|g| g[0].values.len()).collect();
+        const MAX_RUNS: usize = 1_000_000;
+        let total = sizes
+            .iter()
+            .try_fold(1usize, |a, &b| a.checked_mul(b))
+            .filter(|&t| t <= MAX_RUNS)
+            .ok_or_else(|| src.error("", format!("the sweep expands to more than {MAX_RUNS} runs")))?;
+        let mut runs = Vec::with_capacity(total);
+        let mut seen = std::collections::HashSet::new();
+        for n in 0..total {
+            let mut rest = n;
+            let mut pick = vec![0; groups.len()];
+            for g in (0..groups.len()).rev() {
+                pick[g] = rest % sizes[g];
+                rest /= sizes[g];
+            }
+            let mut overrides = fixed_overrides.clone();
+            let mut params = Vec::new();
+            for (g, axes) in groups.iter().enumerate() {
+                for a in axes {
+                    let v = a.values[pick[g]].clone();
+                    overrides.push(Override {
+                        key: a.key.clone(),
+                        value: v.clone(),
+                        label: format!("{} {} = {v}", a.label, a.key),
+                    });
+                    params.push((a.key.clone(), v));
+                }
+            }
+            let experiment = Experiment::from_source(base.with_overrides(&overrides)?, &stem)?;
+            check_workload_keys(&experiment, &overrides)?;
+            let id = config_hash(&experiment.resolved_toml());
+            // Two points that resolve to the same experiment (a key swept to its default) are
+            // one run.
+            if seen.insert(id.clone()) {
+                runs.push(SweepRun { id, params, experiment });
+            }
+        }
+        let out_dir = match (out, &spec.out) {
+            (Some(o), _) => o.to_path_buf(),
+            (None, Some(o)) => PathBuf::from(o),
+            (None, None) => PathBuf::from("results").join("sweeps").join(&name),
+        };
+        Ok(Sweep {
+            name,
+            file: path.to_path_buf(),
+            out_dir,
+            axes,
+            runs,
+        })
+    }
+
+    /// Directory of run `i`.
+    pub fn run_dir(&self, i: usize) -> PathBuf {
+        self.out_dir.join(&self.runs[i].id)
+    }
+
+    /// Whether run `i` has complete results (its directory exists only once complete).
+    pub fn is_complete(&self, i: usize) -> bool {
+        self.run_dir(i).join("results.json").is_file()
+    }
+
+    /// Writes `sweep.json` at the root (merged with an existing one, so runs of earlier
+    /// versions of the sweep stay described), through a temporary file renamed into place.
+    pub fn write_manifest(&self) -> std::io::Result<()> {
+        std::fs::create_dir_all(&self.out_dir)?;
+        let path = self.out_dir.join(MANIFEST);
+        let mut axes: Vec<String> = Vec::new();
+        let mut runs: BTreeMap<String, serde_json::Value> = BTreeMap::new();
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            if let Ok(old) = serde_json::from_str::<serde_json::Value>(&text) {
+                if let Some(a) = old["axes"].as_array() {
+                    axes.extend(a.iter().filter_map(|v| v.as_str().map(String::from)));
+                }
+                if let Some(r) = old["runs"].as_object() {
+                    runs.extend(r.iter().map(|(k, v)| (k.clone(), v.clone())));
+                }
+            }
+        }
+        for a in &self.axes {
+            if !axes.contains(a) {
+                axes.push(a.clone());
+            }
+        }
+        for r in &self.runs {
+            let params: serde_json::Map<String, serde_json::Value> = r
+                .params
+                .iter()
+                .map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or(serde_json::Value::Null)))
+                .collect();
+            runs.insert(r.id.clone(), serde_json::Value::Object(params));
+        }
+        let doc = serde_json::json!({ "name": self.name, "axes": axes, "runs": runs });
+        let tmp = self.out_dir.join(format!(".{MANIFEST}.tmp-{}", std::process::id()));
+        std::fs::write(
+            &tmp,
+            serde_json::to_string_pretty(&doc).map_err(std::io::Error::other)? + "\n",
+        )?;
+        std::fs::rename(&tmp, &path)
+    }
+
+    /// Runs point `i` into its directory unless it is already complete; returns whether it ran.
+    /// `worker_threads` is the run's own thread budget (results do not depend on it).
+    pub fn run_one(
+        &self,
+        i: usize,
+        worker_threads: usize,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<bool, RunError> {
+        if self.is_complete(i) {
+            return Ok(false);
+        }
+        let mut exp = self.runs[i].experiment.clone();
+        exp.worker_threads = worker_threads.max(1);
+        run(&exp, &self.run_dir(i), progress)?;
+        Ok(true)
+    }
+}
+
+/// Generator parameters are checked when the generator is built, at the start of a run; a
+/// sweep checks the workload keys it sets against the generator's documented parameters up
+/// front, so a misspelt axis is refused before hundreds of runs start, not in each of them.
+fn check_workload_keys(exp: &Experiment, overrides: &[Override]) -> Result<(), ConfigError> {
+    let Some(kind) = exp.spec.workload.get("kind").and_then(toml::Value::as_str) else {
+        return Ok(());
+    };
+    let Some(info) = numasim_workload::registry::list().into_iter().find(|g| g.name == kind) else {
+        return Err(exp.source.error(
+            "workload.kind",
+            format!("unknown workload kind `{kind}` (numasim workload list)"),
+        ));
+    };
+    for o in overrides {
+        let Some(param) = o.key.strip_prefix("workload.") else {
+            continue;
+        };
+        let top = param.split('.').next().unwrap_or(param);
+        if top != "kind" && !info.params.iter().any(|p| p.name == top) {
+            let known: Vec<&str> = info.params.iter().map(|p| p.name).collect();
+            return Err(exp.source.error(
+                &o.key,
+                format!(
+                    "unknown parameter `{top}` of workload `{kind}` (has: {})",
+                    known.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Scalar leaves of a JSON value as dotted names (arrays and the per-phase records left out).
+fn json_leaves(prefix: &str, v: &serde_json::Value, out: &mut BTreeMap<String, String>) {
+    match v {
+        serde_json::Value::Object(o) => {
+            for (k, v) in o {
+                if prefix.is_empty() && matches!(k.as_str(), "phases" | "workload" | "thread_sockets") {
+                    continue;
+                }
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                json_leaves(&key, v, out);
+            }
+        }
+        serde_json::Value::Array(_) | serde_json::Value::Null => {}
+        serde_json::Value::String(s) => {
+            out.insert(prefix.to_string(), s.clone());
+        }
+        other => {
+            out.insert(prefix.to_string(), other.to_string());
+        }
+    }
+}
+
+/// Value of a dotted key in a TOML table, as a table cell (strings unquoted).
+fn toml_cell(t: &toml::Table, key: &str) -> String {
+    let mut cur: Option<&toml::Value> = None;
+    let mut table = Some(t);
+    for part in key.split('.') {
+        cur = table.and_then(|t| t.get(part));
+        table = cur.and_then(toml::Value::as_table);
+    }
+    match cur {
+        None => String::new(),
+        Some(toml::Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+    }
+}
+
+/// One table of every complete run under `dir`: `run` (the id), the swept keys (from
+/// `sweep.json`, values read from each run's resolved experiment), then every scalar of
+/// results.json as a dotted column (the union over runs, sorted; `perf.*` are wall-clock
+/// figures and differ between identical runs). Rows in id order.
+pub fn collect(dir: &Path) -> std::io::Result<(Vec<String>, Vec<Vec<String>>)> {
+    let manifest = dir.join(MANIFEST);
+    let axes: Vec<String> = match std::fs::read_to_string(&manifest) {
+        Ok(text) => {
+            let v: serde_json::Value = serde_json::from_str(&text)
+                .map_err(|e| std::io::Error::other(format!("{}: {e}", manifest.display())))?;
+            v["axes"]
+                .as_array()
+                .map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+                .unwrap_or_default()
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(std::io::Error::new(e.kind(), format!("{}: {e}", manifest.display()))),
+    };
+    let mut ids: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let complete = !name.starts_with('.') && !name.contains('.') && e.path().join("results.json").is_file();
+            complete.then_some(name)
+        })
+        .collect();
+    ids.sort();
+    let mut records = Vec::new();
+    let mut columns = std::collections::BTreeSet::new();
+    for id in &ids {
+        let run = dir.join(id);
+        let read = |f: &str| {
+            std::fs::read_to_string(run.join(f))
+                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", run.join(f).display())))
+        };
+        let results: serde_json::Value = serde_json::from_str(&read("results.json")?)
+            .map_err(|e| std::io::Error::other(format!("{}: {e}", run.join("results.json").display())))?;
+        let resolved: toml::Table = read("experiment.resolved.toml")?
+            .parse()
+            .map_err(|e| std::io::Error::other(format!("{}: {e}", run.join("experiment.resolved.toml").display())))?;
+        let mut cells = BTreeMap::new();
+        json_leaves("", &results, &mut cells);
+        columns.extend(cells.keys().cloned());
+        let params: Vec<String> = axes.iter().map(|a| toml_cell(&resolved, a)).collect();
+        records.push((id.clone(), params, cells));
+    }
+    let mut header = vec!["run".to_string()];
+    header.extend(axes.iter().cloned());
+    // A metric with the same name as a swept key would be a duplicate column: prefix it.
+    header.extend(columns.iter().map(|c| {
+        if axes.contains(c) {
+            format!("results.{c}")
+        } else {
+            c.clone()
+        }
+    }));
+    let rows = records
+        .into_iter()
+        .map(|(id, params, cells)| {
+            let mut row = vec![id];
+            row.extend(params);
+            row.extend(columns.iter().map(|c| cells.get(c).cloned().unwrap_or_default()));
+            row
+        })
+        .collect();
+    Ok((header, rows))
+}
+
+/// [`collect`] as CSV text.
+pub fn collect_csv(dir: &Path) -> std::io::Result<Vec<u8>> {
+    let (header, rows) = collect(dir)?;
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(&header).map_err(std::io::Error::other)?;
+    for r in rows {
+        w.write_record(&r).map_err(std::io::Error::other)?;
+    }
+    w.into_inner().map_err(|e| std::io::Error::other(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    const BASE: &str = "machine = \"starnuma16-pool\"\nseed = 3\nphase_instructions = 20000\n\
+        [workload]\nkind = \"synthetic\"\nthreads = 4\npattern = \"uniform\"\naccesses_per_thread = 2000\n";
+
+    #[test]
+    fn hash_is_fnv1a() {
+        // Published FNV-1a 64 test vectors.
+        assert_eq!(config_hash(""), "cbf29ce484222325");
+        assert_eq!(config_hash("a"), "af63dc4c8601ec8c");
+    }
+
+    #[test]
+    fn grid_and_zip_expand_to_the_product() {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), "base.toml", BASE);
+        let s = write(
+            d.path(),
+            "s.toml",
+            "base = \"base.toml\"\n[set]\nmax_phases = 2\n[grid]\nseed = [1, 2, 3]\n\
+             [[zip]]\nworkload.threads = [2, 4]\nworkload.pattern = [\"zipf\", \"shared-hot\"]\n",
+        );
+        let sw = Sweep::load(&s, Some(&d.path().join("out"))).unwrap();
+        // Grid axes, then each zip group's; keys in sorted order within a table.
+        assert_eq!(sw.axes, ["seed", "workload.pattern", "workload.threads"]);
+        assert_eq!(sw.runs.len(), 6);
+        let ids: std::collections::HashSet<_> = sw.runs.iter().map(|r| r.id.clone()).collect();
+        assert_eq!(ids.len(), 6);
+        let r = &sw.runs[5];
+        assert_eq!(r.experiment.spec.seed, 3);
+        assert_eq!(r.experiment.spec.max_phases, Some(2));
+        assert_eq!(r.experiment.spec.workload["threads"].as_integer(), Some(4));
+        assert_eq!(r.experiment.spec.workload["pattern"].as_str(), Some("shared-hot"));
+        assert_eq!(sw.runs[0].experiment.spec.workload["pattern"].as_str(), Some("zipf"));
+        // Expansion is deterministic: same ids in the same order.
+        let again = Sweep::load(&s, Some(&d.path().join("out"))).unwrap();
+        let a: Vec<_> = again.runs.iter().map(|r| &r.id).collect();
+        let b: Vec<_> = sw.runs.iter().map(|r| &r.id).collect();
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn bad_axes_are_refused_naming_the_key() {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), "base.toml", BASE);
+        let s = write(
+            d.path(),
+            "s.toml",
+            "base = \"base.toml\"\n[grid]\nworkload.scalee = [1, 2]\n",
+        );
+        let e = Sweep::load(&s, None).unwrap_err();
+        assert_eq!(e.key, "workload.scalee");
+        assert!(e.file.contains("[grid] workload.scalee = 1"), "{e}");
+        let s = write(d.path(), "s.toml", "base = \"base.toml\"\n[grid]\nseed = 4\n");
+        let e = Sweep::load(&s, None).unwrap_err();
+        assert_eq!((e.key.as_str(), e.line), ("grid.seed", Some(3)), "{e}");
+        let s = write(
+            d.path(),
+            "s.toml",
+            "base = \"base.toml\"\n[[zip]]\nseed = [1, 2]\nworkload.threads = [1]\n",
+        );
+        let e = Sweep::load(&s, None).unwrap_err();
+        assert!(e.message.contains("equal lengths"), "{e}");
+        let s = write(d.path(), "s.toml", "base = \"base.toml\"\ngrids = 1\n");
+        let e = Sweep::load(&s, None).unwrap_err();
+        assert_eq!(e.key, "grids");
+    }
+
+    #[test]
+    fn runs_skip_when_complete_and_collect_has_the_axes() {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), "base.toml", BASE);
+        let s = write(d.path(), "s.toml", "base = \"base.toml\"\n[grid]\nseed = [1, 2]\n");
+        let out = d.path().join("out");
+        let sw = Sweep::load(&s, Some(&out)).unwrap();
+        sw.write_manifest().unwrap();
+        assert!(sw.run_one(0, 1, &mut |_| {}).unwrap());
+        assert!(!sw.run_one(0, 1, &mut |_| {}).unwrap(), "a complete run is skipped");
+        assert!(sw.is_complete(0) && !sw.is_complete(1));
+        // A partial left by a killed run is not a complete run.
+        std::fs::create_dir(out.join(format!("{}.partial-999999", sw.runs[1].id))).unwrap();
+        let (header, rows) = collect(&out).unwrap();
+        assert_eq!(&header[..2], ["run", "seed"]);
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0][0], sw.runs[0].id);
+        assert_eq!(rows[0][1], "1");
+        let col = header.iter().position(|h| h == "totals.accesses").unwrap();
+        assert_eq!(rows[0][col], "8000");
+        assert!(sw.run_one(1, 1, &mut |_| {}).unwrap());
+        let csv = String::from_utf8(collect_csv(&out).unwrap()).unwrap();
+        assert_eq!(csv.lines().count(), 3, "{csv}");
+        // The resolved experiment in the run directory holds the swept value.
+        let resolved = std::fs::read_to_string(sw.run_dir(1).join("experiment.resolved.toml")).unwrap();
+        assert!(resolved.contains("seed = 2"), "{resolved}");
+        assert_eq!(config_hash(&resolved), sw.runs[1].id);
+    }
+}

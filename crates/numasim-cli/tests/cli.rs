@@ -614,3 +614,55 @@ fn sigterm_during_a_run_leaves_no_partial_directory() {
         assert_eq!(names_in(tmp.path()), ["long.toml"], "SIG{sig}");
     }
 }
+
+/// `policy list` and `params migration POLICY` show every registered policy and profiler
+/// and every declared parameter with its unit (both are generated from the registries).
+#[test]
+fn policy_list_and_params_come_from_the_registries() {
+    use numasim::migrate::params::{mechanism_params, PolicyKind};
+    use numasim::profile::ProfilerKind;
+    let tmp = tempfile::tempdir().unwrap();
+    let list = ok(&numasim(&["policy", "list"], tmp.path()));
+    for p in PolicyKind::ALL {
+        assert!(
+            list.contains(&format!("{} — ", p.name())),
+            "policy list lacks {}",
+            p.name()
+        );
+        for d in p.params() {
+            assert!(
+                list.lines().any(|l| l.trim_start().starts_with(&format!("{} ", d.name))
+                    && l.contains(d.unit)
+                    && l.contains(d.description)),
+                "policy list lacks {} of {} with its unit and doc",
+                d.name,
+                p.name()
+            );
+        }
+        let params = ok(&numasim(&["params", "migration", p.name()], tmp.path()));
+        let mut want = p.params();
+        if p.name() != "none" {
+            want.extend(p.default_profiler().params());
+            want.extend(mechanism_params());
+        }
+        for d in want {
+            assert!(
+                params
+                    .lines()
+                    .any(|l| l.starts_with(&format!("{} ", d.name)) && l.contains(d.unit)),
+                "params migration {} lacks {} ({})",
+                p.name(),
+                d.name,
+                d.unit
+            );
+        }
+    }
+    for k in ProfilerKind::ALL {
+        assert!(
+            list.lines()
+                .any(|l| l.trim_start().starts_with(&format!("{} ", k.name()))),
+            "policy list lacks profiler {}",
+            k.name()
+        );
+    }
+}

@@ -15,6 +15,7 @@ pub mod driver;
 pub mod experiment;
 pub mod mem;
 pub mod migrate;
+pub mod param;
 mod prefetch;
 pub mod profile;
 pub mod sim;

@@ -35,3 +35,70 @@ fn readme_lists_every_policy_and_profiler_and_no_other() {
         assert!(ProfilerKind::from_name(k).is_some(), "{k}");
     }
 }
+
+/// The registries and their declarations agree: names are unique and resolve, every parameter
+/// a policy, profiler or the mechanism declares has a one-line doc and a unit, no key is
+/// declared twice in a `[migration]` table, every default passes its own check, and the
+/// README's migration section names every policy and profiler with its name quoted.
+#[test]
+fn registries_and_parameter_declarations_agree() {
+    use numasim::migrate::params::{allowed, mechanism_params, profiler_params, Check, ParamDefault};
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let mut names = BTreeSet::new();
+    for p in PolicyKind::ALL {
+        assert!(names.insert(p.name()), "policy name `{}` twice", p.name());
+        assert_eq!(PolicyKind::from_name(p.name()), Some(p));
+        assert!(
+            readme.contains(&format!("\"{}\"", p.name())),
+            "README lacks policy {}",
+            p.name()
+        );
+        assert!(!p.summary().is_empty() && !p.paper().is_empty(), "{}", p.name());
+        assert!(p.profilers().contains(&p.default_profiler()), "{}", p.name());
+    }
+    for k in ProfilerKind::ALL {
+        assert!(names.insert(k.name()), "profiler name `{}` twice", k.name());
+        assert_eq!(ProfilerKind::from_name(k.name()), Some(k));
+        assert!(
+            readme.contains(&format!("\"{}\"", k.name())),
+            "README lacks profiler {}",
+            k.name()
+        );
+        assert!(!k.summary().is_empty(), "{}", k.name());
+    }
+    let mut every = mechanism_params();
+    for p in PolicyKind::ALL {
+        every.extend(p.params());
+    }
+    for k in ProfilerKind::ALL {
+        every.extend(profiler_params(k));
+    }
+    for d in &every {
+        assert!(
+            !d.description.is_empty() && !d.description.contains('\n'),
+            "{}: one-line doc",
+            d.name
+        );
+        assert!(!d.unit.is_empty(), "{}: unit", d.name);
+        let ok = match (d.default, d.check) {
+            (ParamDefault::Int(i), Check::Range(lo, hi)) => (lo..=hi).contains(&(i as f64)),
+            (ParamDefault::Float(f), Check::Range(lo, hi)) => (lo..=hi).contains(&f),
+            (ParamDefault::Str(s), Check::Words(w)) => w.is_empty() || w.contains(&s),
+            _ => false,
+        };
+        assert!(ok, "{}: default outside its own check", d.name);
+    }
+    for p in PolicyKind::ALL {
+        for &k in p.profilers() {
+            let defs = allowed(p, k);
+            let keys: BTreeSet<&str> = defs.iter().map(|d| d.name).collect();
+            assert_eq!(
+                keys.len(),
+                defs.len(),
+                "{} with {}: a key declared twice",
+                p.name(),
+                k.name()
+            );
+        }
+    }
+}

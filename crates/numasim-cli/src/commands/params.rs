@@ -1,5 +1,6 @@
 //! `numasim params`: every key of a config section with its type, unit, default and meaning,
-//! from the declarations the code itself uses (generator registry, migration parameter tables,
+//! from the declarations the code itself uses (generator registry, the migration components'
+//! `declare_params!` structs,
 //! `TimingSpec::default`, the machine key table).
 
 use crate::table::Table;
@@ -104,12 +105,13 @@ pub fn run(cmd: ParamsCommand) -> anyhow::Result<()> {
                 defs.extend(profiler.map(profiler_params).unwrap_or_default());
                 defs.extend(mechanism_params());
             }
+            // Units as the parameter's declaration gives them (`crate::param` in numasim).
             for d in defs {
                 let default = d.default_text();
                 t.row([
                     d.name.to_string(),
                     type_of(&default).into(),
-                    unit_of(d.name).into(),
+                    d.unit.into(),
                     default,
                     d.description.to_string(),
                 ]);

@@ -48,9 +48,14 @@ pub fn run(cmd: PolicyCommand) -> anyhow::Result<()> {
                     );
                 }
                 if !p.params.is_empty() {
-                    let mut t = Table::new(["parameter", "default", "meaning"]);
+                    let mut t = Table::new(["parameter", "default", "unit", "meaning"]);
                     for d in &p.params {
-                        t.row([d.name.to_string(), d.default_text(), d.description.to_string()]);
+                        t.row([
+                            d.name.to_string(),
+                            d.default_text(),
+                            d.unit.to_string(),
+                            d.description.to_string(),
+                        ]);
                     }
                     for line in t.render().lines() {
                         println!("  {line}");
@@ -71,9 +76,14 @@ pub fn run(cmd: PolicyCommand) -> anyhow::Result<()> {
                 println!("  {line}");
             }
             println!("\nmechanism parameters (every policy but none)");
-            let mut t = Table::new(["parameter", "default", "meaning"]);
+            let mut t = Table::new(["parameter", "default", "unit", "meaning"]);
             for d in mechanism_params() {
-                t.row([d.name.to_string(), d.default_text(), d.description.to_string()]);
+                t.row([
+                    d.name.to_string(),
+                    d.default_text(),
+                    d.unit.to_string(),
+                    d.description.to_string(),
+                ]);
             }
             for line in t.render().lines() {
                 println!("  {line}");

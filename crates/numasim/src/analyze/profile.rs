@@ -11,8 +11,9 @@
 
 use crate::driver::{for_each_phase, Run, RunError};
 use crate::profile::page_profile::{distance, pages_covered, top_agreement};
-use crate::profile::{Observer, ObserverConfig, PageProfile, ProfilerKind};
+use crate::profile::{Observer, PageProfile, ProfilerKind};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// One source at one interval.
 #[derive(Debug, Clone, Serialize)]
@@ -48,14 +49,19 @@ pub fn analyze_profile(run: &mut Run, intervals: &[u64], tlb_entries: usize) -> 
     let mut source = run.open_source()?;
     let mut sim = run.functional_sim()?;
     let sockets = run.machine.sockets.len();
+    // Other parameters (`scan_fraction`) take their declared defaults.
     let mk = |kind: ProfilerKind, interval: u64| {
-        Observer::new(ObserverConfig {
-            kind,
-            sockets,
-            sample_interval: interval,
-            tlb_entries,
-            scan_fraction: 0.25,
-        })
+        let params = BTreeMap::from([
+            (
+                "sample_interval".to_string(),
+                toml::Value::Integer(interval.min(i64::MAX as u64) as i64),
+            ),
+            (
+                "tlb_entries".to_string(),
+                toml::Value::Integer(tlb_entries.min(i64::MAX as usize) as i64),
+            ),
+        ]);
+        Observer::new(kind, sockets, &params)
     };
     let mut specs: Vec<(ProfilerKind, u64)> = intervals.iter().map(|&n| (ProfilerKind::Interconnect, n)).collect();
     for k in [
@@ -67,7 +73,7 @@ pub fn analyze_profile(run: &mut Run, intervals: &[u64], tlb_entries: usize) -> 
         ProfilerKind::HintingFaults,
         ProfilerKind::Full,
     ] {
-        specs.push((k, k.default_interval()));
+        specs.push((k, k.sample_interval(&BTreeMap::new())));
     }
     let mut root = mk(ProfilerKind::Perfect, 1);
     root.also = specs.iter().map(|&(k, n)| mk(k, n)).collect();

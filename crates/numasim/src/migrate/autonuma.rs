@@ -10,7 +10,36 @@
 //! `max_moves_per_phase` pages move per phase (Linux rate-limits promotion).
 
 use super::mechanism::Ctx;
-use crate::profile::PageProfile;
+use super::{rng::SplitMix64, BoundaryInput, Policy, PolicyEnv};
+use crate::param::declare_params;
+use crate::profile::{PageProfile, ProfilerKind};
+
+declare_params! {
+    /// Parameters of `autonuma`.
+    pub struct AutonumaParams {
+        /// rate limit of promotions+moves per phase (pages)
+        max_moves_per_phase: u64 = 65_536, unit "pages", Check::Range(0.0, 1e12);
+        /// demote cold pages when a fast node is fuller than this
+        demote_watermark: f64 = 0.95, unit "fraction", Check::Range(0.0, 1.0);
+    }
+}
+
+impl Policy for Autonuma {
+    const NAME: &'static str = "autonuma";
+    const SUMMARY: &'static str = "AutoNUMA/TPP-like: migrate on two consecutive hinting faults from one socket; promote to the \
+         fast local tier, demote cold pages when full";
+    const PAPER: &'static str = "Linux AutoNUMA / TPP (reference point)";
+    const DEFAULT_PROFILER: ProfilerKind = ProfilerKind::HintingFaults;
+    type Params = AutonumaParams;
+
+    fn new(p: &AutonumaParams, _: &PolicyEnv) -> Self {
+        Autonuma::new(p.max_moves_per_phase, p.demote_watermark)
+    }
+    fn decide(&mut self, ctx: &mut Ctx, input: &BoundaryInput, _: &mut SplitMix64) -> serde_json::Value {
+        Autonuma::decide(self, ctx, input.profile);
+        serde_json::json!({"promotions": self.promotions, "demotions": self.demotions})
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct Autonuma {

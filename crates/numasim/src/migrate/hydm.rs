@@ -20,8 +20,56 @@
 
 use super::groups::Groups;
 use super::mechanism::Ctx;
-use crate::profile::PageProfile;
+use super::{rng::SplitMix64, BoundaryInput, Policy, PolicyEnv};
+use crate::param::declare_params;
+use crate::profile::{PageProfile, ProfilerKind};
 use std::collections::VecDeque;
+
+declare_params! {
+    /// Parameters of `hydm`.
+    pub struct HydmParams {
+        /// W: windows of history for the regression (paper: 5 or 10)
+        window: u64 = 5, unit "windows", Check::Range(2.0, 1000.0);
+        /// t: fast-tier use above which no promotion happens (paper: 0.9)
+        threshold: f64 = 0.9, unit "fraction", Check::Range(0.0, 1.0);
+        /// size of a page group (HyDM's unit, an application there)
+        group_bytes: u64 = 16 << 20, unit "bytes", Check::Range(4096.0, (1u64 << 40) as f64);
+        /// groups promoted per window (paper: one application)
+        groups_per_window: u64 = 1, unit "groups", Check::Range(1.0, 1e9);
+        /// fast-tier memory node (default: the node of kind mcdram/hbm, else none)
+        fast_node: String = "", unit "node name", Check::Words(&[]);
+    }
+}
+
+impl Policy for Hydm {
+    const NAME: &'static str = "hydm";
+    const SUMMARY: &'static str = "HyDM on KNL flat: lowest predicted arithmetic intensity page group to the fast tier (MCDRAM), \
+         rollback when progress does not improve";
+    const PAPER: &'static str = "hydm-hybrid-memory-migration §III";
+    const DEFAULT_PROFILER: ProfilerKind = ProfilerKind::HydmSampling;
+    type Params = HydmParams;
+
+    fn new(p: &HydmParams, env: &PolicyEnv) -> Self {
+        let mach = env.mach;
+        let fast = if p.fast_node.is_empty() {
+            mach.kind.iter().position(|k| k == "mcdram" || k == "hbm")
+        } else {
+            mach.node_names.iter().position(|n| *n == p.fast_node)
+        };
+        Hydm::new(
+            p.window as usize,
+            p.threshold,
+            p.group_bytes / env.page_bytes.max(1),
+            p.groups_per_window,
+            fast,
+            env.sample_interval,
+        )
+    }
+    fn decide(&mut self, ctx: &mut Ctx, input: &BoundaryInput, _: &mut SplitMix64) -> serde_json::Value {
+        Hydm::decide(self, ctx, input.profile, &input.window.flops, &input.window.faulted);
+        serde_json::json!({"promotions": self.promotions, "rollbacks": self.rollbacks, "fast_node": self.fast.map(|n| ctx.mach.node_names[n].clone())})
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct Hydm {

@@ -11,7 +11,69 @@
 //!   node is skipped (their scheme stops moving pages when memory runs short).
 
 use super::mechanism::Ctx;
-use crate::profile::PageProfile;
+use super::{rng::SplitMix64, BoundaryInput, Policy, PolicyEnv};
+use crate::param::declare_params;
+use crate::profile::{PageProfile, ProfilerKind};
+
+declare_params! {
+    /// Parameters of `perfect-baseline`.
+    pub struct PerfectBaselineParams {
+        /// per-phase limit of pages migrated; candidates with the most remote accesses first
+        migration_limit_pages: u64 = 262_144, unit "pages", Check::Range(0.0, 1e12);
+    }
+}
+
+declare_params! {
+    /// Parameters of `tikir`.
+    pub struct TikirParams {
+        /// intervals a migrated page stays frozen (paper: 3)
+        freeze_intervals: u64 = 3, unit "intervals", Check::Range(0.0, 1e6);
+        /// minimum profiled accesses to consider a page (paper: none, 0)
+        min_accesses: u64 = 0, unit "accesses", Check::Range(0.0, 1e12);
+    }
+}
+
+/// StarNUMA's baseline migration.
+#[derive(Debug, Clone)]
+pub struct PerfectBaseline(Majority);
+
+impl Policy for PerfectBaseline {
+    const NAME: &'static str = "perfect-baseline";
+    const SUMMARY: &'static str =
+        "StarNUMA's baseline: each page to its most frequent accessor's local node (zero-cost knowledge)";
+    const PAPER: &'static str = "starnuma-memory-pooling §IV-C (baseline system migration)";
+    const DEFAULT_PROFILER: ProfilerKind = ProfilerKind::Perfect;
+    type Params = PerfectBaselineParams;
+
+    fn new(p: &PerfectBaselineParams, _: &PolicyEnv) -> Self {
+        PerfectBaseline(Majority::baseline(p.migration_limit_pages))
+    }
+    fn decide(&mut self, ctx: &mut Ctx, input: &BoundaryInput, _: &mut SplitMix64) -> serde_json::Value {
+        self.0.decide(ctx, input.profile);
+        serde_json::Value::Null
+    }
+}
+
+/// Tikir & Hollingsworth's policy.
+#[derive(Debug, Clone)]
+pub struct Tikir(Majority);
+
+impl Policy for Tikir {
+    const NAME: &'static str = "tikir";
+    const SUMMARY: &'static str = "Tikir & Hollingsworth: each page to its most frequent accessor every interval, no threshold, \
+         freeze migrated pages";
+    const PAPER: &'static str = "hardware-monitors-dynamic-page-migration §3, §5";
+    const DEFAULT_PROFILER: ProfilerKind = ProfilerKind::Perfect;
+    type Params = TikirParams;
+
+    fn new(p: &TikirParams, _: &PolicyEnv) -> Self {
+        Tikir(Majority::tikir(p.freeze_intervals, p.min_accesses))
+    }
+    fn decide(&mut self, ctx: &mut Ctx, input: &BoundaryInput, _: &mut SplitMix64) -> serde_json::Value {
+        self.0.decide(ctx, input.profile);
+        serde_json::Value::Null
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct Majority {

@@ -131,14 +131,52 @@ impl Shootdown {
     }
 }
 
-/// Named cost parameters (see the module docs).
-#[derive(Debug, Clone, Serialize)]
-pub struct CostParams {
-    pub shootdown: Shootdown,
-    pub shootdown_initiator_cycles: u64,
-    pub shootdown_handler_cycles: u64,
-    pub inflight_accesses_per_page: u64,
-    pub scan_cycles_per_entry: u64,
+impl Shootdown {
+    pub fn word(self) -> &'static str {
+        Self::WORDS[self as usize]
+    }
+}
+
+impl crate::param::ParamValue for Shootdown {
+    type Lit = Shootdown;
+    fn from_lit(lit: Shootdown) -> Shootdown {
+        lit
+    }
+    fn default_of(lit: Shootdown) -> crate::param::ParamDefault {
+        crate::param::ParamDefault::Str(lit.word())
+    }
+    fn from_value(v: &toml::Value) -> Option<Shootdown> {
+        v.as_str().and_then(Shootdown::from_word)
+    }
+}
+
+crate::param::declare_params! {
+    /// Named cost parameters (see the module docs), common to every policy but `none`.
+    pub struct CostParams {
+        /// TLB shootdown: hardware-assisted (initiator only) or software IPIs
+        shootdown: Shootdown = Shootdown::Hardware, unit "-", Check::Words(Shootdown::WORDS);
+        /// cycles on the initiating core per page (StarNUMA: ~3K; timing mode stalls core 0)
+        shootdown_initiator_cycles: u64 = 3000, unit "cycles", Check::Range(0.0, 1e12);
+        /// software: IPI + handler cycles on every other core per page (timing mode stalls them)
+        shootdown_handler_cycles: u64 = 5000, unit "cycles", Check::Range(0.0, 1e12);
+        /// functional mode's copy speed proxy: the k-th moved page lands after k*N memory accesses of the next phase; accesses to it before then stall (timing mode books the real copy on links and DRAM instead)
+        inflight_accesses_per_page: u64 = 64, unit "memory accesses", Check::Range(0.0, 1e12);
+        /// OS thread cycles per tracker entry / page scanned at a boundary (StarNUMA: 2..10)
+        scan_cycles_per_entry: u64 = 5, unit "cycles", Check::Range(0.0, 1e12);
+    }
+}
+
+impl CostParams {
+    /// Policy `none`: nothing moves, nothing is charged.
+    pub fn free() -> Self {
+        CostParams {
+            shootdown: Shootdown::Hardware,
+            shootdown_initiator_cycles: 0,
+            shootdown_handler_cycles: 0,
+            inflight_accesses_per_page: 0,
+            scan_cycles_per_entry: 0,
+        }
+    }
 }
 
 /// Counted costs of a phase or a run.

@@ -14,42 +14,155 @@
 //!   boundary is the perfect choice (the node with the lowest access-weighted load latency
 //!   for this phase's accesses, capacity ignored).
 //!
-//! Policies: see [`params::PolicyKind`] and the per-policy modules.
+//! Policies: each is a type implementing [`Policy`] in its own file, listed by one line in
+//! the registry (`policies!` below), which generates the closed [`PolicyKind`] (names,
+//! summaries, papers, parameter tables) and the enum of policy states the [`Migrator`]
+//! dispatches on at boundaries. Parameters are typed structs declared with
+//! [`crate::param::declare_params!`].
 
-pub mod autonuma;
 pub mod groups;
 pub mod host;
-pub mod hydm;
-pub mod majority;
 pub mod mechanism;
-pub mod oracle;
 pub mod params;
 pub mod rng;
-pub mod starnuma;
 
 pub use mechanism::{Costs, MachineInfo};
-pub use params::{MigrationSpec, PolicyKind, Resolved};
+pub use params::{MigrationSpec, Resolved};
 
-use crate::profile::{page_profile, Observer, ObserverConfig, PageProfile, ProfilerKind};
+use crate::param::{ParamDef, ParamSet};
+use crate::profile::{page_profile, Observer, PageProfile, ProfilerKind, WindowInputs};
 use crate::stats::PhaseSummary;
 pub use host::PageHost;
 use mechanism::{CostParams, Ctx, Move};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-enum Policy {
-    None,
-    Starnuma {
-        alg: Box<starnuma::Alg1>,
-        groups: groups::Groups,
-        t0: bool,
-        last: Option<starnuma::Alg1Outcome>,
-    },
-    Majority(majority::Majority),
-    Hydm(Box<hydm::Hydm>),
-    Autonuma(autonuma::Autonuma),
-    /// Placement is fixed before the run (see [`oracle`]); nothing moves at boundaries.
-    OracleStatic,
+/// What the driver does with a policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// No migration: no profiler, no parameters, nothing at boundaries.
+    Off,
+    /// Decides moves at every phase boundary from its profiler's profile.
+    AtBoundaries,
+    /// Places pages once from a first pass over the run (the driver runs it); nothing at
+    /// boundaries.
+    StaticOracle,
+}
+
+/// What a policy sees at a boundary besides the simulator ([`Ctx`]).
+pub struct BoundaryInput<'a> {
+    pub profile: &'a PageProfile,
+    /// The profiler's per-page window inputs (HyDM's flops and page faults).
+    pub window: &'a WindowInputs,
+    /// 1-based number of the phase that just ended.
+    pub phase: u64,
+}
+
+/// What a policy is built from besides its parameters.
+pub struct PolicyEnv<'a> {
+    pub mach: &'a MachineInfo,
+    pub page_bytes: u64,
+    /// The chosen profiler's sampling interval (1 when it does not sample).
+    pub sample_interval: u64,
+}
+
+/// A migration policy. Implemented by one type per file in this module and listed in the
+/// registry below.
+pub trait Policy: Sized {
+    /// The name `[migration] policy = "..."` takes.
+    const NAME: &'static str;
+    const SUMMARY: &'static str;
+    /// Where in the papers (`docs/` and `/work/shared/papers`) it comes from.
+    const PAPER: &'static str;
+    const DEFAULT_PROFILER: ProfilerKind;
+    /// Profilers it can read; `None`: every registered profiler.
+    const PROFILERS: Option<&'static [ProfilerKind]> = None;
+    const ROLE: Role = Role::AtBoundaries;
+    type Params: ParamSet;
+
+    fn new(params: &Self::Params, env: &PolicyEnv) -> Self;
+    /// Chooses and applies the boundary's moves through `ctx`; returns the policy's state for
+    /// the phase record (`policy_state`).
+    fn decide(&mut self, ctx: &mut Ctx, input: &BoundaryInput, rng: &mut rng::SplitMix64) -> serde_json::Value;
+    /// A pool capacity (fraction of the footprint) the policy asks placement for.
+    fn pool_capacity_fraction(_params: &Self::Params) -> Option<f64> {
+        None
+    }
+}
+
+/// The registry: `file: Type, ...;` per line (see `profile`'s for the same shape).
+macro_rules! policies {
+    ($( $module:ident : $($ty:ident),+ ; )*) => {
+        $( pub mod $module; )*
+
+        /// The registered policies, in registry order.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum PolicyKind { $($( $ty, )+)* }
+
+        impl PolicyKind {
+            pub const ALL: [PolicyKind; [$($(stringify!($ty),)+)*].len()] = [$($(PolicyKind::$ty,)+)*];
+
+            pub fn name(self) -> &'static str {
+                match self { $($( PolicyKind::$ty => <$module::$ty as Policy>::NAME, )+)* }
+            }
+            pub fn summary(self) -> &'static str {
+                match self { $($( PolicyKind::$ty => <$module::$ty as Policy>::SUMMARY, )+)* }
+            }
+            pub fn paper(self) -> &'static str {
+                match self { $($( PolicyKind::$ty => <$module::$ty as Policy>::PAPER, )+)* }
+            }
+            pub fn default_profiler(self) -> ProfilerKind {
+                match self { $($( PolicyKind::$ty => <$module::$ty as Policy>::DEFAULT_PROFILER, )+)* }
+            }
+            fn profiler_subset(self) -> Option<&'static [ProfilerKind]> {
+                match self { $($( PolicyKind::$ty => <$module::$ty as Policy>::PROFILERS, )+)* }
+            }
+            pub fn role(self) -> Role {
+                match self { $($( PolicyKind::$ty => <$module::$ty as Policy>::ROLE, )+)* }
+            }
+            /// Parameters of the policy itself, as declared.
+            pub fn params(self) -> Vec<ParamDef> {
+                match self { $($( PolicyKind::$ty => <<$module::$ty as Policy>::Params as ParamSet>::defs(), )+)* }
+            }
+            pub fn pool_capacity_fraction(self, table: &BTreeMap<String, toml::Value>) -> Option<f64> {
+                match self {
+                    $($( PolicyKind::$ty => <$module::$ty as Policy>::pool_capacity_fraction(
+                        &<<$module::$ty as Policy>::Params as ParamSet>::from_table(table)), )+)*
+                }
+            }
+            fn build(self, table: &BTreeMap<String, toml::Value>, env: &PolicyEnv) -> AnyPolicy {
+                match self {
+                    $($( PolicyKind::$ty => AnyPolicy::$ty(Box::new(<$module::$ty as Policy>::new(
+                        &<<$module::$ty as Policy>::Params as ParamSet>::from_table(table), env))), )+)*
+                }
+            }
+        }
+
+        /// The chosen policy's state (boxed: one per run, used once per boundary).
+        enum AnyPolicy { $($( $ty(Box<$module::$ty>), )+)* }
+
+        impl AnyPolicy {
+            fn decide(&mut self, ctx: &mut Ctx, input: &BoundaryInput, rng: &mut rng::SplitMix64) -> serde_json::Value {
+                match self { $($( AnyPolicy::$ty(p) => <$module::$ty as Policy>::decide(p, ctx, input, rng), )+)* }
+            }
+        }
+    };
+}
+
+// The registry. A new policy: one file in this directory and one line here.
+policies! {
+    none: None;
+    starnuma: Starnuma, StarnumaT0;
+    majority: PerfectBaseline, Tikir;
+    hydm: Hydm;
+    autonuma: Autonuma;
+    oracle: OracleStatic;
+}
+
+impl PolicyKind {
+    pub fn from_name(name: &str) -> Option<PolicyKind> {
+        PolicyKind::ALL.into_iter().find(|p| p.name() == name)
+    }
 }
 
 /// Migration figures of one phase (inside each phase record of results.json).
@@ -103,7 +216,7 @@ pub struct RunMigration {
 /// Drives profiler + policy + mechanism at phase boundaries.
 pub struct Migrator {
     resolved: Resolved,
-    policy: Policy,
+    policy: AnyPolicy,
     mach: MachineInfo,
     cost: CostParams,
     rng: rng::SplitMix64,
@@ -129,68 +242,16 @@ impl Migrator {
     pub fn new(resolved: &Resolved, machine: &numasim_machine::Machine, page_bytes: u64, seed: u64) -> Self {
         let mach = MachineInfo::from_machine(machine, page_bytes);
         let r = resolved;
-        let policy = match r.policy {
-            PolicyKind::None => Policy::None,
-            PolicyKind::Starnuma | PolicyKind::StarnumaT0 => {
-                let t0 = r.policy == PolicyKind::StarnumaT0;
-                let p = starnuma::Alg1Params {
-                    limit_pages: r.int("migration_limit_pages"),
-                    pool_sharers: r.int("pool_sharers").min(u64::from(u32::MAX)) as u32,
-                    pool: mach.pool_nodes.first().copied(),
-                    socket_node: mach.local_node.clone(),
-                    adapt: !t0,
-                    hi_min: r.int("hi_min"),
-                    hi_max: r.int("hi_max"),
-                    lo_max: r.int("lo_max"),
-                };
-                let (hi, lo) = if t0 {
-                    (r.int("hi_sharers"), r.int("lo_sharers"))
-                } else {
-                    (r.int("hi_start"), r.int("lo_start"))
-                };
-                Policy::Starnuma {
-                    alg: Box::new(starnuma::Alg1::new(p, hi, lo)),
-                    groups: groups::Groups::new(r.int("region_bytes") / page_bytes.max(1)),
-                    t0,
-                    last: None,
-                }
-            }
-            PolicyKind::PerfectBaseline => {
-                Policy::Majority(majority::Majority::baseline(r.int("migration_limit_pages")))
-            }
-            PolicyKind::Tikir => Policy::Majority(majority::Majority::tikir(
-                r.int("freeze_intervals"),
-                r.int("min_accesses"),
-            )),
-            PolicyKind::Hydm => {
-                let named = r.word("fast_node");
-                let fast = if named.is_empty() {
-                    mach.kind.iter().position(|k| k == "mcdram" || k == "hbm")
-                } else {
-                    mach.node_names.iter().position(|n| n == named)
-                };
-                Policy::Hydm(Box::new(hydm::Hydm::new(
-                    r.int("window") as usize,
-                    r.float("threshold"),
-                    r.int("group_bytes") / page_bytes.max(1),
-                    r.int("groups_per_window"),
-                    fast,
-                    r.int("sample_interval").max(1),
-                )))
-            }
-            PolicyKind::Autonuma => Policy::Autonuma(autonuma::Autonuma::new(
-                r.int("max_moves_per_phase"),
-                r.float("demote_watermark"),
-            )),
-            PolicyKind::OracleStatic => Policy::OracleStatic,
+        let env = PolicyEnv {
+            mach: &mach,
+            page_bytes,
+            sample_interval: r.profiler.sample_interval(&r.params).max(1),
         };
-        let cost = CostParams {
-            // Validated against Shootdown::WORDS; absent (policy `none`) means hardware.
-            shootdown: mechanism::Shootdown::from_word(r.word("shootdown")).unwrap_or(mechanism::Shootdown::Hardware),
-            shootdown_initiator_cycles: r.int("shootdown_initiator_cycles"),
-            shootdown_handler_cycles: r.int("shootdown_handler_cycles"),
-            inflight_accesses_per_page: r.int("inflight_accesses_per_page"),
-            scan_cycles_per_entry: r.int("scan_cycles_per_entry"),
+        let policy = r.policy.build(&r.params, &env);
+        let cost = if r.policy.role() == Role::Off {
+            CostParams::free()
+        } else {
+            CostParams::from_table(&r.params)
         };
         let params = r
             .params
@@ -200,7 +261,7 @@ impl Migrator {
         Migrator {
             total: RunMigration {
                 policy: r.policy.name(),
-                profiler: if r.policy == PolicyKind::None {
+                profiler: if r.policy.role() == Role::Off {
                     "none"
                 } else {
                     r.profiler.name()
@@ -237,33 +298,22 @@ impl Migrator {
 
     /// The observer to install in the simulator (`None` for policy `none` and the oracle).
     pub fn observer(&self) -> Option<Observer> {
-        match self.resolved.policy {
-            PolicyKind::None | PolicyKind::OracleStatic => None,
-            _ => Some(Observer::new(ObserverConfig {
-                kind: self.resolved.profiler,
-                sockets: self.mach.sockets,
-                sample_interval: self.resolved.int("sample_interval").max(1),
-                tlb_entries: self.resolved.int("tlb_entries").max(1) as usize,
-                scan_fraction: self.resolved.float("scan_fraction"),
-            })),
-        }
+        (self.resolved.policy.role() == Role::AtBoundaries)
+            .then(|| Observer::new(self.resolved.profiler, self.mach.sockets, &self.resolved.params))
     }
 
     /// Runs the boundary after phase number `phase` (1-based); `summary` is that phase's.
     pub fn boundary(&mut self, sim: &mut dyn PageHost, summary: &PhaseSummary, phase: u64) -> PhaseMigration {
         let pages = sim.table().pages();
         let s = self.mach.sockets;
-        let active = !matches!(self.policy, Policy::None | Policy::OracleStatic);
+        let active = self.resolved.policy.role() == Role::AtBoundaries;
         let perfect = PageProfile {
             sockets: s,
             counts: sim.page_stats().phase_counts[..pages * s].to_vec(),
         };
-        let (profile, flops, faulted) = match sim.observer_mut() {
-            Some(o) if active => {
-                let prof = o.profile(&perfect.counts, pages);
-                (Some(prof), std::mem::take(&mut o.flops), std::mem::take(&mut o.faulted))
-            }
-            _ => (None, Vec::new(), Vec::new()),
+        let (profile, window) = match sim.observer_mut() {
+            Some(o) if active => (Some(o.profile(&perfect.counts, pages)), o.take_window()),
+            _ => (None, WindowInputs::default()),
         };
         let mut ctx = Ctx {
             sim,
@@ -277,27 +327,12 @@ impl Migrator {
         };
         let mut state = serde_json::Value::Null;
         if let Some(prof) = &profile {
-            match &mut self.policy {
-                Policy::None | Policy::OracleStatic => {}
-                Policy::Starnuma { alg, groups, t0, last } => {
-                    groups.update(ctx.sim.table());
-                    let stats = starnuma::region_stats(groups, prof, *t0);
-                    let mut space = starnuma::SimSpace::new(&mut ctx, groups);
-                    let out = alg.run(&stats, &mut space, phase, &mut self.rng);
-                    ctx.scanned += out.scanned_entries;
-                    state = serde_json::to_value(&out).unwrap_or_default();
-                    *last = Some(out);
-                }
-                Policy::Majority(m) => m.decide(&mut ctx, prof),
-                Policy::Hydm(h) => {
-                    h.decide(&mut ctx, prof, &flops, &faulted);
-                    state = serde_json::json!({"promotions": h.promotions, "rollbacks": h.rollbacks, "fast_node": h.fast.map(|n| self.mach.node_names[n].clone())});
-                }
-                Policy::Autonuma(a) => {
-                    a.decide(&mut ctx, prof);
-                    state = serde_json::json!({"promotions": a.promotions, "demotions": a.demotions});
-                }
-            }
+            let input = BoundaryInput {
+                profile: prof,
+                window: &window,
+                phase,
+            };
+            state = self.policy.decide(&mut ctx, &input, &mut self.rng);
         }
         let Ctx {
             moves,
@@ -309,13 +344,7 @@ impl Migrator {
         } = ctx;
         // Give the HyDM buffers back so the observer does not reallocate them.
         if let Some(o) = sim.observer_mut() {
-            if o.flops.is_empty() {
-                o.flops = flops;
-                o.flops.iter_mut().for_each(|f| *f = 0);
-            }
-            if o.faulted.is_empty() {
-                o.faulted = faulted;
-            }
+            o.restore_window(window);
         }
         let moved_pages: Vec<u32> = moves.iter().map(|m| m.page).collect();
         let (hint_scanned, obs_counts) = match sim.observer_mut() {

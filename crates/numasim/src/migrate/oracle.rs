@@ -11,7 +11,32 @@
 //! depends on the simulated interleaving, so they do not name the same pages across passes.
 //! The first pass is `crate::driver::learn_oracle_homes`.
 
-use super::mechanism::MachineInfo;
+use super::mechanism::{Ctx, MachineInfo};
+use super::{rng::SplitMix64, BoundaryInput, Policy, PolicyEnv, Role};
+use crate::profile::ProfilerKind;
+
+/// The policy: the driver's first pass chooses the homes; nothing moves at boundaries.
+#[derive(Debug, Clone)]
+pub struct OracleStatic;
+
+impl Policy for OracleStatic {
+    const NAME: &'static str = "oracle-static";
+    const SUMMARY: &'static str = "static placement at each page's best node by whole-run knowledge (two passes; upper bound of \
+         static placement)";
+    const PAPER: &'static str = "hardware-monitors-dynamic-page-migration §5.2.3; starnuma Fig. 9";
+    const DEFAULT_PROFILER: ProfilerKind = ProfilerKind::Perfect;
+    // Whole-run knowledge is the definition of the oracle.
+    const PROFILERS: Option<&'static [ProfilerKind]> = Some(&[ProfilerKind::Perfect]);
+    const ROLE: Role = Role::StaticOracle;
+    type Params = ();
+
+    fn new(_: &(), _: &PolicyEnv) -> Self {
+        OracleStatic
+    }
+    fn decide(&mut self, _: &mut Ctx, _: &BoundaryInput, _: &mut SplitMix64) -> serde_json::Value {
+        serde_json::Value::Null
+    }
+}
 
 /// Chooses a home for every page from run-long per-socket counts `[page * sockets + socket]`.
 /// `capacity[node]` is in pages at the final footprint.

@@ -27,7 +27,142 @@
 use super::groups::Groups;
 use super::mechanism::Ctx;
 use super::rng::SplitMix64;
-use crate::profile::PageProfile;
+use super::{BoundaryInput, Policy, PolicyEnv};
+use crate::param::declare_params;
+use crate::profile::{PageProfile, ProfilerKind};
+
+declare_params! {
+    /// Parameters both StarNUMA policies take.
+    pub struct StarnumaCommon {
+        /// tracker region size (bytes; a multiple of the page size)
+        region_bytes: u64 = 512 << 10, unit "bytes", Check::Range(4096.0, (1u64 << 40) as f64);
+        /// per-phase limit of pages migrated (paper: 0..256K)
+        migration_limit_pages: u64 = 262_144, unit "pages", Check::Range(0.0, 1e12);
+        /// a region with at least this many sharers goes to the pool
+        pool_sharers: u64 = 8, unit "sockets", Check::Range(1.0, 1e6);
+        /// pool capacity as a fraction of the footprint, unless [placement] sets one
+        pool_capacity_fraction: f64 = 0.2, unit "fraction", Check::Range(0.0, 1.0);
+    }
+}
+
+declare_params! {
+    /// Parameters of `starnuma` (the T16 tracker's access counts).
+    pub struct StarnumaParams {
+        /// initial HI threshold (region accesses per phase)
+        hi_start: u64 = 20_000, unit "accesses", Check::Range(1.0, 1e15);
+        /// lowest HI threshold the adaptation may reach
+        hi_min: u64 = 20_000, unit "accesses", Check::Range(1.0, 1e15);
+        /// highest HI threshold the adaptation may reach
+        hi_max: u64 = 400_000, unit "accesses", Check::Range(1.0, 1e15);
+        /// initial LO (victim) threshold
+        lo_start: u64 = 1_000, unit "accesses", Check::Range(0.0, 1e15);
+        /// highest LO threshold the adaptation may reach
+        lo_max: u64 = 10_000, unit "accesses", Check::Range(0.0, 1e15);
+        ..common: StarnumaCommon,
+    }
+}
+
+declare_params! {
+    /// Parameters of `starnuma-t0` (sharer counts only).
+    pub struct StarnumaT0Params {
+        /// T0: a region qualifies when touched by this many sockets
+        hi_sharers: u64 = 16, unit "sockets", Check::Range(1.0, 1e6);
+        /// T0: a region with at most this many sharers may be evicted
+        lo_sharers: u64 = 1, unit "sockets", Check::Range(0.0, 1e6);
+        ..common: StarnumaCommon,
+    }
+}
+
+/// Algorithm 1 over the regions of the page table, as both policies run it.
+#[derive(Debug, Clone)]
+pub struct RegionMigration {
+    alg: Alg1,
+    groups: Groups,
+    t0: bool,
+}
+
+impl RegionMigration {
+    fn new(c: &StarnumaCommon, env: &PolicyEnv, t0: bool, hi: u64, lo: u64, adapt: [u64; 3]) -> Self {
+        let p = Alg1Params {
+            limit_pages: c.migration_limit_pages,
+            pool_sharers: c.pool_sharers.min(u64::from(u32::MAX)) as u32,
+            pool: env.mach.pool_nodes.first().copied(),
+            socket_node: env.mach.local_node.clone(),
+            adapt: !t0,
+            hi_min: adapt[0],
+            hi_max: adapt[1],
+            lo_max: adapt[2],
+        };
+        RegionMigration {
+            alg: Alg1::new(p, hi, lo),
+            groups: Groups::new(c.region_bytes / env.page_bytes.max(1)),
+            t0,
+        }
+    }
+
+    fn decide(&mut self, ctx: &mut Ctx, input: &BoundaryInput, rng: &mut SplitMix64) -> serde_json::Value {
+        self.groups.update(ctx.sim.table());
+        let stats = region_stats(&self.groups, input.profile, self.t0);
+        let mut space = SimSpace::new(ctx, &self.groups);
+        let out = self.alg.run(&stats, &mut space, input.phase, rng);
+        ctx.scanned += out.scanned_entries;
+        serde_json::to_value(&out).unwrap_or_default()
+    }
+}
+
+/// `starnuma`: Algorithm 1 on the T16 tracker's counts, thresholds adapted per phase.
+#[derive(Debug, Clone)]
+pub struct Starnuma(RegionMigration);
+
+impl Policy for Starnuma {
+    const NAME: &'static str = "starnuma";
+    const SUMMARY: &'static str = "StarNUMA Algorithm 1 over regions: HI/LO thresholds, pool when >= pool_sharers sharers, \
+         ping-pong rule, victim eviction, per-phase limit";
+    const PAPER: &'static str = "starnuma-memory-pooling §III-D, §IV-C";
+    const DEFAULT_PROFILER: ProfilerKind = ProfilerKind::TrackerT16;
+    type Params = StarnumaParams;
+
+    fn new(p: &StarnumaParams, env: &PolicyEnv) -> Self {
+        Starnuma(RegionMigration::new(
+            &p.common,
+            env,
+            false,
+            p.hi_start,
+            p.lo_start,
+            [p.hi_min, p.hi_max, p.lo_max],
+        ))
+    }
+    fn decide(&mut self, ctx: &mut Ctx, input: &BoundaryInput, rng: &mut SplitMix64) -> serde_json::Value {
+        self.0.decide(ctx, input, rng)
+    }
+    fn pool_capacity_fraction(p: &StarnumaParams) -> Option<f64> {
+        Some(p.common.pool_capacity_fraction)
+    }
+}
+
+/// `starnuma-t0`: Algorithm 1 on sharer counts (the T0 tracker), fixed thresholds.
+#[derive(Debug, Clone)]
+pub struct StarnumaT0(RegionMigration);
+
+impl Policy for StarnumaT0 {
+    const NAME: &'static str = "starnuma-t0";
+    const SUMMARY: &'static str = "StarNUMA with the T0 tracker: sharer bits only; regions touched by >= hi_sharers sockets go \
+         to the pool";
+    const PAPER: &'static str = "starnuma-memory-pooling §III-D, §IV-C";
+    const DEFAULT_PROFILER: ProfilerKind = ProfilerKind::TrackerT0;
+    type Params = StarnumaT0Params;
+
+    fn new(p: &StarnumaT0Params, env: &PolicyEnv) -> Self {
+        // No adaptation: the HI/LO bounds are unused.
+        StarnumaT0(RegionMigration::new(&p.common, env, true, p.hi_sharers, p.lo_sharers, [0; 3]))
+    }
+    fn decide(&mut self, ctx: &mut Ctx, input: &BoundaryInput, rng: &mut SplitMix64) -> serde_json::Value {
+        self.0.decide(ctx, input, rng)
+    }
+    fn pool_capacity_fraction(p: &StarnumaT0Params) -> Option<f64> {
+        Some(p.common.pool_capacity_fraction)
+    }
+}
 
 /// What the tracker says about a region this phase.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

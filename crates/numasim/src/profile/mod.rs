@@ -1,6 +1,7 @@
 //! Access profilers: what a migration policy may know about who touches which page.
 //!
-//! A closed set ([`ProfilerKind`]), chosen by name in `[migration] profiler = "..."`. Each one
+//! Each profiler is one file implementing [`Profiler`], listed by one line in the registry
+//! (`profilers!` below), and chosen by name in `[migration] profiler = "..."`. Each one
 //! watches the simulator through the [`Observer`] hook and ends a phase with a
 //! [`PageProfile`] (estimated accesses per page per socket), so any profiler can feed any
 //! page-level policy:
@@ -36,138 +37,153 @@
 //! Hot-path contract: with no policy the simulator checks one boolean per access; with one,
 //! the observer runs out of line (the simulator's hook calling [`Observer::observe`] is
 //! `#[inline(never)]`) and never
-//! allocates except when a new page first appears.
+//! allocates except when a new page first appears. The registry generates a closed enum of the
+//! registered profilers ([`ProfilerKind`], and the state `AnyProfiler`), so the per-access call
+//! is one `match` on that enum into code monomorphised per profiler: no `dyn` call, no box.
+//!
+//! Parameters: each profiler's `Params` is a [`crate::param::declare_params!`] struct; the
+//! registry gives `[migration]` validation and `numasim policy list` its table
+//! ([`ProfilerKind::params`]). A new profiler is one file here plus one registry line.
 
 pub mod page_profile;
 pub mod tlb;
 
 pub use page_profile::PageProfile;
-use tlb::Tlb;
 
+use crate::param::{ParamDef, ParamSet};
 use numasim_trace::Access;
+use std::collections::BTreeMap;
 
-/// The closed set of profilers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ProfilerKind {
-    Perfect,
-    Full,
-    TrackerT16,
-    TrackerT0,
-    Interconnect,
-    CacheMiss,
-    TlbMiss,
-    TlbContent,
-    Atc,
-    HydmSampling,
-    HintingFaults,
+/// A profiler: the state it keeps while it watches accesses, and the profile it ends a phase
+/// with. Implemented by one type per file in this module and listed in the registry below.
+pub trait Profiler: Sized + Clone + std::fmt::Debug {
+    /// The name `[migration] profiler = "..."` takes.
+    const NAME: &'static str;
+    /// One line for `numasim policy list`.
+    const SUMMARY: &'static str;
+    /// Its `[migration]` parameters (`()` for none).
+    type Params: ParamSet;
+
+    fn new(params: &Self::Params, sockets: usize) -> Self;
+    /// Page ids `old..new` appeared (before their first [`Profiler::observe`]); page-indexed
+    /// state grows here, never per access.
+    fn grow(&mut self, _old: usize, _new: usize) {}
+    /// One access to `page` by `socket`; `mem` says whether it reached memory. Side counts go
+    /// to `phase`.
+    fn observe(&mut self, socket: usize, page: u32, a: &Access, mem: bool, phase: &mut ObserverCounts);
+    /// The phase's profile. `exact` is the simulator's per-page per-socket memory-access
+    /// counts (`PageStats::phase_counts`), for the profilers that read them.
+    fn profile(&self, exact: &[u32], pages: usize) -> PageProfile;
+    /// Ends the phase: flush and clear the phase's state, shoot down TLB entries of `moved`
+    /// pages, and return the pages scanned (hinting faults' poisoning).
+    fn end_phase(&mut self, _known_pages: usize, _moved: &[u32], _phase: &mut ObserverCounts) -> u64 {
+        0
+    }
+    /// The sampling interval a policy may scale counts by (HyDM); 1 when it does not sample.
+    fn sample_interval(_params: &Self::Params) -> u64 {
+        1
+    }
+    /// Per-page flops and first-touch flags of the window (HyDM's inputs), taken out for the
+    /// policy and given back by [`Profiler::restore_window`]; empty for other profilers.
+    fn take_window(&mut self) -> WindowInputs {
+        WindowInputs::default()
+    }
+    fn restore_window(&mut self, _window: WindowInputs) {}
+}
+
+/// Per-page inputs of the window besides the profile (only `hydm-sampling` fills them).
+#[derive(Debug, Clone, Default)]
+pub struct WindowInputs {
+    pub flops: Vec<u64>,
+    pub faulted: Vec<bool>,
+}
+
+/// The registry: `file: Type, ...;` per line. Generates the `pub mod` of each file, the
+/// closed [`ProfilerKind`] (names, summaries, parameter tables) and `AnyProfiler`, the enum
+/// of their states the observer dispatches on.
+macro_rules! profilers {
+    ($( $module:ident : $($ty:ident),+ ; )*) => {
+        $( pub mod $module; )*
+
+        /// The registered profilers, in registry order.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ProfilerKind { $($( $ty, )+)* }
+
+        impl ProfilerKind {
+            pub const ALL: [ProfilerKind; [$($(stringify!($ty),)+)*].len()] = [$($(ProfilerKind::$ty,)+)*];
+
+            pub fn name(self) -> &'static str {
+                match self { $($( ProfilerKind::$ty => <$module::$ty as Profiler>::NAME, )+)* }
+            }
+            /// One-line description for listings.
+            pub fn summary(self) -> &'static str {
+                match self { $($( ProfilerKind::$ty => <$module::$ty as Profiler>::SUMMARY, )+)* }
+            }
+            /// Its `[migration]` parameters, as declared.
+            pub fn params(self) -> Vec<ParamDef> {
+                match self { $($( ProfilerKind::$ty => <<$module::$ty as Profiler>::Params as ParamSet>::defs(), )+)* }
+            }
+            /// Its sampling interval under the resolved `[migration]` table (1: no sampling).
+            pub fn sample_interval(self, table: &BTreeMap<String, toml::Value>) -> u64 {
+                match self {
+                    $($( ProfilerKind::$ty => <$module::$ty as Profiler>::sample_interval(
+                        &<<$module::$ty as Profiler>::Params as ParamSet>::from_table(table)), )+)*
+                }
+            }
+            fn build(self, table: &BTreeMap<String, toml::Value>, sockets: usize) -> AnyProfiler {
+                match self {
+                    $($( ProfilerKind::$ty => AnyProfiler::$ty(<$module::$ty as Profiler>::new(
+                        &<<$module::$ty as Profiler>::Params as ParamSet>::from_table(table), sockets)), )+)*
+                }
+            }
+        }
+
+        /// The chosen profiler's state.
+        #[derive(Debug, Clone)]
+        #[allow(clippy::large_enum_variant)] // one per run, boxed inside the engines' Observer
+        enum AnyProfiler { $($( $ty($module::$ty), )+)* }
+
+        impl AnyProfiler {
+            #[inline]
+            fn observe(&mut self, socket: usize, page: u32, a: &Access, mem: bool, phase: &mut ObserverCounts) {
+                match self { $($( AnyProfiler::$ty(p) => <$module::$ty as Profiler>::observe(p, socket, page, a, mem, phase), )+)* }
+            }
+            fn grow(&mut self, old: usize, new: usize) {
+                match self { $($( AnyProfiler::$ty(p) => <$module::$ty as Profiler>::grow(p, old, new), )+)* }
+            }
+            fn profile(&self, exact: &[u32], pages: usize) -> PageProfile {
+                match self { $($( AnyProfiler::$ty(p) => <$module::$ty as Profiler>::profile(p, exact, pages), )+)* }
+            }
+            fn end_phase(&mut self, known_pages: usize, moved: &[u32], phase: &mut ObserverCounts) -> u64 {
+                match self { $($( AnyProfiler::$ty(p) => <$module::$ty as Profiler>::end_phase(p, known_pages, moved, phase), )+)* }
+            }
+            fn take_window(&mut self) -> WindowInputs {
+                match self { $($( AnyProfiler::$ty(p) => <$module::$ty as Profiler>::take_window(p), )+)* }
+            }
+            fn restore_window(&mut self, w: WindowInputs) {
+                match self { $($( AnyProfiler::$ty(p) => <$module::$ty as Profiler>::restore_window(p, w), )+)* }
+            }
+        }
+    };
+}
+
+// The registry. A new profiler: one file in this directory and one line here.
+profilers! {
+    perfect: Perfect;
+    full: Full;
+    tracker: TrackerT16, TrackerT0;
+    interconnect: Interconnect;
+    cache_miss: CacheMiss;
+    tlb_miss: TlbMiss;
+    tlb_content: TlbContent, Atc;
+    hydm_sampling: HydmSampling;
+    hinting_faults: HintingFaults;
 }
 
 impl ProfilerKind {
-    pub const ALL: [ProfilerKind; 11] = [
-        ProfilerKind::Perfect,
-        ProfilerKind::Full,
-        ProfilerKind::TrackerT16,
-        ProfilerKind::TrackerT0,
-        ProfilerKind::Interconnect,
-        ProfilerKind::CacheMiss,
-        ProfilerKind::TlbMiss,
-        ProfilerKind::TlbContent,
-        ProfilerKind::Atc,
-        ProfilerKind::HydmSampling,
-        ProfilerKind::HintingFaults,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            ProfilerKind::Perfect => "perfect",
-            ProfilerKind::Full => "full",
-            ProfilerKind::TrackerT16 => "tracker-t16",
-            ProfilerKind::TrackerT0 => "tracker-t0",
-            ProfilerKind::Interconnect => "interconnect",
-            ProfilerKind::CacheMiss => "cache-miss",
-            ProfilerKind::TlbMiss => "tlb-miss",
-            ProfilerKind::TlbContent => "tlb-content",
-            ProfilerKind::Atc => "atc",
-            ProfilerKind::HydmSampling => "hydm-sampling",
-            ProfilerKind::HintingFaults => "hinting-faults",
-        }
-    }
-
     pub fn from_name(name: &str) -> Option<ProfilerKind> {
         ProfilerKind::ALL.into_iter().find(|p| p.name() == name)
     }
-
-    /// Whether the profiler takes a `sample_interval`.
-    pub fn samples(self) -> bool {
-        matches!(
-            self,
-            ProfilerKind::Interconnect
-                | ProfilerKind::CacheMiss
-                | ProfilerKind::TlbMiss
-                | ProfilerKind::TlbContent
-                | ProfilerKind::Atc
-                | ProfilerKind::HydmSampling
-        )
-    }
-
-    /// Default sampling interval (Tikir & Hollingsworth Table 5 where given).
-    pub fn default_interval(self) -> u64 {
-        match self {
-            ProfilerKind::Interconnect => 1024,
-            ProfilerKind::CacheMiss => 512,
-            ProfilerKind::TlbMiss => 1,
-            ProfilerKind::TlbContent | ProfilerKind::Atc => 16 * 1024,
-            ProfilerKind::HydmSampling => 64,
-            _ => 1,
-        }
-    }
-
-    /// Whether the profiler needs the per-socket TLB model.
-    pub fn uses_tlb(self) -> bool {
-        matches!(
-            self,
-            ProfilerKind::TrackerT16
-                | ProfilerKind::TrackerT0
-                | ProfilerKind::TlbMiss
-                | ProfilerKind::TlbContent
-                | ProfilerKind::Atc
-        )
-    }
-
-    /// Whether the profile is read from the simulator's exact per-page counters.
-    pub fn exact_memory_counts(self) -> bool {
-        matches!(
-            self,
-            ProfilerKind::Perfect | ProfilerKind::TrackerT16 | ProfilerKind::TrackerT0
-        )
-    }
-
-    /// One-line description for listings.
-    pub fn summary(self) -> &'static str {
-        match self {
-            ProfilerKind::Perfect => "every memory access per page per socket (zero cost)",
-            ProfilerKind::Full => "every access before the LLC (full reference history)",
-            ProfilerKind::TrackerT16 => "StarNUMA T16 region tracker: LLC misses per region, annex traffic counted",
-            ProfilerKind::TrackerT0 => "StarNUMA T0 region tracker: sharer bits only",
-            ProfilerKind::Interconnect => "every N-th memory transaction system-wide (Sun Fire Link)",
-            ProfilerKind::CacheMiss => "every N-th LLC miss per socket (on-chip monitors)",
-            ProfilerKind::TlbMiss => "every N-th TLB miss per socket",
-            ProfilerKind::TlbContent => "valid TLB entries every N translations",
-            ProfilerKind::Atc => "Address Translation Counters read every N translations",
-            ProfilerKind::HydmSampling => "every N-th memory access, with flops and page faults per window",
-            ProfilerKind::HintingFaults => "AutoNUMA hinting faults on a scanned fraction of pages",
-        }
-    }
-}
-
-/// Settings of the observer.
-#[derive(Debug, Clone)]
-pub struct ObserverConfig {
-    pub kind: ProfilerKind,
-    pub sockets: usize,
-    pub sample_interval: u64,
-    pub tlb_entries: usize,
-    pub scan_fraction: f64,
 }
 
 /// Per-phase side counters reported in results.
@@ -183,26 +199,50 @@ pub struct ObserverCounts {
     pub hinting_faults: u64,
 }
 
-/// The per-access hook and the state of the chosen profiler.
+/// A sampled per-page per-socket profile: the counts most profilers build.
+#[derive(Debug, Clone, Default)]
+pub struct SampledCounts {
+    sockets: usize,
+    counts: Vec<u32>,
+}
+
+impl SampledCounts {
+    pub fn new(sockets: usize) -> Self {
+        SampledCounts {
+            sockets,
+            counts: Vec::new(),
+        }
+    }
+    pub fn grow(&mut self, pages: usize) {
+        self.counts.resize(pages * self.sockets, 0);
+    }
+    /// Adds `by` to (page, socket) and counts one recorded event.
+    #[inline]
+    pub fn bump(&mut self, page: usize, socket: usize, by: u32, phase: &mut ObserverCounts) {
+        let c = &mut self.counts[page * self.sockets + socket];
+        *c = c.saturating_add(by);
+        phase.samples += 1;
+    }
+    pub fn clear(&mut self) {
+        self.counts.iter_mut().for_each(|c| *c = 0);
+    }
+    pub fn profile(&self, pages: usize) -> PageProfile {
+        let mut counts = self.counts.clone();
+        counts.resize(pages * self.sockets, 0);
+        PageProfile {
+            sockets: self.sockets,
+            counts,
+        }
+    }
+}
+
+/// The per-access hook: what every profiler shares (page growth, accesses stalled on pages in
+/// flight, the phase's counters, more observers fed the same accesses) around the chosen one.
 #[derive(Debug, Clone)]
 pub struct Observer {
-    cfg: ObserverConfig,
-    interval: u64,
+    kind: ProfilerKind,
+    profiler: AnyProfiler,
     known_pages: usize,
-    /// Sampled profile of the phase (unused for exact-count profilers).
-    counts: Vec<u32>,
-    tlbs: Vec<Tlb>,
-    /// Per-socket event counters for per-socket sampling.
-    ticks: Vec<u64>,
-    global_tick: u64,
-    // HyDM
-    pub flops: Vec<u64>,
-    pub faulted: Vec<bool>,
-    // AutoNUMA
-    poisoned: Vec<bool>,
-    /// Socket of each page's last hinting fault (`u16`: machines have up to 4096 sockets).
-    last_fault: Vec<u16>,
-    scan_cursor: usize,
     // In-flight pages
     inflight_until: Vec<u64>,
     inflight_pages: Vec<u32>,
@@ -213,25 +253,13 @@ pub struct Observer {
 }
 
 impl Observer {
-    pub fn new(cfg: ObserverConfig) -> Self {
-        let tlbs = if cfg.kind.uses_tlb() {
-            (0..cfg.sockets).map(|_| Tlb::new(cfg.tlb_entries)).collect()
-        } else {
-            Vec::new()
-        };
+    /// The observer of profiler `kind` with its parameters read from `params` (a resolved
+    /// `[migration]` table; keys it lacks take their declared defaults).
+    pub fn new(kind: ProfilerKind, sockets: usize, params: &BTreeMap<String, toml::Value>) -> Self {
         Observer {
-            interval: cfg.sample_interval.max(1),
-            ticks: vec![0; cfg.sockets],
-            cfg,
+            kind,
+            profiler: kind.build(params, sockets),
             known_pages: 0,
-            counts: Vec::new(),
-            tlbs,
-            global_tick: 0,
-            flops: Vec::new(),
-            faulted: Vec::new(),
-            poisoned: Vec::new(),
-            last_fault: Vec::new(),
-            scan_cursor: 0,
             inflight_until: Vec::new(),
             inflight_pages: Vec::new(),
             phase_mem_accesses: 0,
@@ -241,33 +269,16 @@ impl Observer {
     }
 
     pub fn kind(&self) -> ProfilerKind {
-        self.cfg.kind
+        self.kind
     }
 
     #[cold]
     #[inline(never)]
     fn grow(&mut self, page: usize) {
         let n = page + 1;
-        let s = self.cfg.sockets;
-        self.counts.resize(n * s, 0);
         self.inflight_until.resize(n, 0);
-        if self.cfg.kind == ProfilerKind::HydmSampling {
-            self.flops.resize(n, 0);
-            self.faulted.resize(n, false);
-            self.faulted[self.known_pages..n].iter_mut().for_each(|f| *f = true);
-        }
-        if self.cfg.kind == ProfilerKind::HintingFaults {
-            self.poisoned.resize(n, false);
-            self.last_fault.resize(n, u16::MAX);
-        }
+        self.profiler.grow(self.known_pages, n);
         self.known_pages = n;
-    }
-
-    #[inline]
-    fn bump(&mut self, page: usize, socket: usize, by: u32) {
-        let c = &mut self.counts[page * self.cfg.sockets + socket];
-        *c = c.saturating_add(by);
-        self.phase.samples += 1;
     }
 
     /// Called for every access whose page id is known: `mem` says whether it reached memory
@@ -287,109 +298,24 @@ impl Observer {
                 self.phase.stalled_accesses += 1;
             }
         }
-        match self.cfg.kind {
-            ProfilerKind::Perfect => {}
-            ProfilerKind::Full => self.bump(p, socket, 1),
-            ProfilerKind::TrackerT16 | ProfilerKind::TrackerT0 => {
-                let t = self.tlbs[socket].translate(page);
-                if t.evicted_count > 0 {
-                    self.phase.tracker_updates += 1;
-                }
-                if !t.hit {
-                    self.phase.tlb_misses += 1;
-                }
-                if mem {
-                    let c = &mut self.tlbs[socket].count[t.slot];
-                    *c = c.saturating_add(1);
-                }
-            }
-            ProfilerKind::Interconnect => {
-                if mem {
-                    self.global_tick += 1;
-                    if self.global_tick.is_multiple_of(self.interval) {
-                        self.bump(p, socket, 1);
-                    }
-                }
-            }
-            ProfilerKind::CacheMiss => {
-                if mem {
-                    self.ticks[socket] += 1;
-                    if self.ticks[socket].is_multiple_of(self.interval) {
-                        self.bump(p, socket, 1);
-                    }
-                }
-            }
-            ProfilerKind::TlbMiss => {
-                if !self.tlbs[socket].translate(page).hit {
-                    self.phase.tlb_misses += 1;
-                    self.ticks[socket] += 1;
-                    if self.ticks[socket].is_multiple_of(self.interval) {
-                        self.bump(p, socket, 1);
-                    }
-                }
-            }
-            ProfilerKind::TlbContent | ProfilerKind::Atc => {
-                let t = self.tlbs[socket].translate(page);
-                if !t.hit {
-                    self.phase.tlb_misses += 1;
-                }
-                let atc = self.cfg.kind == ProfilerKind::Atc;
-                if atc {
-                    let c = &mut self.tlbs[socket].count[t.slot];
-                    *c = c.saturating_add(1);
-                }
-                self.ticks[socket] += 1;
-                if self.ticks[socket].is_multiple_of(self.interval) {
-                    self.sample_tlb(socket, atc);
-                }
-            }
-            ProfilerKind::HydmSampling => {
-                self.flops[p] += u64::from(a.flops);
-                if mem {
-                    self.global_tick += 1;
-                    if self.global_tick.is_multiple_of(self.interval) {
-                        self.bump(p, socket, 1);
-                    }
-                }
-            }
-            ProfilerKind::HintingFaults => {
-                if self.poisoned[p] {
-                    self.poisoned[p] = false;
-                    self.phase.hinting_faults += 1;
-                    if usize::from(self.last_fault[p]) == socket {
-                        self.bump(p, socket, 1);
-                    }
-                    self.last_fault[p] = socket as u16;
-                }
-            }
-        }
-    }
-
-    fn sample_tlb(&mut self, socket: usize, atc: bool) {
-        let entries: Vec<(usize, u32)> = self.tlbs[socket].valid().collect();
-        for (slot, page) in entries {
-            if atc {
-                let c = std::mem::take(&mut self.tlbs[socket].count[slot]);
-                if c > 0 {
-                    self.bump(page as usize, socket, c);
-                }
-            } else {
-                self.bump(page as usize, socket, 1);
-            }
-        }
+        self.profiler.observe(socket, page, a, mem, &mut self.phase);
     }
 
     /// The phase's profile. `exact` is the simulator's per-page per-socket memory-access
     /// counts (`PageStats::phase_counts`), used by the exact-count profilers.
     pub fn profile(&self, exact: &[u32], pages: usize) -> PageProfile {
-        let s = self.cfg.sockets;
-        let mut counts = match self.cfg.kind {
-            ProfilerKind::Perfect | ProfilerKind::TrackerT16 => exact.to_vec(),
-            ProfilerKind::TrackerT0 => exact.iter().map(|&c| u32::from(c > 0)).collect(),
-            _ => self.counts.clone(),
-        };
-        counts.resize(pages * s, 0);
-        PageProfile { sockets: s, counts }
+        self.profiler.profile(exact, pages)
+    }
+
+    /// Takes the window's per-page flops and fault flags out (HyDM reads them while the
+    /// engine, which owns the observer, is borrowed for moves); see [`Observer::restore_window`].
+    pub fn take_window(&mut self) -> WindowInputs {
+        self.profiler.take_window()
+    }
+
+    /// Gives back what [`Observer::take_window`] took, so the buffers are reused.
+    pub fn restore_window(&mut self, window: WindowInputs) {
+        self.profiler.restore_window(window)
     }
 
     /// Ends the phase: counts the tracker marker flushes, clears the phase's profile, applies
@@ -402,57 +328,21 @@ impl Observer {
         moved_in_order: &[u32],
         inflight_accesses_per_page: u64,
     ) -> (u64, ObserverCounts) {
-        if matches!(self.cfg.kind, ProfilerKind::TrackerT16 | ProfilerKind::TrackerT0) {
-            // The marker bit set once per phase flushes every annex with a non-zero count.
-            for t in &mut self.tlbs {
-                for c in &mut t.count {
-                    if *c > 0 {
-                        self.phase.tracker_updates += 1;
-                        *c = 0;
-                    }
-                }
-            }
-        }
         if pages > self.known_pages && pages > 0 {
             self.grow(pages - 1);
         }
+        let scanned = self
+            .profiler
+            .end_phase(self.known_pages, moved_in_order, &mut self.phase);
         let counts = self.phase;
-        self.counts.iter_mut().for_each(|c| *c = 0);
-        self.flops.iter_mut().for_each(|f| *f = 0);
-        self.faulted.iter_mut().for_each(|f| *f = false);
-        self.ticks.iter_mut().for_each(|t| *t = 0);
-        self.global_tick = 0;
         self.phase_mem_accesses = 0;
         for &p in &self.inflight_pages {
             self.inflight_until[p as usize] = 0;
         }
         self.inflight_pages.clear();
-        if !moved_in_order.is_empty() {
-            if !self.tlbs.is_empty() {
-                let mut flag = vec![false; self.known_pages];
-                for &p in moved_in_order {
-                    flag[p as usize] = true;
-                }
-                for t in &mut self.tlbs {
-                    t.invalidate(&flag);
-                }
-            }
-            for (k, &p) in moved_in_order.iter().enumerate() {
-                self.inflight_until[p as usize] = (k as u64 + 1).saturating_mul(inflight_accesses_per_page);
-                self.inflight_pages.push(p);
-            }
-        }
-        let mut scanned = 0;
-        if self.cfg.kind == ProfilerKind::HintingFaults && self.known_pages > 0 {
-            let n = ((self.cfg.scan_fraction * self.known_pages as f64).ceil() as usize).min(self.known_pages);
-            for _ in 0..n {
-                if self.scan_cursor >= self.known_pages {
-                    self.scan_cursor = 0;
-                }
-                self.poisoned[self.scan_cursor] = true;
-                self.scan_cursor += 1;
-            }
-            scanned = n as u64;
+        for (k, &p) in moved_in_order.iter().enumerate() {
+            self.inflight_until[p as usize] = (k as u64 + 1).saturating_mul(inflight_accesses_per_page);
+            self.inflight_pages.push(p);
         }
         self.phase = ObserverCounts::default();
         (scanned, counts)
@@ -463,14 +353,19 @@ impl Observer {
 mod tests {
     use super::*;
 
+    pub(super) fn table(interval: u64) -> BTreeMap<String, toml::Value> {
+        [
+            ("sample_interval", toml::Value::Integer(interval as i64)),
+            ("tlb_entries", toml::Value::Integer(4)),
+            ("scan_fraction", toml::Value::Float(1.0)),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+    }
+
     fn obs(kind: ProfilerKind, interval: u64) -> Observer {
-        Observer::new(ObserverConfig {
-            kind,
-            sockets: 2,
-            sample_interval: interval,
-            tlb_entries: 4,
-            scan_fraction: 1.0,
-        })
+        Observer::new(kind, 2, &table(interval))
     }
 
     #[test]
@@ -503,13 +398,7 @@ mod tests {
     #[test]
     fn hinting_faults_tell_socket_256_from_socket_0() {
         // Issue 15 item 9: the filter kept sockets in a u8, so 256 passed for 0.
-        let mut o = Observer::new(ObserverConfig {
-            kind: ProfilerKind::HintingFaults,
-            sockets: 300,
-            sample_interval: 1,
-            tlb_entries: 4,
-            scan_fraction: 1.0,
-        });
+        let mut o = Observer::new(ProfilerKind::HintingFaults, 300, &table(1));
         let a = Access::read(0, 0, 8);
         o.observe(0, 0, &a, true);
         o.end_phase(1, &[], 0);

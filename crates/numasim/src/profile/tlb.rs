@@ -7,7 +7,38 @@
 //! ATC counter or the StarNUMA annex counter: it is cleared when the entry is evicted.
 //! Pages are dense page ids (the simulator's), not virtual page numbers.
 
+use crate::param::declare_params;
+
 const EMPTY: u32 = u32::MAX;
+
+declare_params! {
+    /// The TLB model's size, shared by every profiler that keeps one.
+    pub struct TlbParams {
+        /// entries of each socket's fully associative LRU TLB model
+        tlb_entries: u64 = 64, unit "entries", Check::Range(1.0, 65536.0);
+    }
+}
+
+/// One TLB per socket.
+pub fn per_socket(params: &TlbParams, sockets: usize) -> Vec<Tlb> {
+    (0..sockets)
+        .map(|_| Tlb::new(params.tlb_entries.max(1) as usize))
+        .collect()
+}
+
+/// TLB shootdown of the pages moved at a boundary, in every socket's TLB.
+pub fn shoot_down(tlbs: &mut [Tlb], known_pages: usize, moved: &[u32]) {
+    if moved.is_empty() || tlbs.is_empty() {
+        return;
+    }
+    let mut flag = vec![false; known_pages];
+    for &p in moved {
+        flag[p as usize] = true;
+    }
+    for t in tlbs {
+        t.invalidate(&flag);
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct Tlb {

@@ -1,0 +1,97 @@
+//! `tlb-content` and `atc`: periodic reads of each socket's TLB.
+//!
+//! - `tlb-content`: every N translations of a socket, +1 for each valid TLB entry (16K).
+//! - `atc`: Address Translation Counters: a counter per TLB entry counts translations it
+//!   served and is cleared on eviction; every N translations the valid entries' counters are
+//!   read into the profile and cleared (16K).
+
+use super::tlb::{self, Tlb, TlbParams};
+use super::{ObserverCounts, PageProfile, Profiler, SampledCounts};
+use crate::param::declare_params;
+use numasim_trace::Access;
+
+declare_params! {
+    /// Parameters of `tlb-content` and `atc`.
+    pub struct TlbSampleParams {
+        /// read the socket's TLB every N translations
+        sample_interval: u64 = 16 * 1024, unit "translations", Check::Range(1.0, (128u64 << 20) as f64);
+        ..tlb: TlbParams,
+    }
+}
+
+/// TLB sampler; `ATC`: entries carry translation counters.
+#[derive(Debug, Clone)]
+pub struct TlbSampler<const ATC: bool> {
+    interval: u64,
+    ticks: Vec<u64>,
+    tlbs: Vec<Tlb>,
+    counts: SampledCounts,
+}
+
+pub type TlbContent = TlbSampler<false>;
+pub type Atc = TlbSampler<true>;
+
+impl<const ATC: bool> TlbSampler<ATC> {
+    fn sample_tlb(&mut self, socket: usize, phase: &mut ObserverCounts) {
+        let entries: Vec<(usize, u32)> = self.tlbs[socket].valid().collect();
+        for (slot, page) in entries {
+            if ATC {
+                let c = std::mem::take(&mut self.tlbs[socket].count[slot]);
+                if c > 0 {
+                    self.counts.bump(page as usize, socket, c, phase);
+                }
+            } else {
+                self.counts.bump(page as usize, socket, 1, phase);
+            }
+        }
+    }
+}
+
+impl<const ATC: bool> Profiler for TlbSampler<ATC> {
+    const NAME: &'static str = if ATC { "atc" } else { "tlb-content" };
+    const SUMMARY: &'static str = if ATC {
+        "Address Translation Counters read every N translations"
+    } else {
+        "valid TLB entries every N translations"
+    };
+    type Params = TlbSampleParams;
+
+    fn new(p: &TlbSampleParams, sockets: usize) -> Self {
+        TlbSampler {
+            interval: p.sample_interval.max(1),
+            ticks: vec![0; sockets],
+            tlbs: tlb::per_socket(&p.tlb, sockets),
+            counts: SampledCounts::new(sockets),
+        }
+    }
+    fn sample_interval(p: &TlbSampleParams) -> u64 {
+        p.sample_interval
+    }
+    fn grow(&mut self, _old: usize, new: usize) {
+        self.counts.grow(new);
+    }
+    #[inline]
+    fn observe(&mut self, socket: usize, page: u32, _: &Access, _: bool, phase: &mut ObserverCounts) {
+        let t = self.tlbs[socket].translate(page);
+        if !t.hit {
+            phase.tlb_misses += 1;
+        }
+        if ATC {
+            let c = &mut self.tlbs[socket].count[t.slot];
+            *c = c.saturating_add(1);
+        }
+        self.ticks[socket] += 1;
+        if self.ticks[socket].is_multiple_of(self.interval) {
+            self.sample_tlb(socket, phase);
+        }
+    }
+    fn profile(&self, _: &[u32], pages: usize) -> PageProfile {
+        self.counts.profile(pages)
+    }
+    fn end_phase(&mut self, known_pages: usize, moved: &[u32], _: &mut ObserverCounts) -> u64 {
+        self.counts.clear();
+        self.ticks.iter_mut().for_each(|t| *t = 0);
+        tlb::shoot_down(&mut self.tlbs, known_pages, moved);
+        0
+    }
+}

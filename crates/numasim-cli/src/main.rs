@@ -47,6 +47,10 @@ enum Command {
     /// Reproduce a paper: run its experiments and compare every number with the paper's.
     /// (`numasim repro list`; `numasim repro starnuma --quick`.)
     Repro(commands::repro::ReproArgs),
+    /// Measure this host: `numasim bench move-pages` times page moves (memcpy, move_pages(2),
+    /// stream copy) against the host's peak copy bandwidth.
+    #[command(subcommand)]
+    Bench(commands::bench::BenchCommand),
 }
 
 fn main() -> ExitCode {
@@ -70,6 +74,7 @@ fn main() -> ExitCode {
         Command::Analyze(cmd) => commands::analyze::run(cmd),
         Command::Report(args) => commands::report::report(args),
         Command::Plot(args) => commands::report::plot(args),
+        Command::Bench(cmd) => commands::bench::run(cmd),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -111,7 +111,7 @@ fn move_pages_bench(args: MovePagesArgs) -> anyhow::Result<()> {
         if avail.is_some_and(|a| 2 * (p * page_bytes) as u64 > a / 4) {
             notes.push(format!(
                 "{p} pages skipped: two {} MiB buffers exceed a quarter of the available memory",
-                p * page_bytes >> 20
+                (p * page_bytes) >> 20
             ));
         } else {
             sizes.push(p);

@@ -303,7 +303,7 @@ impl Kernel for Bt {
         self.lines = match op {
             Op::Adi(o) => self.adi.lines(o, self.threads),
             // x and y: omp for over k; z: omp for over j; n − 2 lines per outer index.
-            Op::Solve(_) => Lines::new(1, n - 2, n - 2, self.threads),
+            Op::Solve(_) => Lines::new(1, n - 2, n - 2, self.threads).weighted(600 * n),
         };
         let sched = if Self::is_init(op) {
             self.params.init.sched()
@@ -359,7 +359,7 @@ mod tests {
         let n = k.adi.g.n;
         k.lines = match op {
             Op::Adi(o) => k.adi.lines(o, k.threads),
-            Op::Solve(_) => Lines::new(1, n - 2, n - 2, k.threads),
+            Op::Solve(_) => Lines::new(1, n - 2, n - 2, k.threads).weighted(600 * n),
         };
         let per = k.lines.items() / k.threads;
         let mut e = Emitter::new();

@@ -215,8 +215,8 @@ impl Sp {
         match op {
             Op::Adi(o) => self.adi.lines(o, self.threads),
             // Per outer index: every pass, n − 2 items each.
-            Op::Solve(_) => Lines::new(1, n - 2, PASSES.len() * (n - 2), self.threads),
-            _ => Lines::new(1, n - 2, n - 2, self.threads),
+            Op::Solve(_) => Lines::new(1, n - 2, PASSES.len() * (n - 2), self.threads).weighted(60 * n),
+            _ => Lines::new(1, n - 2, n - 2, self.threads).weighted(20 * n),
         }
     }
 

@@ -240,7 +240,7 @@ impl Lines {
     }
 
     /// Spaces lines of about `accesses_per_line` accesses with empty items so one round of
-    /// the runtime buffers about [`ROUND_ACCESSES`] a thread; the split and the order of lines
+    /// the runtime buffers about `ROUND_ACCESSES` a thread; the split and the order of lines
     /// are unchanged.
     pub fn weighted(mut self, accesses_per_line: usize) -> Self {
         self.repeat = (GRAIN * accesses_per_line).div_ceil(ROUND_ACCESSES).clamp(1, GRAIN);
@@ -512,9 +512,9 @@ pub enum AdiOp {
 }
 
 impl Adi {
-    /// Allocates `u`, `us, vs, ws, qs, rho_i, square` (+ the names in `extra_aux`), `rhs`,
-    /// `forcing` in NPB's declaration order (`aux_first`: SP declares `u` first, BT the scalar
-    /// arrays first), and `exact_rhs`'s private line buffers.
+    /// Allocates the shared arrays in NPB's declaration order — BT (`sp_order = false`):
+    /// `us, vs, ws, qs, rho_i, square, forcing, u, rhs`; SP: `u, us, vs, ws, qs, rho_i, speed,
+    /// square, rhs, forcing` — and `exact_rhs`'s private line buffers.
     pub fn new(arrays: &mut Arrays, n: usize, sp_order: bool) -> Self {
         let g = Layout::new(n);
         let pts = g.points();

@@ -49,6 +49,10 @@ enum Command {
     Repro(commands::repro::ReproArgs),
     /// Run a parameter sweep (base experiment + axes), or `sweep collect DIR` into one table.
     Sweep(commands::sweep::SweepArgs),
+    /// Measure this host: `numasim bench move-pages` times page moves (memcpy, move_pages(2),
+    /// stream copy) against the host's peak copy bandwidth.
+    #[command(subcommand)]
+    Bench(commands::bench::BenchCommand),
 }
 
 fn main() -> ExitCode {
@@ -73,6 +77,7 @@ fn main() -> ExitCode {
         Command::Analyze(cmd) => commands::analyze::run(cmd),
         Command::Report(args) => commands::report::report(args),
         Command::Plot(args) => commands::report::plot(args),
+        Command::Bench(cmd) => commands::bench::run(cmd),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,4 +1,5 @@
 pub mod analyze;
+pub mod bench;
 pub mod machine;
 pub mod params;
 pub mod policy;

@@ -216,7 +216,16 @@ pub struct Lines {
     pub inner_n: usize,
     threads: usize,
     per_thread: usize,
+    /// Items per line (1 + empty items after each line, see [`Lines::weighted`]).
+    repeat: usize,
 }
+
+/// Accesses a thread should buffer per round of the runtime (which hands out up to 64 items
+/// a round): a class C line of BT's solve is about 90 000 accesses, so without spacing 64 of
+/// them would buffer hundreds of MB per thread.
+const ROUND_ACCESSES: usize = 1 << 17;
+/// Items the runtime gives a thread per round of a static loop (`omp::STATIC_GRAIN`).
+const GRAIN: usize = 64;
 
 impl Lines {
     pub fn new(outer_lo: usize, outer_n: usize, inner_n: usize, threads: usize) -> Self {
@@ -226,21 +235,31 @@ impl Lines {
             inner_n,
             threads,
             per_thread: outer_n.div_ceil(threads) * inner_n,
+            repeat: 1,
         }
     }
 
-    /// Items of the loop (`threads · M`).
+    /// Spaces lines of about `accesses_per_line` accesses with empty items so one round of
+    /// the runtime buffers about `ROUND_ACCESSES` a thread; the split and the order of lines
+    /// are unchanged.
+    pub fn weighted(mut self, accesses_per_line: usize) -> Self {
+        self.repeat = (GRAIN * accesses_per_line).div_ceil(ROUND_ACCESSES).clamp(1, GRAIN);
+        self
+    }
+
+    /// Items of the loop (`threads · M · repeat`).
     pub fn items(&self) -> usize {
-        self.threads * self.per_thread
+        self.threads * self.per_thread * self.repeat
     }
 
     /// The (outer, inner) line of item `idx`, or `None` for a padding item of a thread whose
-    /// block is shorter than the longest.
+    /// block is shorter than the longest, or a spacing item.
     #[inline]
     pub fn line(&self, idx: usize) -> Option<(usize, usize)> {
-        if self.per_thread == 0 {
+        if self.per_thread == 0 || !idx.is_multiple_of(self.repeat) {
             return None;
         }
+        let idx = idx / self.repeat;
         let (owner, r) = (idx / self.per_thread, idx % self.per_thread);
         let block = static_range(self.outer_n, self.threads, owner);
         let o = r / self.inner_n;
@@ -493,9 +512,9 @@ pub enum AdiOp {
 }
 
 impl Adi {
-    /// Allocates `u`, `us, vs, ws, qs, rho_i, square` (+ the names in `extra_aux`), `rhs`,
-    /// `forcing` in NPB's declaration order (`aux_first`: SP declares `u` first, BT the scalar
-    /// arrays first), and `exact_rhs`'s private line buffers.
+    /// Allocates the shared arrays in NPB's declaration order — BT (`sp_order = false`):
+    /// `us, vs, ws, qs, rho_i, square, forcing, u, rhs`; SP: `u, us, vs, ws, qs, rho_i, speed,
+    /// square, rhs, forcing` — and `exact_rhs`'s private line buffers.
     pub fn new(arrays: &mut Arrays, n: usize, sp_order: bool) -> Self {
         let g = Layout::new(n);
         let pts = g.points();
@@ -540,6 +559,8 @@ impl Adi {
             }
             _ => Lines::new(1, n - 2, n - 2, threads),
         }
+        // At most about 100 accesses a point (the residual passes).
+        .weighted(100 * n)
     }
 
     /// Thread `t` runs line `(a, b)` of `op` (inner index offset by 1 for interior loops).
@@ -643,6 +664,12 @@ mod tests {
         seen.dedup();
         assert_eq!(seen.len(), 50, "every line exactly once");
         assert_eq!(Lines::new(0, 0, 5, 4).items(), 0);
+        // Spacing keeps the split and order: the same lines, each followed by empty items.
+        let w = Lines::new(1, 10, 5, 4).weighted(20_000);
+        assert!(w.repeat > 1);
+        let spaced: Vec<_> = (0..w.items()).filter_map(|i| w.line(i)).collect();
+        let plain: Vec<_> = (0..l.items()).filter_map(|i| l.line(i)).collect();
+        assert_eq!(spaced, plain);
     }
 
     #[test]

@@ -1,0 +1,81 @@
+//! `numasim bench move-pages` on this host, at small sizes: it always completes, reports every
+//! batch size asked for, and its figures are consistent with each other.
+
+mod common;
+
+use common::{numasim, ok};
+
+#[test]
+fn move_pages_bench_runs_small_and_reports_consistent_figures() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = ok(&numasim(
+        &[
+            "bench",
+            "move-pages",
+            "--min-pages",
+            "4",
+            "--max-pages",
+            "32",
+            "--repeats",
+            "2",
+            "--json",
+        ],
+        tmp.path(),
+    ));
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let pages: Vec<u64> = r["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["pages"].as_u64().unwrap())
+        .collect();
+    assert_eq!(pages, vec![4, 8, 16, 32]);
+    let peak = r["peak_copy_bandwidth_gbps"].as_f64().unwrap();
+    assert!(peak > 0.0);
+    let nodes = r["memory_nodes"].as_array().unwrap().len();
+    for row in r["rows"].as_array().unwrap() {
+        for m in ["memcpy", "stream_copy"] {
+            let ns = row[m]["ns_per_page"].as_f64().unwrap();
+            let bw = row[m]["bandwidth_gbps"].as_f64().unwrap();
+            let share = row[m]["share_of_peak"].as_f64().unwrap();
+            assert!(ns > 0.0 && bw > 0.0);
+            // Bandwidth is page bytes over time per page; small batches fit in the caches, so
+            // their share of the all-core memory peak may exceed 1.
+            let page = r["page_bytes"].as_f64().unwrap();
+            assert!((bw - page / ns).abs() < 1e-6 * bw, "{m}: {bw} vs {}", page / ns);
+            assert!((share * peak - bw).abs() < 1e-6 * bw, "{m}: share {share}");
+        }
+        if nodes < 2 {
+            assert!(row["move_pages"].is_null());
+        }
+    }
+    if nodes < 2 {
+        let notes = r["notes"].as_array().unwrap();
+        assert!(
+            notes.iter().any(|n| n.as_str().unwrap().contains("single NUMA node")),
+            "{notes:?}"
+        );
+    }
+    // The table form runs too, and bad sizes are refused with a message, not a panic.
+    let text = ok(&numasim(
+        &[
+            "bench",
+            "move-pages",
+            "--min-pages",
+            "8",
+            "--max-pages",
+            "8",
+            "--repeats",
+            "1",
+        ],
+        tmp.path(),
+    ));
+    assert!(text.contains("memcpy ns/page"), "{text}");
+    let bad = numasim(
+        &["bench", "move-pages", "--min-pages", "64", "--max-pages", "8"],
+        tmp.path(),
+    );
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("--min-pages") && !err.contains("panicked"), "{err}");
+}

@@ -13,6 +13,16 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// Skips (prints why and returns true), or fails under `NUMASIM_REQUIRE_TRACER=1` (CI).
+fn skip(why: &str) -> bool {
+    assert!(
+        std::env::var_os("NUMASIM_REQUIRE_TRACER").is_none(),
+        "NUMASIM_REQUIRE_TRACER is set but {why}"
+    );
+    eprintln!("SKIPPED: {why}");
+    true
+}
+
 /// Why the tracer cannot run here, if it cannot.
 fn missing_tools() -> Option<String> {
     if Command::new("qemu-x86_64").arg("--version").output().is_err() {
@@ -40,10 +50,10 @@ fn build(dir: &Path, name: &str, flags: &[&str]) -> Option<PathBuf> {
         .output()
         .unwrap();
     if !out.status.success() {
-        eprintln!(
-            "SKIPPED: gcc cannot build {name}.c with {flags:?}: {}",
+        skip(&format!(
+            "gcc cannot build {name}.c with {flags:?}: {}",
             String::from_utf8_lossy(&out.stderr)
-        );
+        ));
         return None;
     }
     Some(exe)
@@ -64,11 +74,7 @@ fn capture(out: &Path, extra: &[&str], program: &Path, env: &[(&str, &str)]) -> 
 /// True (after printing why) when this numasim has no tracer built in.
 fn built_without_tracer(o: &Output) -> bool {
     let err = String::from_utf8_lossy(&o.stderr);
-    if err.contains("built without its QEMU tracer") {
-        eprintln!("SKIPPED: {err}");
-        return true;
-    }
-    false
+    err.contains("built without its QEMU tracer") && skip(&err)
 }
 
 /// `key 0x.. [n]` from the program's output.
@@ -90,7 +96,7 @@ fn in_range(a: &Access, base: u64, bytes: u64) -> bool {
 #[test]
 fn an_openmp_program_traced_with_4_threads_has_one_stream_per_thread_and_the_pages_it_implies() {
     if let Some(why) = missing_tools() {
-        eprintln!("SKIPPED: {why}");
+        skip(&why);
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -160,7 +166,7 @@ fn an_openmp_program_traced_with_4_threads_has_one_stream_per_thread_and_the_pag
 #[test]
 fn threads_created_and_exited_in_waves_each_get_their_own_stream() {
     if let Some(why) = missing_tools() {
-        eprintln!("SKIPPED: {why}");
+        skip(&why);
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -193,7 +199,7 @@ fn threads_created_and_exited_in_waves_each_get_their_own_stream() {
 #[test]
 fn a_crashing_program_leaves_a_readable_trace_and_a_clear_message() {
     if let Some(why) = missing_tools() {
-        eprintln!("SKIPPED: {why}");
+        skip(&why);
         return;
     }
     let dir = tempfile::tempdir().unwrap();

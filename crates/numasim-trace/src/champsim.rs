@@ -185,7 +185,7 @@ mod tests {
         e.write_all(&bytes).unwrap();
         e.finish().unwrap();
         for p in [plain, xz] {
-            let e = collect_all(&mut open_champsim(&[p.clone()]).unwrap())
+            let e = collect_all(&mut open_champsim(std::slice::from_ref(&p)).unwrap())
                 .unwrap_err()
                 .to_string();
             assert!(e.contains(&format!("byte offset {}", 2999 * 64)), "{e}");

@@ -175,6 +175,10 @@ mod tests {
     #[test]
     fn a_real_lackey_log_reads_when_valgrind_is_present() {
         let Ok(status) = std::process::Command::new("valgrind").arg("--version").output() else {
+            assert!(
+                std::env::var_os("NUMASIM_REQUIRE_TRACER").is_none(),
+                "NUMASIM_REQUIRE_TRACER is set but valgrind is not installed"
+            );
             eprintln!(
                 "SKIPPED: valgrind is not installed (apt-get install valgrind); lackey's real output not checked"
             );

@@ -136,15 +136,17 @@ impl ThreadStream for RamulatorThread {
                             self.form = Some(f);
                             f
                         }
-                        None => return Err(self.input.corrupt(
-                            offset,
-                            format!(
+                        None => {
+                            return Err(self.input.corrupt(
+                                offset,
+                                format!(
                                 "line {}: `{}` is none of the Ramulator trace forms (`<bubbles> <addr> [<wb addr>]`, \
                                      `<addr> <R|W>`, `<LD|ST> <addr>`)",
                                 self.input.line,
                                 show_line(&line)
                             ),
-                        )),
+                            ))
+                        }
                     },
                 };
                 if self.parse(form, toks, out).is_none() {

@@ -108,3 +108,65 @@ fn sweep_runs_each_point_once_and_collects_a_table() {
     let col = header.split(',').position(|h| h == "totals.llc_misses").unwrap();
     assert_eq!(row.split(',').nth(col).unwrap(), r["totals"]["llc_misses"].to_string());
 }
+
+/// SIGINT in the middle of a sweep: complete runs stay, the runs in flight leave nothing, and
+/// the rerun runs exactly the rest.
+#[test]
+fn an_interrupted_sweep_loses_only_the_runs_in_flight() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("e.toml"),
+        SMALL.replace("accesses_per_thread = 3000", "accesses_per_thread = 60000"),
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.path().join("s.toml"),
+        "base = \"e.toml\"\n[grid]\nseed = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]\n",
+    )
+    .unwrap();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_numasim"))
+        .args(["sweep", "s.toml", "-o", "out", "-j", "1"])
+        .current_dir(tmp.path())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = tmp.path().join("out");
+    let complete = || -> usize {
+        std::fs::read_dir(&out)
+            .map(|d| {
+                d.flatten()
+                    .filter(|e| {
+                        e.path().join("results.json").is_file() && !e.file_name().to_string_lossy().contains('.')
+                    })
+                    .count()
+            })
+            .unwrap_or(0)
+    };
+    let start = std::time::Instant::now();
+    while complete() < 1 && start.elapsed().as_secs() < 120 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: signalling the child we spawned.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait_with_output().unwrap().status;
+    assert!(
+        !status.success(),
+        "the sweep finished before the signal; make the runs longer"
+    );
+    let done = complete();
+    assert!((1..12).contains(&done), "{done} complete");
+    let leftovers: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".partial-") || n.contains(".old-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    let rerun = numasim(&["sweep", "s.toml", "-o", "out", "-j", "2"], tmp.path());
+    ok(&rerun);
+    let err = String::from_utf8_lossy(&rerun.stderr);
+    assert!(
+        err.contains(&format!("{done} already complete, {} to run", 12 - done)),
+        "{err}"
+    );
+    assert_eq!(complete(), 12);
+}

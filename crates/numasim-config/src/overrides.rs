@@ -124,6 +124,11 @@ impl Source {
         let covering = applied.overrides.iter().rev().find(|o| {
             e.key == o.key
                 || (e.key.starts_with(&o.key) && matches!(e.key.as_bytes().get(o.key.len()), Some(b'.') | Some(b'[')))
+                // A table the override created (`--set workload.deep.x=1`: "unknown field deep").
+                || (!e.key.is_empty()
+                    && o.key.starts_with(&e.key)
+                    && o.key.as_bytes().get(e.key.len()) == Some(&b'.')
+                    && !has_key(&applied.original_text, &e.key))
         });
         match covering {
             Some(o) => {
@@ -135,6 +140,21 @@ impl Source {
         }
         e
     }
+}
+
+/// Whether the dotted `key` exists in `text` (array indices are not followed).
+fn has_key(text: &str, key: &str) -> bool {
+    let Ok(root) = text.parse::<toml::Table>() else {
+        return false;
+    };
+    let mut table = Some(&root);
+    let mut found = false;
+    for part in key.split('.') {
+        let v = table.and_then(|t| t.get(part));
+        found = v.is_some();
+        table = v.and_then(toml::Value::as_table);
+    }
+    found
 }
 
 /// Sets `key` (dotted) in `root`, creating tables on the way; refuses to go through a value.
@@ -156,8 +176,14 @@ fn set(root: &mut toml_edit::Table, key: &str, value: &toml::Value) -> Result<()
             let mut t = toml_edit::Table::new();
             t.set_implicit(true);
             table.insert(part, toml_edit::Item::Table(t));
+            // An inline table (`placement = { ... }`) holds only values: nest an inline table.
+            if table.get(part).is_none() {
+                table.insert(part, toml_edit::Item::Value(toml_edit::InlineTable::new().into()));
+            }
         }
-        let item = table.get_mut(part).expect("just inserted");
+        let Some(item) = table.get_mut(part) else {
+            return Err(format!("cannot create the table `{walked}`"));
+        };
         table = match item.as_table_like_mut() {
             Some(t) => t,
             None => {
@@ -320,6 +346,21 @@ mod tests {
         assert!(e.message.contains("`seed` is a value"), "{e}");
         let e = s.with_overrides(&sets(&["workload=3"])).unwrap_err();
         assert!(e.message.contains("is a table"), "{e}");
+    }
+
+    #[test]
+    fn keys_inside_inline_tables_can_be_set_and_created() {
+        let s = src("seed = 7\nworkload = { kind = \"bfs\" }\n");
+        let o = s.with_overrides(&sets(&["workload.scale=5"])).unwrap();
+        let d: Doc = o.parse().unwrap();
+        assert_eq!(d.workload.scale, 5);
+        let o = s.with_overrides(&sets(&["workload.deep.x=1"])).unwrap();
+        let e = o.parse::<Doc>().unwrap_err();
+        assert_eq!(
+            (e.key.as_str(), e.file.as_str()),
+            ("workload.deep", "--set workload.deep.x=1"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -143,11 +143,12 @@ pub fn sweep_run(path: &Path, out: Option<&Path>, index: usize, threads: usize) 
 
 #[cfg(feature = "python")]
 mod python {
-    use super::*;
+    use super::{load_experiment, run_experiment, sweep, ConfigInput};
     use pyo3::create_exception;
     use pyo3::exceptions::PyException;
     use pyo3::prelude::*;
     use pyo3::types::PyBytes;
+    use std::path::PathBuf;
 
     create_exception!(
         _native,

@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parents[3]
 SMALL = """\
 machine = "starnuma16-pool"
 seed = 5
-phase_instructions = 20000
+phase_instructions = 2000
 
 [workload]
 kind = "synthetic"

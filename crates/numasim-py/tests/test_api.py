@@ -41,7 +41,7 @@ def test_text_dict_and_set_forms_agree_with_cli_set(cli, small_toml, tmp_path):
         {
             "machine": "starnuma16-pool",
             "seed": 9,
-            "phase_instructions": 20000,
+            "phase_instructions": 2000,
             "workload": {"kind": "synthetic", "threads": 8, "pattern": "shared-hot", "accesses_per_thread": 4000},
             "placement": {"policy": "first-touch"},
         },

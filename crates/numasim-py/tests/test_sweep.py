@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import numasim
-from numasim import sweep as sweeps
+from numasim import sweeps
 from conftest import SMALL, require
 
 SWEEP = """\
@@ -59,7 +59,10 @@ def test_cli_sweep_runs_skips_and_collects(cli, sweep_file, tmp_path):
     import shutil
 
     shutil.rmtree(victim["dir"])
-    (out / f"{victim['id']}.partial-999999").mkdir()
+    partial = out / f"{victim['id']}.partial-999999"  # what a run killed by SIGKILL leaves
+    partial.mkdir()
+    (partial / ".numasim-results").write_text("numasim results directory v1\nrun_id 999999-1\nfile results.json\n")
+    (partial / "results.json").write_text("{")
     p = cli("sweep", sweep_file, "-o", "out")
     assert "3 already complete, 1 to run" in p.stderr
     assert not (out / f"{victim['id']}.partial-999999").exists()

@@ -15,7 +15,7 @@ from ._native import NumasimError, __version__
 from ._result import Result, load
 from ._machine import Machine
 from ._run import run
-from .sweep import collect, sweep
+from .sweeps import collect, sweep
 
 __all__ = [
     "NumasimError",

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from . import NumasimError
-from . import sweep as sweeps
+from . import sweeps
 
 
 def main(argv=None) -> int:

@@ -99,6 +99,16 @@ impl SetAssocCache {
         Self::new(entries.saturating_mul(64), ways)
     }
 
+    /// Drops every line (sampled timing: private caches that missed what another engine did).
+    pub fn clear(&mut self) {
+        self.tags.fill(INVALID);
+    }
+
+    /// Ways per set.
+    pub fn ways(&self) -> usize {
+        self.ways
+    }
+
     pub fn sets(&self) -> u64 {
         self.sets
     }

@@ -38,6 +38,17 @@ impl SharerMap {
         }
     }
 
+    /// Makes room for the lines of `pages` pages in all (pages first touched by another
+    /// engine in sampled timing; their lines start with no sharers).
+    pub fn grow_to(&mut self, pages: usize, lines_per_page: usize) {
+        let n = pages * lines_per_page;
+        match self {
+            SharerMap::Narrow(v) if v.len() < n => v.resize(n, 0),
+            SharerMap::Wide(v) if v.len() < n => v.resize(n, 0),
+            _ => {}
+        }
+    }
+
     /// Socket `me` reads line `idx`: it becomes a sharer.
     #[inline]
     pub fn add(&mut self, idx: usize, me: usize) {
@@ -73,6 +84,34 @@ impl SharerMap {
         while others != 0 {
             invalidate(others.trailing_zeros() as usize);
             others &= others - 1;
+        }
+    }
+
+    /// Adds `masks[i]` to the sharers of line `i` (sampled timing: the timing engine's
+    /// directory tells which sockets read lines while this map was not watching). Lines
+    /// beyond this map's length are ignored.
+    pub fn merge(&mut self, masks: &[u64]) {
+        match self {
+            SharerMap::Narrow(v) => v.iter_mut().zip(masks).for_each(|(a, &b)| *a |= b as u16),
+            SharerMap::Wide(v) => v.iter_mut().zip(masks).for_each(|(a, &b)| *a |= b),
+            SharerMap::Broadcast { .. } => {}
+        }
+    }
+
+    /// Adds this map's sharers of every line to `masks` (the reverse of [`Self::merge`]);
+    /// with no masks (more than 64 sockets) every socket is a possible sharer.
+    pub fn merge_into(&self, masks: &mut [u64]) {
+        match self {
+            SharerMap::Narrow(v) => masks.iter_mut().zip(v).for_each(|(a, &b)| *a |= u64::from(b)),
+            SharerMap::Wide(v) => masks.iter_mut().zip(v).for_each(|(a, &b)| *a |= b),
+            SharerMap::Broadcast { sockets } => {
+                let all = if *sockets >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << *sockets) - 1
+                };
+                masks.iter_mut().for_each(|a| *a |= all);
+            }
         }
     }
 

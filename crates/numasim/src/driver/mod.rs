@@ -15,6 +15,7 @@
 
 mod results;
 mod run;
+mod sampled;
 
 pub(crate) use results::sharing_report;
 pub use results::{
@@ -22,6 +23,7 @@ pub use results::{
     RESULTS_SCHEMA_VERSION,
 };
 pub use run::{Run, RunParts, SourceOpener};
+pub use sampled::{SampledSim, SamplingReport, TimedWindow};
 
 use crate::mem::FixedHomes;
 use crate::migrate::{Migrator, PageHost, PhaseMigration, PolicyKind};
@@ -85,6 +87,14 @@ pub trait Engine: PageHost {
     }
     /// The run's record of engine figures.
     fn run_report(&self, _report: Self::Report, _machine: &Machine) -> Option<TimingResults> {
+        None
+    }
+    /// Sampled timing only: which instructions of the phase were timed.
+    fn window(&self, _phase: &Self::Phase) -> Option<TimedWindow> {
+        None
+    }
+    /// Sampled timing only: the run's sampling settings and what they timed.
+    fn sampling(&self) -> Option<SamplingReport> {
         None
     }
 }
@@ -195,6 +205,15 @@ pub fn simulate(run: &mut Run, progress: &mut dyn FnMut(&Progress)) -> Result<Ru
             let sim = run.functional_sim()?;
             drive(run, sim, progress)
         }
+        Mode::Timing if sampled::is_sampled(run.mode, &run.timing.spec) => {
+            let sim = SampledSim::new(
+                run.timing_sim()?,
+                run.functional_sim()?,
+                run.machine.clone(),
+                run.phase_instructions,
+            );
+            drive(run, sim, progress)
+        }
         Mode::Timing => {
             let sim = run.timing_sim()?;
             drive(run, sim, progress)
@@ -244,6 +263,7 @@ pub fn drive<E: Engine>(
         let summary = classes.summarize(&counts);
         let sharing = sharing_report(sim.page_stats().phase_sharing());
         let mut timing = sim.phase_report(&mut report, machine, &extra);
+        let sampled = sim.window(&extra);
         if migrator.policy() != PolicyKind::None {
             mapper.before_boundary(sim.home());
         }
@@ -258,6 +278,7 @@ pub fn drive<E: Engine>(
             placement_map: mapper.map(sim.table(), sim.home()),
             migration,
             timing,
+            sampled,
         });
         total.add(&counts);
         progress(&Progress {
@@ -270,7 +291,9 @@ pub fn drive<E: Engine>(
     })?;
     let wall_s = started.elapsed().as_secs_f64();
     let footprint_pages = sim.table().pages() as u64;
+    let sampling = sim.sampling();
     let timing = sim.run_report(report, machine);
+    let rate = |accesses: u64, s: f64| if s > 0.0 { Some(accesses as f64 / s) } else { None };
     Ok(RunResults {
         schema_version: RESULTS_SCHEMA_VERSION,
         numasim_version: env!("CARGO_PKG_VERSION"),
@@ -305,8 +328,13 @@ pub fn drive<E: Engine>(
             } else {
                 0.0
             },
+            timing_accesses_per_s: sampling.as_ref().and_then(|x| rate(x.timing_accesses, x.timing_wall_s)),
+            functional_accesses_per_s: sampling
+                .as_ref()
+                .and_then(|x| rate(x.functional_accesses, x.functional_wall_s)),
         },
         timing,
+        sampling,
     })
 }
 

@@ -87,6 +87,9 @@ pub struct PhaseRecord {
     /// Timing mode only: the phase's simulated time and AMAT.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timing: Option<crate::timing::PhaseTiming>,
+    /// Sampled timing only: which instructions of the phase were timed (`timing` covers those).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<super::TimedWindow>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -105,6 +108,12 @@ pub struct Perf {
     pub accesses_per_s: f64,
     /// Workload setup wall time (graph generation, trace opening), s.
     pub setup_s: f64,
+    /// Sampled timing only: accesses per second in the timing engine (warm-ups and windows)
+    /// and in the functional engine (the rest of each phase).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timing_accesses_per_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub functional_accesses_per_s: Option<f64>,
 }
 
 fn is_one(n: &u64) -> bool {
@@ -138,6 +147,10 @@ pub struct RunResults {
     /// Timing mode only: AMAT, IPC, utilisations (see `numasim::timing`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timing: Option<crate::timing::TimingResults>,
+    /// Sampled timing only (`[timing] sample_instructions`): what was timed. `timing` then
+    /// covers the timed windows, `totals` and `phases` every instruction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<super::SamplingReport>,
 }
 
 pub(crate) fn sharing_report(h: crate::stats::SharingHistogram) -> SharingReport {

@@ -192,6 +192,19 @@ impl Experiment {
         if let Err((key, msg)) = spec.timing.validate() {
             return Err(source.error(format!("timing.{key}"), msg));
         }
+        if let Some(sample) = spec.timing.sample_instructions {
+            let warm = spec.timing.warmup_instructions.unwrap_or(0);
+            if sample.saturating_add(warm) > spec.phase_instructions {
+                return Err(source.error(
+                    "timing.sample_instructions",
+                    format!(
+                        "warm-up + sample ({}) exceed phase_instructions ({}): the timed window must fit in a phase",
+                        sample.saturating_add(warm),
+                        spec.phase_instructions
+                    ),
+                ));
+            }
+        }
         let name = spec.name.clone().unwrap_or_else(|| default_name.to_string());
         if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
             return Err(source.error("name", "must be a plain name (no slashes, not starting with '.')"));

@@ -157,6 +157,18 @@ impl FunctionalSim {
             self.phase_instructions,
             self.threads.iter().filter(|c| !c.done).map(|c| c.buf[c.pos].instr),
         );
+        let counts = self.run_to(src, phase_end)?;
+        self.phase = next_phase;
+        Ok(Some(counts))
+    }
+
+    /// Runs every thread up to instruction `phase_end` (exclusive) and returns the counts of
+    /// that span. [`Self::run_phase`] is this over a phase window; sampled timing
+    /// (`crate::driver`) runs the part of a phase after its timed window with it.
+    pub fn run_to(&mut self, src: &mut dyn AccessSource, phase_end: u64) -> Result<PhaseCounts, SimError> {
+        for t in 0..self.threads.len() {
+            self.refill_if_empty(t, src)?;
+        }
         // Each quantum starts at the earliest pending access (skips idle stretches).
         while let Some(earliest) = self
             .threads
@@ -177,7 +189,6 @@ impl FunctionalSim {
                 }
             }
         }
-        self.phase = next_phase;
         let mut counts = std::mem::replace(&mut self.counts, PhaseCounts::new(self.sockets, self.nodes));
         for (t, c) in self.threads.iter().enumerate() {
             // A thread's instructions count up to the phase end, or to its last access if it ended.
@@ -193,7 +204,81 @@ impl FunctionalSim {
                 .saturating_add(at_end.saturating_sub(self.thread_instr_at_phase_start[t]));
             self.thread_instr_at_phase_start[t] = at_end;
         }
-        Ok(Some(counts))
+        Ok(counts)
+    }
+
+    /// Hands every thread's place in its stream to another engine (sampled timing): the
+    /// accesses read but not yet run, and the instruction count reached. The threads here are
+    /// left empty until [`Self::give_threads`].
+    pub fn take_threads(&mut self) -> Vec<crate::sim::ThreadPlace> {
+        self.threads
+            .iter_mut()
+            .zip(&self.thread_instr_at_phase_start)
+            .map(|(c, &at)| {
+                let mut pending = std::mem::take(&mut c.buf);
+                pending.drain(..c.pos.min(pending.len()));
+                c.pos = 0;
+                crate::sim::ThreadPlace {
+                    pending,
+                    instr: at,
+                    done: c.done,
+                }
+            })
+            .collect()
+    }
+
+    /// Takes back threads' places from another engine (see [`Self::take_threads`]).
+    pub fn give_threads(&mut self, places: Vec<crate::sim::ThreadPlace>) {
+        for ((c, at), p) in self
+            .threads
+            .iter_mut()
+            .zip(&mut self.thread_instr_at_phase_start)
+            .zip(places)
+        {
+            c.buf = p.pending;
+            c.pos = 0;
+            c.done = p.done;
+            c.instr = p.instr;
+            *at = p.instr;
+        }
+    }
+
+    /// Exchanges the memory system with another engine's (sampled timing hands one
+    /// `Memory` back and forth); sharer masks grow to the pages the other engine touched.
+    pub fn swap_memory(&mut self, memory: &mut Memory) {
+        std::mem::swap(&mut self.memory, memory);
+        if self.llc_on {
+            self.sharers
+                .grow_to(self.memory.table.pages(), 1 << self.lines_per_page_shift);
+        }
+    }
+
+    /// Exchanges the per-socket LLC tag arrays with another engine's, if both have LLCs of the
+    /// same shape (sampled timing keeps one LLC state across its engines). Returns whether
+    /// they were exchanged.
+    pub fn swap_llcs(&mut self, other: &mut Vec<SetAssocCache>) -> bool {
+        let same = self.llc_on
+            && other.len() == self.llcs.len()
+            && other
+                .iter()
+                .zip(&self.llcs)
+                .all(|(a, b)| a.sets() == b.sets() && a.ways() == b.ways());
+        if same {
+            std::mem::swap(&mut self.llcs, other);
+        }
+        same
+    }
+
+    /// The sharer masks (LLC on) or `None`, for sampled timing to merge with the timing
+    /// engine's directory.
+    pub fn sharers_mut(&mut self) -> Option<&mut SharerMap> {
+        self.llc_on.then_some(&mut self.sharers)
+    }
+
+    /// Exchanges the profiler's observer with another engine's.
+    pub fn swap_observer(&mut self, observer: &mut Option<Box<Observer>>) {
+        std::mem::swap(&mut self.observer, observer);
+        self.observing = self.observer.is_some();
     }
 
     fn refill_if_empty(&mut self, t: usize, src: &mut dyn AccessSource) -> Result<(), SourceError> {

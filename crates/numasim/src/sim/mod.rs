@@ -6,6 +6,16 @@ pub mod functional;
 pub use functional::{FunctionalConfig, FunctionalSim, SimError};
 use numasim_trace::Access;
 
+/// One thread's place in its access stream, handed between the functional and timing engines
+/// by sampled timing (`crate::driver`): the accesses already read from the source but not yet
+/// run, the instruction count the thread has reached, and whether its source is exhausted.
+#[derive(Debug, Clone, Default)]
+pub struct ThreadPlace {
+    pub pending: Vec<Access>,
+    pub instr: u64,
+    pub done: bool,
+}
+
 /// Highest instruction count an engine accepts. Phase ends are `(k + 1) × phase_instructions`,
 /// saturating at `u64::MAX`; an access at `u64::MAX` itself would never fall before a phase
 /// end and the run would never finish, so counts from a trace are clamped one below it.

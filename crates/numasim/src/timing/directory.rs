@@ -57,6 +57,21 @@ impl Directory {
         self.owner.resize(self.owner.len() + n, NO_OWNER);
     }
 
+    /// Adds lines up to `pages` pages in all (pages first touched by the functional engine in
+    /// sampled timing; nobody holds their lines).
+    pub fn grow_to(&mut self, pages: usize) {
+        let n = pages << self.lines_per_page_shift;
+        if self.sharers.len() < n {
+            self.sharers.resize(n, 0);
+            self.owner.resize(n, NO_OWNER);
+        }
+    }
+
+    /// Every line's sharer mask (sampled timing merges them with the functional engine's).
+    pub fn sharers_mut(&mut self) -> &mut [u64] {
+        &mut self.sharers
+    }
+
     /// Entry of line `line` (a virtual line number) of page id `page`.
     #[inline]
     pub fn index(&self, page: u32, line: u64) -> usize {

@@ -57,7 +57,28 @@ pub struct TimingSpec {
     /// is faster; cache and directory state, and the order in which shared resources see
     /// requests, may then lag another core's effect by up to this much.
     pub lookahead_ns: f64,
+    /// Sampled timing (StarNUMA §IV-A): instructions per thread timed in each phase, after
+    /// the warm-up; the rest of the phase runs in the functional engine on the same page
+    /// table, LLC state and profiler. Unset: every instruction is timed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sample_instructions: Option<u64>,
+    /// Sampled timing: instructions per thread at the start of each phase run through the
+    /// timing engine with their timing discarded, before the timed window (default 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warmup_instructions: Option<u64>,
+    /// Sampled timing: share of each boundary's page moves charged in the next timed window
+    /// (default: the window's share of the phase, `sample / phase_instructions`; the paper
+    /// charges the first 10 % with 100 M-instruction windows in 1 B-instruction phases).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub charged_migration_fraction: Option<f64>,
 }
+
+/// `[timing]` keys with no default value (unset means "off"); listed by `numasim params timing`.
+pub const OPTIONAL_TIMING_KEYS: &[&str] = &[
+    "sample_instructions",
+    "warmup_instructions",
+    "charged_migration_fraction",
+];
 
 /// Largest private L1 per core (real ones are tens of KiB).
 pub const MAX_L1_BYTES: u64 = 16 << 20;
@@ -89,6 +110,9 @@ impl Default for TimingSpec {
             dram_row_bytes: 8192,
             dram_refresh: false,
             lookahead_ns: 20.0,
+            sample_instructions: None,
+            warmup_instructions: None,
+            charged_migration_fraction: None,
         }
     }
 }
@@ -177,6 +201,30 @@ impl TimingSpec {
             }
             if v < 64 * u64::from(ways) {
                 return Err((k, "smaller than one set (64 × ways)".into()));
+            }
+        }
+        if self.sample_instructions == Some(0) {
+            return Err((
+                "sample_instructions",
+                "must be at least 1 (leave it out to time every instruction)".into(),
+            ));
+        }
+        if self.sample_instructions.is_none() {
+            for (k, set) in [
+                ("warmup_instructions", self.warmup_instructions.is_some()),
+                ("charged_migration_fraction", self.charged_migration_fraction.is_some()),
+            ] {
+                if set {
+                    return Err((k, "only applies to sampled timing: set sample_instructions too".into()));
+                }
+            }
+        }
+        if let Some(f) = self.charged_migration_fraction {
+            if !(f.is_finite() && (0.0..=1.0).contains(&f)) {
+                return Err((
+                    "charged_migration_fraction",
+                    format!("must be between 0 and 1, got {f}"),
+                ));
             }
         }
         if self.dram_row_bytes < 64 || !self.dram_row_bytes.is_power_of_two() || self.dram_row_bytes > 1 << 20 {
@@ -290,6 +338,18 @@ pub const TIMING_KEY_DOCS: &[(&str, &str)] = &[
         "lookahead_ns",
         "how far a core may run past the slowest before yielding, ns (speed vs. ordering)",
     ),
+    (
+        "sample_instructions",
+        "sampled timing: instructions per thread timed per phase after the warm-up; the rest runs functionally (unset: time everything)",
+    ),
+    (
+        "warmup_instructions",
+        "sampled timing: instructions per thread run with timing discarded before each timed window (default 0)",
+    ),
+    (
+        "charged_migration_fraction",
+        "sampled timing: share of a boundary's moves charged in the next timed window (default sample/phase)",
+    ),
 ];
 
 #[cfg(test)]
@@ -298,7 +358,8 @@ mod key_doc_tests {
     fn every_timing_key_is_documented_and_nothing_else() {
         let t = toml::Table::try_from(super::TimingSpec::default()).unwrap();
         let documented: Vec<&str> = super::TIMING_KEY_DOCS.iter().map(|d| d.0).collect();
-        let fields: Vec<&str> = t.keys().map(String::as_str).collect();
+        let mut fields: Vec<&str> = t.keys().map(String::as_str).collect();
+        fields.extend(super::OPTIONAL_TIMING_KEYS);
         let mut a = documented.clone();
         a.sort_unstable();
         let mut b = fields.clone();

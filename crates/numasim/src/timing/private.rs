@@ -61,6 +61,14 @@ impl PrivateCaches {
         })
     }
 
+    /// Drops every core's L1, L2 and TLB contents (sampled timing: another engine ran meanwhile
+    /// and these did not see its accesses).
+    pub fn clear(&mut self) {
+        self.l1.clear();
+        self.l2.clear();
+        self.tlb.clear();
+    }
+
     /// Core `c` translates virtual page `vpage`: whether its TLB missed (the entry is filled).
     #[inline]
     pub fn tlb_miss(&mut self, c: usize, vpage: u64) -> bool {

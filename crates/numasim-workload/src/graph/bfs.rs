@@ -60,6 +60,11 @@ impl Default for BfsParams {
 
 const KEYS: &[&str] = &["trials", "source_vertex", "alpha", "beta"];
 
+/// Every key with its default (the registry's documentation test).
+pub fn defaults() -> serde_json::Value {
+    super::graph_defaults::<BfsParams>(ScheduleName::Gap)
+}
+
 pub fn info() -> GeneratorInfo {
     let d = BfsParams::default();
     let mut params = common_docs(ScheduleName::Gap);

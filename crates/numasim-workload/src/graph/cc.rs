@@ -37,6 +37,11 @@ impl Default for CcParams {
     }
 }
 
+/// Every key with its default (the registry's documentation test).
+pub fn defaults() -> serde_json::Value {
+    super::graph_defaults::<CcParams>(ScheduleName::Static)
+}
+
 pub fn info() -> GeneratorInfo {
     let mut params = common_docs(ScheduleName::Static);
     params.push(ParamDoc {

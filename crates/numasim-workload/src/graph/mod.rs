@@ -86,6 +86,23 @@ impl GraphParams {
     }
 }
 
+/// Every key a graph kernel accepts with its default (the shared ones, `schedule` as the
+/// kernel's own, then the kernel's), for the registry's documentation test.
+pub fn graph_defaults<K: Serialize + Default>(schedule: ScheduleName) -> serde_json::Value {
+    let common = GraphParams {
+        schedule,
+        ..GraphParams::default()
+    };
+    let mut v = serde_json::to_value(common).unwrap_or_default();
+    if let (Some(m), serde_json::Value::Object(own)) = (
+        v.as_object_mut(),
+        serde_json::to_value(K::default()).unwrap_or_default(),
+    ) {
+        m.extend(own);
+    }
+    v
+}
+
 /// Documentation of the shared parameters, for `numasim workload list`; `schedule` is the
 /// kernel's default schedule (as passed to [`split_params`]).
 pub fn common_docs(schedule: ScheduleName) -> Vec<ParamDoc> {

@@ -39,6 +39,11 @@ impl Default for PrParams {
     }
 }
 
+/// Every key with its default (the registry's documentation test).
+pub fn defaults() -> serde_json::Value {
+    super::graph_defaults::<PrParams>(ScheduleName::Static)
+}
+
 pub fn info() -> GeneratorInfo {
     let d = PrParams::default();
     let mut params = common_docs(ScheduleName::Static);

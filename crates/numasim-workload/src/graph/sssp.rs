@@ -47,6 +47,11 @@ impl Default for SsspParams {
     }
 }
 
+/// Every key with its default (the registry's documentation test).
+pub fn defaults() -> serde_json::Value {
+    super::graph_defaults::<SsspParams>(ScheduleName::Static)
+}
+
 pub fn info() -> GeneratorInfo {
     let d = SsspParams::default();
     let mut params = common_docs(ScheduleName::Static);

@@ -22,6 +22,11 @@ pub struct TcParams {}
 /// GAP's `OrderedCount` loop: `schedule(dynamic, 64)`.
 const GAP_SCHEDULE: Sched = Sched::Dynamic(64);
 
+/// Every key with its default (the registry's documentation test).
+pub fn defaults() -> serde_json::Value {
+    super::graph_defaults::<TcParams>(ScheduleName::Static)
+}
+
 pub fn info() -> GeneratorInfo {
     GeneratorInfo {
         name: "tc",

@@ -24,7 +24,7 @@ pub mod topology;
 pub mod validate;
 
 pub use classes::{AccessClass, BLOCK_TRANSFER};
-pub use dram::{DramKind, MemoryKind};
+pub use dram::{DramKind, DramOverrides, DramTimings, MemoryKind};
 pub use machine::Machine;
 pub use numasim_config::{ConfigError, Source};
 pub use summary::MachineSummary;

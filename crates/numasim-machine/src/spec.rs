@@ -6,7 +6,7 @@
 //! `transit_latency_ns = 0`, `forwards = true`). Checks that need more than one field live in
 //! [`crate::validate`].
 
-use crate::dram::{DramKind, MemoryKind};
+use crate::dram::{DramKind, DramOverrides, MemoryKind};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -68,6 +68,9 @@ pub struct MemorySpec {
     pub capacity_bytes: u64,
     pub channels: u32,
     pub dram: DramKind,
+    /// Overrides of the DRAM grade's preset timings, key by key (`t_cl_ns = 13.32`).
+    #[serde(default)]
+    pub dram_timing: Option<DramOverrides>,
     /// Unloaded latency of a load served by this node to a core of an attached (or directly
     /// linked) socket, on-chip time included.
     pub access_latency_ns: f64,
@@ -131,7 +134,8 @@ pub const MACHINE_KEY_DOCS: &[(&str, &str, &str, &str, &str)] = &[
     ("memory[]", "kind", "string", "required", "dram | cxl-pool | hbm | mcdram | remote-board"),
     ("memory[]", "capacity_bytes", "integer", "required", "capacity, bytes"),
     ("memory[]", "channels", "integer", "required", "DRAM channels"),
-    ("memory[]", "dram", "string", "required", "DRAM timing preset: ddr4-2133 | ddr4-2400 | ddr4-3200 | ddr5-4800 | hbm2 | mcdram | sdram-sunfire | talbot-sim"),
+    ("memory[]", "dram", "string", "required", "DRAM timing preset: ddr4-2133 | ddr4-2400 | ddr4-2400-cl16 | ddr4-3200 | ddr5-4800 | hbm2 | mcdram | sdram-sunfire | talbot-sim"),
+    ("memory[]", "dram_timing", "table", "preset", "overrides of the preset's DRAM timings: t_rcd_ns, t_cl_ns, t_rp_ns, t_ras_ns, t_cwl_ns, t_ccd_s_ns, t_ccd_l_ns, t_rrd_s_ns, t_rrd_l_ns, t_faw_ns, t_rtp_ns, t_wr_ns, t_wtr_ns, t_rtw_ns, t_refi_ns, t_rfc_ns (ns); ranks, bank_groups, banks_per_group"),
     ("memory[]", "access_latency_ns", "float", "required", "unloaded load latency from an attached socket's core, on-chip time included, ns"),
     ("memory[]", "socket", "string", "none (standalone)", "socket this memory is local to"),
     ("switches[]", "name", "string", "required", "switch name"),

@@ -1,7 +1,7 @@
 //! The validated machine's parts. Indices are dense: sockets `0..S`, memory nodes `0..M`,
 //! switches `0..W`, links `0..L`, in file order, so the simulator can index plain arrays.
 
-use crate::dram::{DramKind, MemoryKind};
+use crate::dram::{DramKind, DramTimings, MemoryKind};
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -25,6 +25,8 @@ pub struct MemoryNode {
     pub capacity_bytes: u64,
     pub channels: u32,
     pub dram: DramKind,
+    /// The grade's preset timings with the machine file's overrides applied (checked).
+    pub dram_timing: DramTimings,
     /// Unloaded latency seen by a directly attached/linked socket (network excluded).
     pub access_latency_ns: f64,
     /// Socket index this memory is local to.

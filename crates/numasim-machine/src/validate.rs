@@ -167,12 +167,14 @@ pub(crate) fn build(src: &Source, spec: MachineSpec) -> Result<Machine, ConfigEr
                 None => return Err(error(src, k("socket"), format!("unknown socket `{name}`"))),
             },
         };
+        let dram_timing = crate::dram::check_node_timings(src, &spec, i)?;
         memory_nodes.push(MemoryNode {
             name: m.name.clone(),
             kind: m.kind,
             capacity_bytes: m.capacity_bytes,
             channels: m.channels,
             dram: m.dram,
+            dram_timing,
             access_latency_ns: m.access_latency_ns,
             attached_socket,
         });

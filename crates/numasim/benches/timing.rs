@@ -5,6 +5,11 @@
 //! OpenMP schedules, accesses generated once and held in memory, so only the timing engine is
 //! measured: cores, private caches, LLCs, directory, links and DRAM.
 //! `cargo bench -p numasim --bench timing`
+//!
+//! Also the DRAM model alone (`dram_model`): requests per second through one DDR4-2400
+//! channel's controller with every constraint on (refresh, write queue), random reads, a
+//! sequential read stream and a 2:1 read:write mix, closed loop with 32 requests in flight.
+//! `cargo bench -p numasim --bench timing -- dram_model`
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use numasim::config::Source;
@@ -56,5 +61,56 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// Closed loop: request `i` arrives when request `i − 32` completed.
+fn dram_run(addrs: &[(u64, bool)]) -> u64 {
+    use numasim::machine::DramKind;
+    use numasim::timing::dram::{AddressMap, DramConfig, MemoryController};
+    let cfg = DramConfig {
+        channels: 1,
+        page_bytes: 4096,
+        row_bytes: 8192,
+        capacity_bytes: 8 << 30,
+        refresh: true,
+        closed_page: false,
+        map: AddressMap::parse("RoBaRaCoCh").expect("mapping"),
+        write_queue_high: 26,
+        write_queue_low: 6,
+    };
+    let kind = DramKind::Ddr4_2400;
+    let mut m = MemoryController::new(&kind.timings(), 64.0 / kind.channel_peak_gbps(), &cfg);
+    let mut done = vec![0u64; addrs.len()];
+    for (i, &(a, w)) in addrs.iter().enumerate() {
+        let at = if i >= 32 { done[i - 32] } else { 0 };
+        // No later request arrives before the earliest completion still pending.
+        let horizon = if i >= 32 {
+            done[i - 32..i].iter().copied().min().unwrap_or(0)
+        } else {
+            0
+        };
+        done[i] = m.access_at(at, a, w, horizon).done_ps;
+    }
+    done.iter().copied().max().unwrap_or(0)
+}
+
+fn dram_bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("dram_model");
+    let n = 200_000usize;
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut rnd = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let random: Vec<(u64, bool)> = (0..n).map(|_| (rnd() % (1 << 27), false)).collect();
+    let stream: Vec<(u64, bool)> = (0..n as u64).map(|i| (i, false)).collect();
+    let mix: Vec<(u64, bool)> = (0..n).map(|i| (rnd() % (1 << 27), i % 3 == 2)).collect();
+    for (name, reqs) in [("random_read", &random), ("stream_read", &stream), ("mix_2r1w", &mix)] {
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_function(name, |b| b.iter(|| dram_run(reqs)));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench, dram_bench);
 criterion_main!(benches);

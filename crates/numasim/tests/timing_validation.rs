@@ -8,7 +8,13 @@ use numasim_config::Source;
 
 fn sim(m: &Machine) -> TimingSim {
     let cfg = TimingConfig {
-        spec: TimingSpec::default(),
+        // Refresh off: a probe landing in a refresh window would wait for it (a loaded effect,
+        // not the unloaded latency). With refresh on the calibration is against an access to
+        // a closed bank instead and stays exact too (timing::booking tests).
+        spec: TimingSpec {
+            dram_refresh: false,
+            ..TimingSpec::default()
+        },
         phase_instructions: 1_000_000,
         page_bytes: 4096,
         llc: true,
@@ -36,7 +42,8 @@ fn unloaded_loads_see_exactly_the_derived_latency_matrix() {
         let mut row = 0;
         for r in 0..m.sockets.len() {
             for n in 0..m.memory_nodes.len() {
-                row += 1;
+                // A line in another DRAM row each time (line addresses 2^24 apart): no row hits.
+                row += 1 << 24;
                 let (total, unloaded, wait) = s.probe_load(r, n, None, row);
                 let want = (m.load_latency_ns(r, n) * 1000.0).round() as u64;
                 assert_eq!(
@@ -68,7 +75,7 @@ fn bt_average(m: &Machine, homes: &[usize]) -> f64 {
     for r in 0..sockets {
         for o in (0..sockets).filter(|&o| o != r) {
             for &h in homes {
-                row += 1;
+                row += 1 << 24;
                 let (total, unloaded, wait) = s.probe_load(r, h, Some(o), row);
                 assert_eq!((total, wait), (unloaded, 0));
                 sum += total;
@@ -201,7 +208,23 @@ fn the_pool_lowers_contention_for_heavily_shared_pages() {
     ));
     let (b, p) = (off_socket_contention(&base), off_socket_contention(&pool));
     assert!(p < b, "pool {p} ns vs baseline {b} ns");
-    assert!(pool.timing.unwrap().amat_ns.total < base.timing.unwrap().amat_ns.total);
+    // Off-socket misses are cheaper unloaded through the pool (180/280 ns against 130–360 and
+    // 413 ns). The total AMAT is not asserted: since the DRAM model has bank groups (tCCD_L)
+    // and tFAW, the scaled pool's two channels serve every socket's hot rows and its total
+    // came out about 4 % above the baseline's (1847 vs 1776 ns), where the baseline keeps a
+    // third of its misses local.
+    let (pt, bt) = (pool.timing.unwrap(), base.timing.unwrap());
+    let unloaded = |t: &numasim::timing::TimingResults| {
+        let (mut n, mut u) = (0u64, 0.0);
+        for (name, k) in &t.amat_ns.by_class {
+            if name != "local" {
+                n += k.count;
+                u += k.unloaded * k.count as f64;
+            }
+        }
+        u / n as f64
+    };
+    assert!(unloaded(&pt) < unloaded(&bt), "{:?} vs {:?}", pt.amat_ns, bt.amat_ns);
 }
 
 #[test]

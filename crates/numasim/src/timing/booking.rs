@@ -9,9 +9,9 @@
 //! ([`Booking::fetch`]) whose closed form can be tested without cores or caches.
 
 use super::directory::NO_OWNER;
-use super::dram::{ps, MemoryController};
+use super::dram::{ps, AddressMap, DramConfig, MemoryController};
 use super::link::{Fabric, Path};
-use super::params::{DramTiming, TimingSpec};
+use super::params::{DramPagePolicy, TimingSpec};
 use numasim_machine::Machine;
 
 /// Latency of one booked transaction, ps.
@@ -26,7 +26,7 @@ pub struct Latency {
 pub struct Booking {
     pub fabric: Fabric,
     pub mem: Vec<MemoryController>,
-    /// Per node: fixed on-chip latency = access_latency − lookup path − DRAM row miss (ps).
+    /// Per node: fixed on-chip latency = access_latency − lookup path − DRAM idle-bank access (ps).
     pub fixed_ps: Vec<u64>,
     /// Per node: by how much the closed form exceeds the machine's access latency (0 = exact).
     pub mismatch_ps: Vec<u64>,
@@ -45,17 +45,34 @@ pub struct Booking {
 
 impl Booking {
     /// `lookup_ps`: per socket, the private and LLC tag path an LLC miss has walked.
+    /// `spec` must have passed [`TimingSpec::validate`] (the address mapping parses).
     pub fn new(spec: &TimingSpec, m: &Machine, page_bytes: u64, lookup_ps: Vec<u64>) -> Self {
+        let map = AddressMap::parse(&spec.dram_address_mapping)
+            .or_else(|_| AddressMap::parse("RoBaRaCoCh"))
+            .expect("the default mapping parses");
         let line_bytes = m.sockets.first().map_or(64, |s| s.line_bytes);
         let nodes = m.memory_nodes.len();
         let mut mem = Vec::with_capacity(nodes);
         let mut fixed_ps = Vec::with_capacity(nodes);
         let mut mismatch_ps = Vec::with_capacity(nodes);
         for n in &m.memory_nodes {
-            let t = DramTiming::preset(n.dram, line_bytes);
-            let mc = MemoryController::new(&t, n.channels, page_bytes, spec.dram_row_bytes, spec.dram_refresh);
+            let cfg = DramConfig {
+                channels: n.channels,
+                page_bytes,
+                row_bytes: spec.dram_row_bytes,
+                capacity_bytes: n.capacity_bytes,
+                refresh: spec.dram_refresh,
+                closed_page: spec.dram_page_policy == DramPagePolicy::Closed,
+                map,
+                write_queue_high: spec.dram_write_queue_high,
+                write_queue_low: spec.dram_write_queue_low,
+            };
+            let burst_ns = f64::from(line_bytes) / n.dram.channel_peak_gbps();
+            let mc = MemoryController::new(&n.dram_timing, burst_ns, &cfg);
             let lookup = lookup_ps[n.attached_socket.unwrap_or(0)];
-            let need = lookup + mc.t.row_miss();
+            // The unloaded first access is what the node's latency is calibrated against, so
+            // the machine's latency matrix holds exactly whatever the DRAM timings are.
+            let need = lookup + mc.t.first_access();
             let have = ps(n.access_latency_ns);
             fixed_ps.push(have.saturating_sub(need));
             mismatch_ps.push(need.saturating_sub(have));
@@ -112,7 +129,7 @@ impl Booking {
         let t = self.traverse(p, self.header, t0 + self.lookup_ps[req], &mut wait);
         // Home: fixed on-chip time (directory lookup included), then DRAM.
         let fixed = self.fixed_ps[node];
-        let r = self.mem[node].access_at(t + fixed, row, self.horizon_ps);
+        let r = self.mem[node].access_at(t + fixed, row, false, self.horizon_ps);
         unloaded += fixed + r.service_ps;
         wait += r.wait_ps;
         let mut t = r.done_ps;
@@ -178,7 +195,7 @@ impl Booking {
         let mut ignored = 0;
         let p = self.fabric.to_mem(socket, node);
         let at = self.traverse(p, self.data, t, &mut ignored);
-        let r = self.mem[node].access_at(at + self.fixed_ps[node], row, self.horizon_ps);
+        let r = self.mem[node].access_at(at + self.fixed_ps[node], row, true, self.horizon_ps);
         self.latest_ps = self.latest_ps.max(r.done_ps);
     }
 
@@ -186,10 +203,10 @@ impl Booking {
     /// socket `via`, written at `to` (row `to_row`). Returns when the write completes.
     pub fn copy_line(&mut self, from: usize, from_row: u64, via: usize, to: usize, to_row: u64, t0: u64) -> u64 {
         let mut ignored = 0;
-        let r = self.mem[from].access_at(t0 + self.fixed_ps[from], from_row, t0);
+        let r = self.mem[from].access_at(t0 + self.fixed_ps[from], from_row, false, t0);
         let at = self.traverse(self.fabric.from_mem(from, via), self.data, r.done_ps, &mut ignored);
         let at = self.traverse(self.fabric.to_mem(via, to), self.data, at, &mut ignored);
-        self.mem[to].access_at(at + self.fixed_ps[to], to_row, t0).done_ps
+        self.mem[to].access_at(at + self.fixed_ps[to], to_row, true, t0).done_ps
     }
 }
 
@@ -198,18 +215,40 @@ mod tests {
     use super::*;
 
     fn starnuma() -> (Machine, Booking) {
+        starnuma_with(TimingSpec::default())
+    }
+
+    fn starnuma_with(spec: TimingSpec) -> (Machine, Booking) {
         let m = Machine::load("starnuma16-pool-scaled").unwrap();
-        let spec = TimingSpec::default();
         // Any lookup path below the node latency works; 15 ns stands for L1 + L2 + LLC.
         let b = Booking::new(&spec, &m, 4096, vec![15_000; m.sockets.len()]);
         (m, b)
     }
 
+    /// Exact by construction: the node's fixed on-chip part is its latency minus the lookup
+    /// path and the DRAM time of an access to an idle bank, whatever the DRAM timings, page
+    /// policy and refresh setting are.
     #[test]
     fn an_unloaded_fetch_takes_the_node_latency_plus_both_route_legs() {
-        let (m, mut b) = starnuma();
+        for (refresh, policy) in [
+            (true, DramPagePolicy::Open),
+            (false, DramPagePolicy::Open),
+            (true, DramPagePolicy::Closed),
+        ] {
+            let spec = TimingSpec {
+                dram_refresh: refresh,
+                dram_page_policy: policy,
+                ..TimingSpec::default()
+            };
+            unloaded_fetches(spec);
+        }
+    }
+
+    fn unloaded_fetches(spec: TimingSpec) {
+        let (m, mut b) = starnuma_with(spec);
         for (req, node) in [(0, 0), (0, 1), (0, 15), (3, m.memory_nodes.len() - 1)] {
-            let t0 = b.latest_ps + 1_000_000;
+            // 1 µs into a refresh interval: clear of every rank's refresh window.
+            let t0 = (b.latest_ps / 3_900_000 + 1) * 3_900_000 + 1_000_000;
             b.horizon_ps = t0;
             let route = ps(m.route_to_memory(req, node).latency_ns);
             let lat = b.fetch(req, node, NO_OWNER, 0, b.row_of(node, 7, 0), t0);
@@ -225,7 +264,7 @@ mod tests {
         let (m, mut b) = starnuma();
         let (req, home, owner) = (0, 5, 10);
         let d = |a: usize, n: usize| ps(m.route_to_memory(a, n).latency_ns);
-        let lat = b.fetch(req, home, owner as u8, 0, 1, 0);
+        let lat = b.fetch(req, home, owner as u8, 0, 1, 1_000_000);
         let between = b.fabric.between(owner, req).latency_ps;
         let want = ps(m.memory_nodes[home].access_latency_ns) + d(req, home) + d(owner, home) + between;
         assert_eq!(lat.unloaded_ps, want);
@@ -251,9 +290,9 @@ mod tests {
         // Two sharers on other sockets: each an invalidation and an ack, one or more hops each.
         let after_invals = messages(&b);
         assert!(after_invals >= 4);
-        let before = b.mem[1].accesses;
+        let before = b.mem[1].queued_writes();
         b.writeback(0, 1, 3, 0);
-        assert_eq!(b.mem[1].accesses, before + 1);
+        assert_eq!(b.mem[1].queued_writes(), before + 1, "posted to the write queue");
         assert!(messages(&b) > after_invals);
         assert!(b.latest_ps > 0);
     }

@@ -1,40 +1,72 @@
-//! One memory node's controller: channels of banks with an open-row policy.
+//! One memory node's controller: channels of ranks, bank groups and banks, with the JEDEC
+//! timing constraints of [`DramTimings`] and an open- or closed-page policy.
 //!
-//! Times are integer picoseconds so results are exact and byte-identical. Every bank and every
-//! channel's data bus is a [`Timeline`]: requests may be presented out of time order (the
-//! engine books whole transactions at issue), and in time order each is an exact FCFS server.
-//! A request arriving at `a` for row `r` of bank `b` (outcome from the bank's last booked row):
+//! Times are integer picoseconds so results are exact and byte-identical. The engine books
+//! whole transactions at issue, so requests reach a controller nearly but not exactly in time
+//! order; every resource below is therefore a [`Timeline`] of busy intervals, and a request is
+//! placed at the earliest time where *every* constraint holds, whatever order requests were
+//! presented in. DRAM timelines use exact placement ([`Timeline::peek_free`]: full-length gaps
+//! only), so no DRAM resource is ever booked beyond its capacity.
 //!
-//! ```text
-//! hit   (open row = r):  to_cas = 0                 core = tCL + tBL
-//! empty (bank closed):   to_cas = tRCD              core = tRCD + tCL + tBL
-//! miss  (other row):     to_cas = tRP + tRCD        core = tRP + tRCD + tCL + tBL
-//!                        and not before the last activate + tRAS
-//! t     = earliest free bank interval ≥ a of length to_cas + tBL
-//! cas   = t + to_cas
-//! data  = earliest gap ≥ cas + tCL of length tBL on the channel's data bus
-//! done  = data + tBL
-//! ```
-//! With refresh on, neither a bank command nor a burst is booked inside or across an all-bank
-//! refresh window `[k·tREFI, k·tREFI + tRFC)`, and a refresh closes the bank's row.
+//! # One request
+//! Address → (channel, rank, bank group, bank, row) by the bit-slice mapping (below). The
+//! outcome is decided against the bank's last booked row: hit (`to_cas = 0`), empty
+//! (`tRCD`), miss (`tRP + tRCD`, and the precharge not before `pre_ok`: the last activate +
+//! tRAS, the last read CAS + tRTP, the last write data end + tWR). The commands of one request
+//! are placed as a block starting at `start`: precharge at `start`, activate at
+//! `act = start + to_cas − tRCD`, column command at `cas = start + to_cas`, data at
+//! `cas + tCL` (read) or `cas + tCWL` (write) for `tBL`. The block is delayed as a whole until:
+//! - the bank is free for `[start, cas + tBL)` (open page) or until its auto-precharge has
+//!   completed (closed page), outside the rank's refresh windows;
+//! - the activate is `≥ tRRD_S` from every activate of the rank, `≥ tRRD_L` from every one of
+//!   its bank group, and no window of `tFAW` holds five activates of the rank;
+//! - the column command is `≥ tCCD_S` from every column command of the rank and `≥ tCCD_L`
+//!   from every one of its bank group;
+//! - the data burst is free on the channel's bus, and read and write bursts keep their
+//!   turnaround: a read's data starts `≥ tWTR + tCL` after a write burst ends (the read command
+//!   waits tWTR after the write data), a write's data starts `≥ tRTW` after a read burst ends.
+//!   Expressed as footprints: a read occupies `[d, d + tBL + tRTW)` and a write
+//!   `[d, d + tBL + tWTR + tCL)` against the other direction, which is exactly both rules.
 //!
-//! Closed forms (unloaded): row miss `tRP+tRCD+tCL+tBL`, row hit `tCL+tBL`; a row-hit stream
-//! delivers one line per `tBL`, i.e. the channel peak (`tBL = line / peak`). Banks start with
-//! some other row open (the steady state of an open-page controller), so a first access is a
-//! row miss, the case the machine's `access_latency_ns` is calibrated against. The data bus
-//! fills gaps (a later request whose bank is ready may use an earlier free slot), which stands
-//! in for FR-FCFS reordering without modelling the queue; a strict in-order bus would make one
-//! busy bank stall all others. A bank takes its next command once its burst is scheduled (the
-//! controller queues the column data, not the bank). Random reads therefore saturate at
-//! `min(peak, banks × line / (tRAS + tRP))` per channel, less refresh `tRFC/tREFI` when on.
-//! Not modelled: tRRD/tFAW, read–write turnaround (writes use tCL), rank switching.
+//! Delaying the block as a whole (rather than issuing the activate early and the column
+//! command late) is the simplification: it can only make a request later, by at most the slack
+//! between its commands, and never breaks a constraint.
 //!
-//! Address map: a DRAM row holds `row_bytes` of one page frame (frames of a long-running OS are
-//! scattered, so rows never span frames); the row id is `frame × rows_per_page + offset /
-//! row_bytes`, and a hash of it picks the channel and the bank.
+//! # Closed forms (unloaded, open page)
+//! Row miss `tRP + tRCD + tCL + tBL`, row hit `tCL + tBL`; a row-hit stream in one bank group
+//! delivers one line per `max(tBL, tCCD_L)`, spread over bank groups one per `max(tBL,
+//! tCCD_S)`; at most four activates per `tFAW` per rank; random reads saturate at `min(peak,
+//! banks × line / (tRAS + tRP), 4 × line / tFAW per rank)`. Banks start with some other row
+//! open (the steady state of an open-page controller), so a first access is a row miss, the
+//! case the machine's `access_latency_ns` is calibrated against ([`DramPs::first_access`];
+//! with a closed page it is `tRCD + tCL + tBL`).
+//!
+//! # Refresh (on by default)
+//! Per rank: rank `r` refreshes during `[k·tREFI + r·tREFI/ranks, … + tRFC)` (staggered, as
+//! controllers do); no bank command of that rank is placed across such a window, and a
+//! refresh closes the rank's rows.
+//!
+//! # Address mapping
+//! A request's physical line address is `frame × lines_per_page + line in page`: frames of a
+//! node are consecutive, so rows can span pages. A mapping such as `RoBaRaCoCh` names the
+//! fields from most to least significant: `Ch` channel, `Co` column (lines per row), `Ra` rank,
+//! `Bg` bank group, `Ba` bank (bank group and bank together when `Bg` is not named, the bank
+//! group the faster-changing digit), `Ro` row. Fields are mixed-radix digits, so channel and
+//! bank counts need not be powers of two; the most significant field takes what is left.
+//!
+//! # Write queue
+//! Writes (write-backs, migration copies) are posted: accepted at once into a per-channel queue
+//! and, when `high` wait, the oldest down to `low` drain as one batch from that moment, sorted
+//! by bank and row (row hits back to back, one bus turnaround per batch instead of one per
+//! write). A read of a line still queued is not forwarded from the queue (it goes to DRAM).
+//!
+//! Not modelled: a read queue and FR-FCFS with a bypass cap (reads are placed on arrival; the
+//! gap filling of the timelines lets a ready request use an earlier idle slot, which stands in
+//! for the reordering, uncapped), rank-to-rank bus switching (tRTRS), and the tWTR_L / tWTR_S
+//! distinction (one tWTR, applied across the channel).
 
-use super::params::DramTiming;
 use super::timeline::Timeline;
+use numasim_machine::DramTimings;
 
 const OTHER_ROW: u64 = u64::MAX - 1;
 const CLOSED: u64 = u64::MAX;
@@ -45,38 +77,56 @@ pub fn ps(ns: f64) -> u64 {
     (ns * 1000.0).round().max(0.0) as u64
 }
 
-#[derive(Debug, Clone)]
-struct Bank {
-    open_row: u64,
-    /// Command occupancy (activate/precharge through the burst).
-    timeline: Timeline,
-    /// Earliest precharge (last activate + tRAS).
-    pre_ok_ps: u64,
-    refresh_epoch: u64,
-}
-
 /// Timing parameters in ps.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DramPs {
     pub t_rcd: u64,
     pub t_cl: u64,
     pub t_rp: u64,
     pub t_ras: u64,
+    pub t_cwl: u64,
     pub t_bl: u64,
+    pub t_ccd_s: u64,
+    pub t_ccd_l: u64,
+    pub t_rrd_s: u64,
+    pub t_rrd_l: u64,
+    pub t_faw: u64,
+    pub t_rtp: u64,
+    pub t_wr: u64,
+    pub t_wtr: u64,
+    pub t_rtw: u64,
     pub t_refi: u64,
     pub t_rfc: u64,
+    /// Closed-page policy (auto-precharge after every access).
+    pub closed_page: bool,
+    /// An idle bank is found closed: closed page, or refresh on (every refresh precharges
+    /// the rank, and an idle bank has seen one within tREFI).
+    pub idle_closed: bool,
 }
 
 impl DramPs {
-    pub fn from(t: &DramTiming) -> DramPs {
+    /// `burst_ns`: one line on the channel (`line_bytes / channel peak`).
+    pub fn new(t: &DramTimings, burst_ns: f64, closed_page: bool, refresh: bool) -> DramPs {
         DramPs {
             t_rcd: ps(t.t_rcd_ns),
             t_cl: ps(t.t_cl_ns),
             t_rp: ps(t.t_rp_ns),
             t_ras: ps(t.t_ras_ns),
-            t_bl: ps(t.t_bl_ns).max(1),
+            t_cwl: ps(t.t_cwl_ns),
+            t_bl: ps(burst_ns).max(1),
+            t_ccd_s: ps(t.t_ccd_s_ns),
+            t_ccd_l: ps(t.t_ccd_l_ns),
+            t_rrd_s: ps(t.t_rrd_s_ns),
+            t_rrd_l: ps(t.t_rrd_l_ns),
+            t_faw: ps(t.t_faw_ns),
+            t_rtp: ps(t.t_rtp_ns),
+            t_wr: ps(t.t_wr_ns),
+            t_wtr: ps(t.t_wtr_ns),
+            t_rtw: ps(t.t_rtw_ns),
             t_refi: ps(t.t_refi_ns).max(1),
             t_rfc: ps(t.t_rfc_ns),
+            closed_page,
+            idle_closed: closed_page || (refresh && t.t_rfc_ns > 0.0),
         }
     }
     /// Unloaded row-miss (conflict) read latency.
@@ -87,6 +137,128 @@ impl DramPs {
     pub fn row_hit(&self) -> u64 {
         self.t_cl + self.t_bl
     }
+    /// Unloaded read latency of an access to an idle bank (what the node latency is calibrated
+    /// against): an activate when idle banks are closed (closed page, or refresh on), else a
+    /// row miss (banks start with another row open).
+    pub fn first_access(&self) -> u64 {
+        if self.idle_closed {
+            self.t_rcd + self.t_cl + self.t_bl
+        } else {
+            self.row_miss()
+        }
+    }
+    /// After the column command at `cas`: earliest precharge of the bank.
+    #[inline]
+    fn pre_after_cas(&self, write: bool) -> u64 {
+        if write {
+            self.t_cwl + self.t_bl + self.t_wr
+        } else {
+            self.t_rtp
+        }
+    }
+}
+
+/// A bit-slice address mapping, fields from least to most significant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AddressMap {
+    fields: [Field; 6],
+    len: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Ch,
+    Ra,
+    Bg,
+    Ba,
+    Ro,
+    Co,
+}
+
+impl AddressMap {
+    /// Parses `RoBaRaCoCh`-style names: `Ro`, `Ba`, `Ra`, `Co` and `Ch` once each, `Bg` at most
+    /// once, most significant first.
+    pub fn parse(s: &str) -> Result<AddressMap, String> {
+        let b = s.as_bytes();
+        if !b.len().is_multiple_of(2) {
+            return Err(format!("`{s}`: fields are two letters each (Ro, Ba, Bg, Ra, Co, Ch)"));
+        }
+        let mut fields = [Field::Ro; 6];
+        let mut len = 0;
+        for pair in b.chunks(2).rev() {
+            let f = match pair {
+                b"Ch" => Field::Ch,
+                b"Ra" => Field::Ra,
+                b"Bg" => Field::Bg,
+                b"Ba" => Field::Ba,
+                b"Ro" => Field::Ro,
+                b"Co" => Field::Co,
+                _ => {
+                    return Err(format!(
+                        "`{s}`: unknown field `{}` (Ro, Ba, Bg, Ra, Co, Ch)",
+                        String::from_utf8_lossy(pair)
+                    ))
+                }
+            };
+            if fields[..len].contains(&f) || len == 6 {
+                return Err(format!("`{s}`: a field appears twice"));
+            }
+            fields[len] = f;
+            len += 1;
+        }
+        for need in [Field::Ch, Field::Ra, Field::Ba, Field::Ro, Field::Co] {
+            if !fields[..len].contains(&need) {
+                return Err(format!("`{s}`: needs each of Ro, Ba, Ra, Co and Ch"));
+            }
+        }
+        Ok(AddressMap { fields, len })
+    }
+}
+
+/// Where a line lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Place {
+    pub channel: usize,
+    pub rank: usize,
+    pub group: usize,
+    /// Bank index within the channel (rank, group and bank together).
+    pub bank: usize,
+    pub row: u64,
+}
+
+#[derive(Debug, Clone)]
+struct Bank {
+    open_row: u64,
+    /// Command occupancy (precharge/activate through the burst, or the auto-precharge).
+    timeline: Timeline,
+    /// Earliest precharge: last activate + tRAS, last read + tRTP, last write + tWR.
+    pre_ok_ps: u64,
+    refresh_epoch: u64,
+}
+
+/// Activate and column-command spacing of a rank or a bank group.
+#[derive(Debug, Clone, Default)]
+struct Spacing {
+    /// Activates as intervals `[act, act + tRRD)`: a free `[x, x + tRRD)` is `≥ tRRD` from each.
+    acts: Timeline,
+    /// Column commands as intervals `[cas, cas + tCCD)`.
+    cas: Timeline,
+}
+
+/// One rank: its spacing and its activates for tFAW (sorted).
+#[derive(Debug, Clone, Default)]
+struct Rank {
+    spacing: Spacing,
+    faw: Vec<u64>,
+}
+
+/// One channel's data bus: bursts by direction, and each direction's turnaround footprint.
+#[derive(Debug, Clone, Default)]
+struct Bus {
+    reads: Timeline,
+    writes: Timeline,
+    read_foot: Timeline,
+    write_foot: Timeline,
 }
 
 /// What one access cost.
@@ -95,7 +267,7 @@ pub struct DramResult {
     pub done_ps: u64,
     /// DRAM command time of this access's row outcome (hit / empty / miss).
     pub service_ps: u64,
-    /// Waiting: busy bank, tRAS, refresh, data bus.
+    /// Waiting: busy bank, timing constraints, refresh, data bus.
     pub wait_ps: u64,
     pub row_hit: bool,
 }
@@ -103,145 +275,378 @@ pub struct DramResult {
 #[derive(Debug, Clone)]
 pub struct MemoryController {
     pub t: DramPs,
-    channels: u32,
-    banks: u32,
-    rows_per_page: u64,
-    row_shift: u32,
+    map: AddressMap,
+    channels: u64,
+    ranks: u64,
+    groups: u64,
+    banks_per_group: u64,
+    lines_per_row: u64,
+    /// Rows per bank (a row field that is not the most significant wraps at this).
+    rows: u64,
+    lines_per_page: u64,
     refresh: bool,
     bank: Vec<Bank>,
-    /// Per channel: the data bus.
-    bus: Vec<Timeline>,
+    rank: Vec<Rank>,
+    /// Per channel × rank × group.
+    group: Vec<Spacing>,
+    bus: Vec<Bus>,
     /// Per channel: ps the data bus carried data.
     pub bus_busy_ps: Vec<u64>,
     pub accesses: u64,
     pub row_hits: u64,
+    pub writes: u64,
+    pub activates: u64,
+    /// Write-queue drains so far.
+    pub drains: u64,
+    /// Per channel: posted writes not yet drained (arrival, line address).
+    write_q: Vec<Vec<(u64, u64)>>,
+    wq_high: usize,
+    wq_low: usize,
+}
+
+/// How a node's DRAM is organised and run, besides its timings.
+#[derive(Debug, Clone, Copy)]
+pub struct DramConfig {
+    pub channels: u32,
+    pub page_bytes: u64,
+    pub row_bytes: u64,
+    /// Node capacity: how many rows a bank has.
+    pub capacity_bytes: u64,
+    pub refresh: bool,
+    pub closed_page: bool,
+    pub map: AddressMap,
+    /// Write queue watermarks per channel: a drain starts when `high` writes wait and stops at
+    /// `low`. `high = 0`: no write queue (writes are scheduled on arrival).
+    pub write_queue_high: u32,
+    pub write_queue_low: u32,
 }
 
 impl MemoryController {
-    pub fn new(timing: &DramTiming, channels: u32, page_bytes: u64, row_bytes: u64, refresh: bool) -> Self {
-        let channels = channels.max(1);
-        let banks = timing.banks.max(1);
-        let row_bytes = row_bytes.min(page_bytes).max(64);
+    pub fn new(timings: &DramTimings, burst_ns: f64, cfg: &DramConfig) -> Self {
+        let channels = u64::from(cfg.channels.max(1));
+        let ranks = u64::from(timings.ranks.max(1));
+        let groups = u64::from(timings.bank_groups.max(1));
+        let banks_per_group = u64::from(timings.banks_per_group.max(1));
+        let banks = (channels * ranks * groups * banks_per_group) as usize;
         MemoryController {
-            t: DramPs::from(timing),
+            t: DramPs::new(timings, burst_ns, cfg.closed_page, cfg.refresh),
+            map: cfg.map,
             channels,
-            banks,
-            rows_per_page: (page_bytes / row_bytes).max(1),
-            row_shift: row_bytes.trailing_zeros(),
-            refresh,
+            ranks,
+            groups,
+            banks_per_group,
+            lines_per_row: (cfg.row_bytes / 64).max(1),
+            rows: (cfg.capacity_bytes / (cfg.row_bytes.max(64) * banks as u64)).max(1),
+            lines_per_page: (cfg.page_bytes / 64).max(1),
+            refresh: cfg.refresh,
             bank: vec![
                 Bank {
-                    open_row: OTHER_ROW,
+                    open_row: if cfg.closed_page { CLOSED } else { OTHER_ROW },
                     timeline: Timeline::new(),
                     pre_ok_ps: 0,
                     refresh_epoch: 0,
                 };
-                (channels * banks) as usize
+                banks
             ],
-            bus: vec![Timeline::new(); channels as usize],
+            rank: vec![Rank::default(); (channels * ranks) as usize],
+            group: vec![Spacing::default(); (channels * ranks * groups) as usize],
+            bus: vec![Bus::default(); channels as usize],
             bus_busy_ps: vec![0; channels as usize],
             accesses: 0,
             row_hits: 0,
+            writes: 0,
+            activates: 0,
+            drains: 0,
+            write_q: vec![Vec::with_capacity(cfg.write_queue_high as usize); channels as usize],
+            wq_high: cfg.write_queue_high as usize,
+            wq_low: cfg.write_queue_low.min(cfg.write_queue_high.saturating_sub(1)) as usize,
         }
     }
 
-    /// Books `len` on a bank or bus timeline at the earliest start `≥ want`; with refresh
-    /// (`Some` timing), never inside or across an all-bank refresh `[k·tREFI, k·tREFI + tRFC)`.
-    fn book(timeline: &mut Timeline, mut want: u64, len: u64, horizon_ps: u64, refresh: Option<&DramPs>) -> u64 {
-        if let Some(t) = refresh {
-            loop {
-                let s = timeline.peek(want, len);
-                let k = s / t.t_refi;
-                if s - k * t.t_refi < t.t_rfc {
-                    want = k * t.t_refi + t.t_rfc;
-                } else if s + len > (k + 1) * t.t_refi {
-                    want = (k + 1) * t.t_refi + t.t_rfc;
+    /// Physical line address of byte `offset` of page frame `frame`.
+    #[inline]
+    pub fn row_of(&self, frame: u64, offset: u64) -> u64 {
+        frame * self.lines_per_page + (offset >> 6)
+    }
+
+    /// Where line address `addr` lives, by the mapping.
+    #[inline]
+    pub fn place(&self, addr: u64) -> Place {
+        let (mut ch, mut ra, mut bg, mut ba, mut row) = (0, 0, 0, 0, 0);
+        let mut x = addr;
+        for (i, f) in self.map.fields[..self.map.len].iter().enumerate() {
+            let last = i + 1 == self.map.len;
+            let mut digit = |n: u64| {
+                if last {
+                    std::mem::take(&mut x)
                 } else {
-                    break;
+                    let d = x % n;
+                    x /= n;
+                    d
+                }
+            };
+            match f {
+                Field::Ch => ch = digit(self.channels),
+                Field::Ra => ra = digit(self.ranks),
+                Field::Bg => bg = digit(self.groups),
+                Field::Ba if self.map.fields[..self.map.len].contains(&Field::Bg) => ba = digit(self.banks_per_group),
+                Field::Ba => {
+                    let d = digit(self.groups * self.banks_per_group);
+                    bg = d % self.groups;
+                    ba = d / self.groups;
+                }
+                Field::Ro => row = digit(self.rows),
+                Field::Co => {
+                    digit(self.lines_per_row);
                 }
             }
         }
-        timeline.book(want, len, horizon_ps)
-    }
-
-    /// Row id of byte `offset` of page frame `frame`.
-    #[inline]
-    pub fn row_of(&self, frame: u64, offset: u64) -> u64 {
-        frame * self.rows_per_page + (offset >> self.row_shift)
-    }
-
-    /// (channel, bank) a row maps to.
-    #[inline]
-    pub fn place(&self, row: u64) -> (usize, usize) {
-        let h = row
-            .wrapping_add(0x632B_E59B_D9B4_E019)
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let h = h ^ (h >> 29);
-        let ch = ((h as u32 as u64 * u64::from(self.channels)) >> 32) as usize;
-        let b = (((h >> 32) * u64::from(self.banks)) >> 32) as usize;
-        (ch, b)
+        // A most significant channel/rank/bank field takes what is left: keep it in range.
+        let (ch, ra, bg, ba) = (
+            ch % self.channels,
+            ra % self.ranks,
+            bg % self.groups,
+            ba % self.banks_per_group,
+        );
+        let rank = ch * self.ranks + ra;
+        let group = rank * self.groups + bg;
+        Place {
+            channel: ch as usize,
+            rank: rank as usize,
+            group: group as usize,
+            bank: (group * self.banks_per_group + ba) as usize,
+            row,
+        }
     }
 
     pub fn channels(&self) -> usize {
         self.channels as usize
     }
 
-    /// Serves one line access arriving at `arrive_ps` (non-decreasing across calls).
-    pub fn access(&mut self, arrive_ps: u64, row: u64) -> DramResult {
-        self.access_at(arrive_ps, row, arrive_ps)
+    /// Posted writes waiting for a drain, over all channels.
+    pub fn queued_writes(&self) -> usize {
+        self.write_q.iter().map(Vec::len).sum()
     }
 
-    /// Serves one line access arriving at `arrive_ps`, presented in any order; no later
-    /// request arrives before `horizon_ps`. The row outcome follows presentation order.
-    pub fn access_at(&mut self, arrive_ps: u64, row: u64, horizon_ps: u64) -> DramResult {
-        let (ch, b) = self.place(row);
+    /// Serves one read arriving at `arrive_ps` (non-decreasing across calls).
+    pub fn access(&mut self, arrive_ps: u64, addr: u64) -> DramResult {
+        self.access_at(arrive_ps, addr, false, arrive_ps)
+    }
+
+    /// Refresh window of rank `r` (of its channel) that `[s, s + len)` meets, as its end.
+    #[inline]
+    fn refresh_conflict(&self, rank_in_channel: u64, s: u64, len: u64) -> Option<u64> {
+        let t = &self.t;
+        let off = rank_in_channel * t.t_refi / self.ranks;
+        let Some(s_rel) = s.checked_sub(off) else {
+            // Before this rank's first window.
+            return (s + len > off).then_some(off + t.t_rfc);
+        };
+        let k = s_rel / t.t_refi;
+        let w = off + k * t.t_refi;
+        if s - w < t.t_rfc {
+            Some(w + t.t_rfc)
+        } else if s + len > w + t.t_refi {
+            Some(w + t.t_refi + t.t_rfc)
+        } else {
+            None
+        }
+    }
+
+    /// Earliest `x ≥ want` such that no window of tFAW holds five of `acts` and `x`.
+    fn faw_fit(acts: &[u64], t_faw: u64, mut x: u64) -> u64 {
+        if t_faw == 0 {
+            return x;
+        }
+        loop {
+            let p = acts.partition_point(|&a| a <= x);
+            // The combined sorted list: acts[..p], x, acts[p..].
+            let at = |i: usize| -> u64 {
+                match i.cmp(&p) {
+                    std::cmp::Ordering::Less => acts[i],
+                    std::cmp::Ordering::Equal => x,
+                    std::cmp::Ordering::Greater => acts[i - 1],
+                }
+            };
+            let mut bump = None;
+            for i in p.saturating_sub(4)..=p {
+                if i + 4 > acts.len() {
+                    break;
+                }
+                if at(i + 4) - at(i) < t_faw {
+                    // Every x' below the window's first other activate + tFAW still violates.
+                    let first_other = if i == p { at(i + 1) } else { at(i) };
+                    bump = Some(bump.unwrap_or(0).max(first_other + t_faw));
+                }
+            }
+            match bump {
+                Some(b) => x = b,
+                None => return x,
+            }
+        }
+    }
+
+    /// Serves one line access (`write`: a write) arriving at `arrive_ps`, presented in any
+    /// order; no later request arrives before `horizon_ps`. The row outcome follows
+    /// presentation order. With a write queue, a write is posted: it is accepted at once
+    /// (`done_ps = arrive_ps`) and reaches the DRAM in the next drain.
+    pub fn access_at(&mut self, arrive_ps: u64, addr: u64, write: bool, horizon_ps: u64) -> DramResult {
+        if !write || self.wq_high == 0 {
+            return self.schedule(arrive_ps, addr, write, horizon_ps);
+        }
+        let ch = self.place(addr).channel;
+        self.write_q[ch].push((arrive_ps, addr));
+        if self.write_q[ch].len() >= self.wq_high {
+            self.drain(ch, arrive_ps, horizon_ps);
+        }
+        DramResult {
+            done_ps: arrive_ps,
+            service_ps: 0,
+            wait_ps: 0,
+            row_hit: false,
+        }
+    }
+
+    /// The high watermark is reached at `at`: the oldest writes, down to the low watermark,
+    /// go to the DRAM as one batch from `at`, grouped by bank and row (row hits back to back,
+    /// one bus turnaround for the batch).
+    fn drain(&mut self, ch: usize, at: u64, horizon_ps: u64) {
+        let n = self.write_q[ch].len() - self.wq_low;
+        let mut batch: Vec<(u64, u64)> = self.write_q[ch].drain(..n).collect();
+        batch.sort_by_key(|&(_, a)| {
+            let p = self.place(a);
+            (p.bank, p.row, a)
+        });
+        for (_, a) in batch {
+            self.schedule(at, a, true, horizon_ps);
+        }
+        self.drains += 1;
+    }
+
+    /// Places one request as a block of commands at the earliest time every constraint
+    /// holds (module docs) and books it.
+    fn schedule(&mut self, arrive_ps: u64, addr: u64, write: bool, horizon_ps: u64) -> DramResult {
+        let p = self.place(addr);
         let t = self.t;
-        let bank = &mut self.bank[ch * self.banks as usize + b];
+        let rank_in_channel = p.rank as u64 % self.ranks;
+        let refresh = self.refresh && t.t_rfc > 0;
+        let bank = &mut self.bank[p.bank];
         let mut want = arrive_ps;
-        if self.refresh && t.t_rfc > 0 {
-            let epoch = want / t.t_refi;
+        if refresh {
+            let off = rank_in_channel * t.t_refi / self.ranks;
+            let epoch = want.saturating_sub(off) / t.t_refi + u64::from(want >= off);
             if epoch > bank.refresh_epoch {
                 bank.open_row = CLOSED;
                 bank.pre_ok_ps = 0;
                 bank.refresh_epoch = epoch;
             }
         }
-        let hit = bank.open_row == row;
-        // Command time before the column access, and the bank's occupancy (it takes the next
-        // command once this one's burst has left: `ready = done − tCL`).
+        let hit = !t.closed_page && bank.open_row == p.row;
+        let activates = !hit;
         let to_cas = if hit {
             0
         } else if bank.open_row == CLOSED {
             t.t_rcd
         } else {
-            // tRAS since the last activate — when this request's slot comes after it; one
-            // presented out of order that fits in a gap before that activate goes there.
-            let slot = bank.timeline.peek(want, t.t_rp + t.t_rcd + t.t_bl);
+            // The precharge waits for pre_ok — when this request's slot comes after the bank's
+            // last booking; one presented out of order that fits in a gap before goes there.
+            let slot = bank.timeline.peek_free(want, t.t_rp + t.t_rcd + t.t_bl);
             if slot + t.t_ras >= bank.pre_ok_ps {
                 want = want.max(bank.pre_ok_ps);
             }
             t.t_rp + t.t_rcd
         };
-        let len = to_cas + t.t_bl;
-        let refresh = self.refresh && t.t_rfc > 0;
-        let start = Self::book(&mut bank.timeline, want, len, horizon_ps, refresh.then_some(&t));
-        if !hit {
-            let act = start + to_cas - t.t_rcd;
-            bank.pre_ok_ps = bank.pre_ok_ps.max(act + t.t_ras);
+        let data_after_cas = if write { t.t_cwl } else { t.t_cl };
+        // Bank occupancy: through the burst (open page), or through the auto-precharge.
+        let bank_len = if t.closed_page {
+            t.t_ras.max(t.t_rcd + t.pre_after_cas(write)) + t.t_rp
+        } else {
+            to_cas + t.t_bl
+        };
+        // This burst's turnaround footprint against the other direction (module docs).
+        let turn_len = if write {
+            t.t_bl + t.t_wtr + t.t_cl
+        } else {
+            t.t_bl + t.t_rtw
+        };
+        let mut start;
+        loop {
+            start = self.bank[p.bank].timeline.peek_free(want, bank_len);
+            if refresh {
+                if let Some(end) = self.refresh_conflict(rank_in_channel, start, bank_len) {
+                    want = end;
+                    continue;
+                }
+            }
+            if activates {
+                let act = start + to_cas - t.t_rcd;
+                let mut a = self.rank[p.rank].spacing.acts.peek_free(act, t.t_rrd_s);
+                a = self.group[p.group].acts.peek_free(a, t.t_rrd_l);
+                a = Self::faw_fit(&self.rank[p.rank].faw, t.t_faw, a);
+                if a != act {
+                    want = start + (a - act);
+                    continue;
+                }
+            }
+            let cas = start + to_cas;
+            let mut c = self.rank[p.rank].spacing.cas.peek_free(cas, t.t_ccd_s);
+            c = self.group[p.group].cas.peek_free(c, t.t_ccd_l);
+            if c != cas {
+                want = start + (c - cas);
+                continue;
+            }
+            let data = cas + data_after_cas;
+            let bus = &self.bus[p.channel];
+            let (same, other_foot) = if write {
+                (&bus.writes, &bus.read_foot)
+            } else {
+                (&bus.reads, &bus.write_foot)
+            };
+            let mut d = same.peek_free(data, t.t_bl);
+            d = other_foot.peek_free(d, turn_len);
+            if d != data {
+                want = start + (d - data);
+                continue;
+            }
+            break;
         }
-        bank.open_row = row;
         let cas = start + to_cas;
-        let data = Self::book(
-            &mut self.bus[ch],
-            cas + t.t_cl,
-            t.t_bl,
-            horizon_ps,
-            refresh.then_some(&t),
-        );
+        let data = cas + data_after_cas;
+        // Book everything the block uses.
+        let bank = &mut self.bank[p.bank];
+        bank.timeline.insert(start, bank_len, horizon_ps);
+        if activates {
+            let act = cas - t.t_rcd;
+            bank.pre_ok_ps = bank.pre_ok_ps.max(act + t.t_ras);
+            let r = &mut self.rank[p.rank];
+            r.spacing.acts.insert(act, t.t_rrd_s, horizon_ps);
+            self.group[p.group].acts.insert(act, t.t_rrd_l, horizon_ps);
+            if t.t_faw > 0 {
+                let keep_from = horizon_ps.saturating_sub(t.t_faw);
+                let drop = r.faw.partition_point(|&a| a < keep_from);
+                r.faw.drain(..drop);
+                let at = r.faw.partition_point(|&a| a <= act);
+                r.faw.insert(at, act);
+            }
+            self.activates += 1;
+        }
+        bank.pre_ok_ps = bank.pre_ok_ps.max(cas + t.pre_after_cas(write));
+        bank.open_row = if t.closed_page { CLOSED } else { p.row };
+        self.rank[p.rank].spacing.cas.insert(cas, t.t_ccd_s, horizon_ps);
+        self.group[p.group].cas.insert(cas, t.t_ccd_l, horizon_ps);
+        let bus = &mut self.bus[p.channel];
+        if write {
+            bus.writes.insert(data, t.t_bl, horizon_ps);
+            bus.write_foot.insert(data, turn_len, horizon_ps);
+        } else {
+            bus.reads.insert(data, t.t_bl, horizon_ps);
+            bus.read_foot.insert(data, turn_len, horizon_ps);
+        }
         let done = data + t.t_bl;
-        let service = to_cas + t.t_cl + t.t_bl;
-        self.bus_busy_ps[ch] += t.t_bl;
+        let service = to_cas + data_after_cas + t.t_bl;
+        self.bus_busy_ps[p.channel] += t.t_bl;
         self.accesses += 1;
+        self.writes += u64::from(write);
         self.row_hits += u64::from(hit);
         DramResult {
             done_ps: done,
@@ -256,16 +661,42 @@ impl MemoryController {
 mod tests {
     use super::*;
     use numasim_machine::DramKind;
+    use proptest::prelude::*;
 
-    fn ddr5() -> MemoryController {
-        MemoryController::new(&DramTiming::preset(DramKind::Ddr5_4800, 64), 1, 4096, 8192, false)
+    fn cfg(channels: u32, map: &str) -> DramConfig {
+        DramConfig {
+            channels,
+            page_bytes: 4096,
+            row_bytes: 8192,
+            capacity_bytes: 8 << 30,
+            refresh: false,
+            closed_page: false,
+            map: AddressMap::parse(map).unwrap(),
+            write_queue_high: 0,
+            write_queue_low: 0,
+        }
+    }
+
+    fn mc_with(kind: DramKind, c: &DramConfig) -> MemoryController {
+        MemoryController::new(&kind.timings(), 64.0 / kind.channel_peak_gbps(), c)
+    }
+
+    fn mc(kind: DramKind) -> MemoryController {
+        mc_with(kind, &cfg(1, "RoBaRaCoCh"))
+    }
+
+    /// Line address of `bank` (index within the channel: group is the low digit) and `row`,
+    /// column `col`, under RoBaRaCoCh with one channel and one rank.
+    fn addr(m: &MemoryController, bank: u64, row: u64, col: u64) -> u64 {
+        let banks = m.groups * m.banks_per_group;
+        (row * banks + bank) * m.lines_per_row + col
     }
 
     #[test]
     fn unloaded_row_miss_and_row_hit_match_the_closed_form() {
-        let mut m = ddr5();
+        let mut m = mc(DramKind::Ddr5_4800);
         let t = m.t;
-        // DDR5-4800: tRP 16.25 + tRCD 16.25 + tCL 16.667 + tBL 64/38.4 = 1.667 ns.
+        // DDR5-4800: tRP 39 + tRCD 39 + tCL 40 cycles of 0.4167 ns, tBL 64/38.4 = 1.667 ns.
         assert_eq!(t.row_miss(), 16_250 + 16_250 + 16_667 + 1_667);
         let r = m.access(1_000_000, m.row_of(3, 0));
         assert_eq!(r.done_ps - 1_000_000, t.row_miss());
@@ -277,72 +708,304 @@ mod tests {
     }
 
     #[test]
-    fn row_hit_stream_delivers_one_line_per_burst() {
-        let mut m = ddr5();
+    fn tccd_l_spaces_bursts_of_one_bank_group_and_tccd_s_of_different_ones() {
+        let mut m = mc(DramKind::Ddr4_2400);
         let t = m.t;
-        // 64 lines of one 4 KiB frame, all arriving at once: first is a miss, then hits
-        // back to back on the bus.
-        let mut last = 0;
-        for i in 0..64 {
-            last = m.access(0, m.row_of(9, i * 64)).done_ps;
+        assert!(t.t_ccd_l > t.t_bl && t.t_ccd_s <= t.t_bl);
+        // A row-hit stream in one bank (one group): one line per tCCD_L.
+        let done: Vec<u64> = (0..8).map(|c| m.access(0, addr(&m, 0, 5, c)).done_ps).collect();
+        assert_eq!(done[0], t.row_miss());
+        for w in done.windows(2) {
+            assert_eq!(w[1] - w[0], t.t_ccd_l);
         }
-        assert_eq!(last, t.row_miss() + 63 * t.t_bl);
-        // Streaming latency per line in steady state = tBL → peak bandwidth.
-        let gbps = 64.0 * 63.0 / ((63 * t.t_bl) as f64 / 1000.0);
-        assert!((gbps - 38.4).abs() < 0.05, "{gbps}");
+        // Open rows in banks 0..4 (groups 0..3 and 0 again), then hits alternating groups:
+        // one line per burst time.
+        let mut m = mc(DramKind::Ddr4_2400);
+        for b in 0..4 {
+            m.access(0, addr(&m, b, 1, 0));
+        }
+        let t0 = 1_000_000;
+        let done: Vec<u64> = (0..8)
+            .map(|i| m.access(t0, addr(&m, i % 4, 1, 1 + i / 4)).done_ps)
+            .collect();
+        assert_eq!(done[0], t0 + t.row_hit());
+        for w in done.windows(2) {
+            assert_eq!(w[1] - w[0], t.t_bl.max(t.t_ccd_s));
+        }
     }
 
-    fn random_read_gbps(refresh: bool, kind: DramKind) -> (f64, f64) {
-        let timing = DramTiming::preset(kind, 64);
-        let mut m = MemoryController::new(&timing, 1, 4096, 8192, refresh);
-        let n = 40_000u64;
+    #[test]
+    fn tfaw_admits_four_activates_per_window_and_trrd_spaces_them() {
+        let mut m = mc(DramKind::Ddr4_2400);
+        let t = m.t;
+        // Row misses to banks 0..8 of one rank (groups 0,1,2,3,0,1,2,3), all arriving at 0.
+        let done: Vec<u64> = (0..8).map(|b| m.access(0, addr(&m, b, 9, 0)).done_ps).collect();
+        // First four: tRRD_S apart (different groups, tRRD_S ≥ tBL so the bus never binds).
+        for i in 1..4 {
+            assert_eq!(done[i] - done[i - 1], t.t_rrd_s, "activate {i}");
+        }
+        // The fifth waits for the window of the first: exactly tFAW after it.
+        assert_eq!(done[4] - done[0], t.t_faw);
+        assert_eq!(done[5] - done[1], t.t_faw);
+        // Every window of tFAW holds at most four activates.
+        let acts = &m.rank[0].faw;
+        assert_eq!(acts.len(), 8);
+        for w in acts.windows(5) {
+            assert!(w[4] - w[0] >= t.t_faw);
+        }
+        // Two activates in one bank group: tRRD_L apart.
+        let mut m = mc(DramKind::Ddr4_2400);
+        let a = m.access(0, addr(&m, 0, 9, 0)).done_ps;
+        let b = m.access(0, addr(&m, 4, 9, 0)).done_ps; // bank 4: group 0 again
+        assert_eq!(b - a, t.t_rrd_l);
+    }
+
+    #[test]
+    fn write_to_read_and_read_to_write_turnaround() {
+        let mut m = mc(DramKind::Ddr4_2400);
+        let t = m.t;
+        // Open rows in two groups, then a write hit and a read hit at the same time.
+        m.access(0, addr(&m, 0, 1, 0));
+        m.access(0, addr(&m, 1, 1, 0));
+        let t0 = 1_000_000;
+        let w = m.access_at(t0, addr(&m, 0, 1, 1), true, t0);
+        assert_eq!(w.done_ps, t0 + t.t_cwl + t.t_bl);
+        let r = m.access_at(t0, addr(&m, 1, 1, 1), false, t0);
+        // Read data starts tWTR + tCL after the write data ends.
+        assert_eq!(r.done_ps - t.t_bl, w.done_ps + t.t_wtr + t.t_cl);
+        // A write after that read: its data starts tRTW after the read data ends.
+        let w2 = m.access_at(t0, addr(&m, 0, 1, 2), true, t0);
+        assert!(w2.done_ps - t.t_bl >= r.done_ps + t.t_rtw, "{w2:?} {r:?}");
+        // Reads only or writes only: no turnaround (back-to-back bursts in different groups).
+        let mut m = mc(DramKind::Ddr4_2400);
+        m.access(0, addr(&m, 0, 1, 0));
+        m.access(0, addr(&m, 1, 1, 0));
+        let a = m.access_at(t0, addr(&m, 0, 1, 1), true, t0).done_ps;
+        let b = m.access_at(t0, addr(&m, 1, 1, 1), true, t0).done_ps;
+        assert_eq!(b - a, t.t_bl);
+    }
+
+    #[test]
+    fn write_recovery_delays_the_precharge_of_a_row_miss() {
+        let mut m = mc(DramKind::Ddr4_2400);
+        let t = m.t;
+        let t0 = 1_000_000;
+        m.access(0, addr(&m, 0, 1, 0));
+        let w = m.access_at(t0, addr(&m, 0, 1, 1), true, t0);
+        // Another row in the same bank: precharge ≥ write data end + tWR.
+        let r = m.access_at(t0, addr(&m, 0, 2, 0), false, t0);
+        assert_eq!(r.done_ps, w.done_ps + t.t_wr + t.row_miss());
+    }
+
+    #[test]
+    fn closed_page_never_hits_and_its_first_access_is_an_activate() {
+        let c = DramConfig {
+            closed_page: true,
+            ..cfg(1, "RoBaRaCoCh")
+        };
+        let mut m = mc_with(DramKind::Ddr4_3200, &c);
+        let t = m.t;
+        assert_eq!(t.first_access(), t.t_rcd + t.t_cl + t.t_bl);
+        for k in 0..3u64 {
+            let at = 1_000_000 * (k + 1);
+            let r = m.access(at, addr(&m, 0, 1, k));
+            assert_eq!((r.done_ps - at, r.row_hit), (t.first_access(), false));
+        }
+        // Back to back in one bank: the second waits for the auto-precharge (tRAS, then tRP).
+        let a = m.access(10_000_000, addr(&m, 0, 1, 0)).done_ps;
+        let b = m.access(10_000_000, addr(&m, 0, 1, 1)).done_ps;
+        assert_eq!(b - a, t.t_ras.max(t.t_rcd + t.t_rtp) + t.t_rp);
+    }
+
+    #[test]
+    fn refresh_blocks_its_rank_only_and_closes_rows() {
+        let mut timings = DramKind::Ddr4_2400.timings();
+        timings.ranks = 2;
+        let c = DramConfig {
+            refresh: true,
+            ..cfg(1, "RoRaBaCoCh")
+        };
+        let mut m = MemoryController::new(&timings, 64.0 / 19.2, &c);
+        let t = m.t;
+        // Rank 0 refreshes at [k·tREFI, +tRFC), rank 1 half a tREFI later.
+        let in_rank = |m: &MemoryController, r: u64| {
+            (0..)
+                .map(|a| a * m.lines_per_row)
+                .find(|&a| m.place(a).rank as u64 == r)
+                .unwrap()
+        };
+        let (a0, a1) = (in_rank(&m, 0), in_rank(&m, 1));
+        let at = 3 * t.t_refi + 10_000;
+        let r0 = m.access(at, a0);
+        assert_eq!(
+            t.first_access(),
+            t.t_rcd + t.t_cl + t.t_bl,
+            "with refresh, idle banks are closed"
+        );
+        assert_eq!(
+            r0.done_ps,
+            3 * t.t_refi + t.t_rfc + t.first_access(),
+            "waits, then finds the row closed"
+        );
+        let r1 = m.access(at, a1);
+        // The other rank is not refreshing now (its rows were closed by its own last refresh).
+        assert_eq!(r1.done_ps, at + t.t_rcd + t.t_cl + t.t_bl);
+    }
+
+    #[test]
+    fn bit_slice_mappings_place_lines_and_rows_span_pages() {
+        let m = mc_with(DramKind::Ddr4_2400, &cfg(2, "RoBaRaCoCh"));
+        // Channel is the lowest digit: lines alternate channels, then walk columns.
+        assert_eq!((m.place(0).channel, m.place(1).channel, m.place(2).channel), (0, 1, 0));
+        assert_eq!(m.place(0).row, m.place(255).row);
+        // 8 KiB rows, 4 KiB pages, 2 channels: a row holds 128 lines per channel, four pages.
+        let m1 = mc(DramKind::Ddr4_2400);
+        assert_eq!(
+            m1.place(m1.row_of(0, 0)),
+            m1.place(m1.row_of(1, 0)).with_row_of(&m1.place(m1.row_of(0, 0)))
+        );
+        assert_eq!(m1.place(m1.row_of(0, 0)).row, m1.place(m1.row_of(1, 4032)).row);
+        // ChRaBaRoCo: the channel is the top digit, consecutive lines stay in one row.
+        let m2 = mc_with(DramKind::Ddr4_2400, &cfg(2, "ChRaBaRoCo"));
+        assert_eq!(
+            m2.place(0),
+            Place {
+                row: 0,
+                ..m2.place(127)
+            }
+        );
+        assert_eq!(m2.place(0).channel, m2.place(1 << 20).channel);
+        // Non-power-of-two channel counts are mixed-radix digits.
+        let m3 = mc_with(DramKind::Ddr4_2133, &cfg(6, "RoBaRaCoCh"));
+        let chans: Vec<usize> = (0..7).map(|a| m3.place(a).channel).collect();
+        assert_eq!(chans, vec![0, 1, 2, 3, 4, 5, 0]);
+        for bad in ["RoBaRaCo", "RoBaRaCoCh Ch", "RoBaBaRaCoCh", "RoXxRaCoCh"] {
+            assert!(AddressMap::parse(bad).is_err(), "{bad}");
+        }
+        assert!(AddressMap::parse("RoBgBaRaCoCh").is_ok());
+    }
+
+    #[test]
+    fn writes_wait_in_the_queue_and_drain_as_a_batch_at_the_high_watermark() {
+        let c = DramConfig {
+            write_queue_high: 8,
+            write_queue_low: 2,
+            ..cfg(1, "RoBaRaCoCh")
+        };
+        let mut m = mc_with(DramKind::Ddr4_2400, &c);
+        let t = m.t;
+        // Seven writes are posted: accepted at once, nothing reaches the DRAM.
+        for k in 0..7u64 {
+            let r = m.access_at(1000 * k, addr(&m, k % 4, 3, k), true, 0);
+            assert_eq!((r.done_ps, r.service_ps), (1000 * k, 0));
+        }
+        assert_eq!((m.accesses, m.drains), (0, 0));
+        // The eighth reaches the high watermark: six (down to the low watermark) drain.
+        m.access_at(50_000, addr(&m, 3, 3, 7), true, 0);
+        assert_eq!((m.accesses, m.writes, m.drains), (6, 6, 1));
+        assert_eq!(m.write_q[0].len(), 2);
+        // A read right after waits for the batch's last burst + tWTR + tCL, once.
+        let last_write_end = m.bus[0].writes.peek_free(0, u64::MAX / 2);
+        let r = m.access_at(50_000, addr(&m, 0, 3, 40), false, 0);
+        assert!(
+            r.done_ps - t.t_bl >= last_write_end + t.t_wtr + t.t_cl,
+            "{r:?} {last_write_end}"
+        );
+    }
+
+    impl Place {
+        fn with_row_of(self, other: &Place) -> Place {
+            Place { row: other.row, ..self }
+        }
+    }
+
+    fn random_read_gbps(kind: DramKind, refresh: bool) -> (f64, f64) {
+        let timings = kind.timings();
+        let c = DramConfig {
+            refresh,
+            ..cfg(1, "RoBaRaCoCh")
+        };
+        let mut m = mc_with(kind, &c);
+        let n = 20_000usize;
         let mut rng = 0x1234_5678u64;
         let mut last = 0;
-        // Open loop, enough in flight that the channel never idles: arrivals every tBL/2.
+        // Closed loop with 64 requests in flight (enough that the channel never idles): each
+        // arrives when the one 64 before it completed.
+        let mut done = vec![0u64; n];
         for i in 0..n {
             rng ^= rng << 13;
             rng ^= rng >> 7;
             rng ^= rng << 17;
-            let r = m.access(i * m.t.t_bl / 2, m.row_of(rng % 1_000_000, 0));
+            let at = if i >= 64 { done[i - 64] } else { 0 };
+            let r = m.access_at(at, rng % (1 << 26), false, 0);
+            done[i] = r.done_ps;
             last = last.max(r.done_ps);
         }
         let got = (n * 64) as f64 / (last as f64 / 1000.0);
-        let bank_bound = f64::from(timing.banks) * 64.0 / (timing.t_ras_ns + timing.t_rp_ns);
-        let mut expect = kind.channel_peak_gbps().min(bank_bound);
+        let bank_bound = f64::from(timings.banks()) * 64.0 / (timings.t_ras_ns + timings.t_rp_ns);
+        let faw_bound = if timings.t_faw_ns > 0.0 {
+            f64::from(timings.ranks) * 4.0 * 64.0 / timings.t_faw_ns
+        } else {
+            f64::INFINITY
+        };
+        let mut expect = kind.channel_peak_gbps().min(bank_bound).min(faw_bound);
         if refresh {
-            expect *= 1.0 - timing.t_rfc_ns / timing.t_refi_ns;
+            expect *= 1.0 - timings.t_rfc_ns / timings.t_refi_ns;
         }
         (got, expect)
     }
 
     #[test]
-    fn random_read_saturation_is_near_the_bound() {
+    fn random_reads_saturate_below_the_tightest_bound() {
         for kind in [DramKind::Ddr5_4800, DramKind::Ddr4_2400, DramKind::Hbm2] {
             for refresh in [false, true] {
-                let (got, expect) = random_read_gbps(refresh, kind);
-                // Random bank choice leaves some banks idle while others queue: expect 85–100 %.
+                let (got, expect) = random_read_gbps(kind, refresh);
+                // Random bank choice leaves some banks idle while others queue, and tRRD
+                // spaces activates: never above the tightest closed-form bound, and not far
+                // below it (peer simulators reach about 60 % of peak on random DDR4 reads).
+                eprintln!("{kind} refresh={refresh}: {got:.2} GB/s, bound {expect:.2}");
                 assert!(
-                    got <= expect * 1.001 && got >= 0.85 * expect,
+                    got <= expect * 1.001 && got >= 0.55 * expect,
                     "{kind} refresh={refresh}: {got} vs {expect}"
                 );
             }
         }
     }
 
-    #[test]
-    fn bus_gap_filling_lets_a_ready_bank_go_first() {
-        let mut m = ddr5();
-        let t = m.t;
-        // Two row misses on different banks of the one channel; the second, presented later
-        // but arriving earlier, must not wait behind the first.
-        let r1 = m.row_of(1, 0);
-        let r2 = (2..)
-            .map(|f| m.row_of(f, 0))
-            .find(|&r| m.place(r).1 != m.place(r1).1)
-            .unwrap();
-        let a = m.access_at(1_000_000, r1, 0);
-        let b = m.access_at(0, r2, 0);
-        assert_eq!(b.done_ps, t.row_miss());
-        assert_eq!((a.done_ps, a.wait_ps), (1_000_000 + t.row_miss(), 0));
+    proptest! {
+        /// Presented in any order, reads and writes never share the bus, keep their
+        /// turnaround, and no tFAW window holds five activates.
+        #[test]
+        fn no_resource_is_booked_beyond_capacity(
+            reqs in proptest::collection::vec((0u64..200_000, 0u64..4096, any::<bool>()), 1..120),
+            closed in any::<bool>(),
+        ) {
+            let c = DramConfig { closed_page: closed, refresh: true, ..cfg(2, "RoBaRaCoCh") };
+            let mut m = mc_with(DramKind::Ddr4_2400, &c);
+            let t = m.t;
+            let mut bursts: Vec<Vec<(u64, bool)>> = vec![Vec::new(); 2];
+            for &(at, a, w) in &reqs {
+                let r = m.access_at(at, a, w, 0);
+                prop_assert!(r.done_ps >= at + r.service_ps);
+                bursts[m.place(a).channel].push((r.done_ps - t.t_bl, w));
+            }
+            for ch in &mut bursts {
+                ch.sort_unstable();
+                for p in ch.windows(2) {
+                    let ((s0, w0), (s1, w1)) = (p[0], p[1]);
+                    let gap = match (w0, w1) {
+                        (false, false) | (true, true) => t.t_bl,
+                        (false, true) => t.t_bl + t.t_rtw,
+                        (true, false) => t.t_bl + t.t_wtr + t.t_cl,
+                    };
+                    prop_assert!(s1 - s0 >= gap, "{p:?}");
+                }
+            }
+            for r in &m.rank {
+                for w in r.faw.windows(5) {
+                    prop_assert!(w[4] - w[0] >= t.t_faw);
+                }
+            }
+        }
     }
 }

@@ -63,15 +63,18 @@
 //!
 //! # Interconnect ([`link`]) and memory ([`dram`]), booked by [`booking`]
 //! Each link direction is a FIFO server (bandwidth × `link_bandwidth_scale`, latency); memory
-//! nodes have channels of banks with an open-row policy; formulas are in those modules.
+//! nodes have channels of ranks, bank groups and banks under the JEDEC constraints of the
+//! node's timings, with refresh, a write queue and open or closed pages; formulas are in those
+//! modules.
 //!
 //! # Calibration against the machine file
 //! A node's `access_latency_ns` (e.g. StarNUMA local 80 ns) is the unloaded load-to-use time of
 //! an LLC miss served by it to a directly attached socket, so it is split as
-//! `lookup path (L1 + L2 + LLC tag latencies) + on-chip fixed + DRAM row miss
-//! (tRP + tRCD + tCL + tBL)`, and `onchip_fixed = access_latency − lookup − row miss` is charged
-//! at the home before DRAM. An unloaded row-miss load therefore takes exactly
-//! `access_latency_ns + 2 × route latency` — the machine's derived matrix (80/130/360/180 ns
+//! `lookup path (L1 + L2 + LLC tag latencies) + on-chip fixed + DRAM access to an idle bank`
+//! (`tRCD + tCL + tBL` when idle banks are closed — refresh on, the default, or a closed page —
+//! else a row miss `tRP + tRCD + tCL + tBL`), and `onchip_fixed = access_latency − lookup −
+//! idle-bank access` is charged at the home before DRAM. An unloaded load therefore takes
+//! exactly `access_latency_ns + 2 × route latency` whatever the DRAM timings — the machine's derived matrix (80/130/360/180 ns
 //! on the StarNUMA presets). If the closed form exceeds `access_latency_ns` the fixed part is
 //! 0 and `calibration.<node>.excess_ns` says by how much.
 //!
@@ -108,10 +111,12 @@
 //!
 //! # Limits
 //! Phase ends are global barriers: the next phase starts when everything issued has completed.
-//! Shared resources are exact FIFO servers only for requests presented in time order; within
-//! the lookahead and a route's length, an earlier-issued booking may hold an interval a
-//! later-issued but earlier-arriving request would have taken first (the request then takes
-//! the next gap: the work is conserved, the order is approximate).
+//! Links are exact FIFO servers only for requests presented in time order; within the
+//! lookahead and a route's length, an earlier-issued booking may hold an interval a
+//! later-issued but earlier-arriving request would have taken first; such a request may start
+//! in a gap at least half its length and overlap the next booking by the rest, so a link can
+//! be briefly booked beyond its capacity (the order is approximate, and so is the capacity).
+//! DRAM resources use full-length gaps only and are never over-booked.
 //! At most 64 sockets (sharer masks). Each thread has its own core even if a socket lists
 //! fewer cores.
 
@@ -127,5 +132,5 @@ pub mod report;
 pub mod timeline;
 
 pub use engine::{TimingConfig, TimingSim};
-pub use params::{DramTiming, TimingSpec};
+pub use params::{DramPagePolicy, TimingSpec};
 pub use report::{PhaseTiming, TimingResults};

@@ -3,12 +3,19 @@
 //! Every key has a default, so `mode = "timing"` alone works. Core and cache defaults are
 //! StarNUMA Table I ("4-wide, 256-entry ROB", L1 "32KB ... 8-way ... 4-cycle", L2 "1 MB,
 //! 16-way, 14-cycle", LLC "30-cycle"); the LLC size and ways come from the machine file. DRAM
-//! timings come from [`DramTiming::preset`] by the memory node's [`DramKind`]; the burst time
-//! is not a free parameter but `line_bytes / channel_peak_gbps`, so the saturated bandwidth of
-//! the model approaches exactly the peak the machine file's DRAM grade promises.
+//! timings belong to the machine (each memory node's grade preset, with the machine file's
+//! `dram_timing` overrides: [`numasim_machine::DramTimings`]); here are only the controller's
+//! policies (row size, refresh, page policy, address mapping), which a study varies per run.
 
-use numasim_machine::DramKind;
 use serde::{Deserialize, Serialize};
+
+/// DRAM page policy: keep a row open after an access (open), or precharge at once (closed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DramPagePolicy {
+    Open,
+    Closed,
+}
 
 /// `[timing]` as written by the user (strict keys, defaults documented per field).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -51,8 +58,18 @@ pub struct TimingSpec {
     pub link_bandwidth_scale: f64,
     /// DRAM row (page) size per channel, bytes (default 8192).
     pub dram_row_bytes: u64,
-    /// Model all-bank refresh (tREFI/tRFC of the preset); default false.
+    /// Model per-rank refresh (tREFI/tRFC of the node's timings); default true.
     pub dram_refresh: bool,
+    /// Write queue per DRAM channel: writes are posted and drain as a batch once this many
+    /// wait (default 26: a 32-entry queue at 80 %); 0 schedules each write on arrival.
+    pub dram_write_queue_high: u32,
+    /// A drain stops when this many writes are left (default 6: 20 % of 32).
+    pub dram_write_queue_low: u32,
+    /// Row buffer policy (default open).
+    pub dram_page_policy: DramPagePolicy,
+    /// Address mapping by bit slices, most significant field first (default `RoBaRaCoCh`:
+    /// consecutive lines alternate channels, then walk a row's columns).
+    pub dram_address_mapping: String,
     /// How far (ns) a core may run past the slowest core before yielding (default 20). Larger
     /// is faster; cache and directory state, and the order in which shared resources see
     /// requests, may then lag another core's effect by up to this much.
@@ -108,7 +125,11 @@ impl Default for TimingSpec {
             owner_snoop_ns: 0.0,
             link_bandwidth_scale: 1.0,
             dram_row_bytes: 8192,
-            dram_refresh: false,
+            dram_refresh: true,
+            dram_write_queue_high: 26,
+            dram_write_queue_low: 6,
+            dram_page_policy: DramPagePolicy::Open,
+            dram_address_mapping: "RoBaRaCoCh".into(),
             lookahead_ns: 20.0,
             sample_instructions: None,
             warmup_instructions: None,
@@ -227,6 +248,15 @@ impl TimingSpec {
                 ));
             }
         }
+        if self.dram_write_queue_high > 4096 {
+            return Err(("dram_write_queue_high", "must be at most 4096".into()));
+        }
+        if self.dram_write_queue_high > 0 && self.dram_write_queue_low >= self.dram_write_queue_high {
+            return Err(("dram_write_queue_low", "must be below dram_write_queue_high".into()));
+        }
+        if let Err(e) = super::dram::AddressMap::parse(&self.dram_address_mapping) {
+            return Err(("dram_address_mapping", e));
+        }
         if self.dram_row_bytes < 64 || !self.dram_row_bytes.is_power_of_two() || self.dram_row_bytes > 1 << 20 {
             return Err(("dram_row_bytes", "must be a power of two between 64 and 1048576".into()));
         }
@@ -251,49 +281,6 @@ impl TimingSpec {
             ));
         }
         Ok(())
-    }
-}
-
-/// DRAM timing of one grade, ns. Sources: JEDEC speed-bin typicals (DDR4-2133 15-15-15,
-/// DDR4-2400 17-17-17, DDR4-3200 22-22-22, DDR5-4800 40-39-39 with tRAS 32 ns, tREFI 3.9 µs,
-/// tRFC 295 ns); HBM2/MCDRAM: 14 ns tCL/tRCD/tRP, tRAS 33 ns (typical HBM2 datasheets);
-/// SDRAM at 150 MHz CL3 for the Sun Fire; Talbot & Kelly Table 1.2 "DRAM lookup 20" and
-/// "line access 24" cycles of 10 ns as tCL and the burst.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct DramTiming {
-    pub t_rcd_ns: f64,
-    pub t_cl_ns: f64,
-    pub t_rp_ns: f64,
-    pub t_ras_ns: f64,
-    /// Data burst of one line on the channel: `line_bytes / channel_peak_gbps`.
-    pub t_bl_ns: f64,
-    pub banks: u32,
-    pub t_refi_ns: f64,
-    pub t_rfc_ns: f64,
-}
-
-impl DramTiming {
-    pub fn preset(kind: DramKind, line_bytes: u32) -> DramTiming {
-        let t_bl_ns = f64::from(line_bytes) / kind.channel_peak_gbps();
-        let (t_rcd_ns, t_cl_ns, t_rp_ns, t_ras_ns, banks, t_refi_ns, t_rfc_ns) = match kind {
-            DramKind::Ddr4_2133 => (14.06, 14.06, 14.06, 33.0, 16, 7800.0, 350.0),
-            DramKind::Ddr4_2400 => (14.16, 14.16, 14.16, 32.0, 16, 7800.0, 350.0),
-            DramKind::Ddr4_3200 => (13.75, 13.75, 13.75, 32.0, 16, 7800.0, 350.0),
-            DramKind::Ddr5_4800 => (16.25, 16.667, 16.25, 32.0, 32, 3900.0, 295.0),
-            DramKind::Hbm2 | DramKind::Mcdram => (14.0, 14.0, 14.0, 33.0, 16, 3900.0, 260.0),
-            DramKind::SdramSunfire => (20.0, 20.0, 20.0, 45.0, 4, 15600.0, 70.0),
-            DramKind::TalbotSim => (0.0, 200.0, 0.0, 0.0, 1, 1.0e12, 0.0),
-        };
-        DramTiming {
-            t_rcd_ns,
-            t_cl_ns,
-            t_rp_ns,
-            t_ras_ns,
-            t_bl_ns,
-            banks,
-            t_refi_ns,
-            t_rfc_ns,
-        }
     }
 }
 
@@ -333,7 +320,23 @@ pub const TIMING_KEY_DOCS: &[(&str, &str)] = &[
         "multiplies every link bandwidth (0.5 halves all links)",
     ),
     ("dram_row_bytes", "DRAM row (page) size per channel, bytes"),
-    ("dram_refresh", "model all-bank refresh (tREFI/tRFC of the DRAM preset)"),
+    (
+        "dram_refresh",
+        "model per-rank refresh (tREFI/tRFC of the node's DRAM timings)",
+    ),
+    (
+        "dram_write_queue_high",
+        "DRAM writes posted per channel before a drain starts (0: no write queue)",
+    ),
+    (
+        "dram_write_queue_low",
+        "DRAM writes left in the queue when a drain stops",
+    ),
+    ("dram_page_policy", "DRAM row buffer policy: open | closed"),
+    (
+        "dram_address_mapping",
+        "DRAM address mapping by bit slices, most significant first (RoBaRaCoCh, ChRaBaRoCo, RoBgBaRaCoCh...)",
+    ),
     (
         "lookahead_ns",
         "how far a core may run past the slowest before yielding, ns (speed vs. ordering)",

@@ -59,7 +59,9 @@ pub struct NodeDram {
 pub struct Calibration {
     pub access_latency_ns: f64,
     pub lookup_path_ns: f64,
-    pub dram_row_miss_ns: f64,
+    /// DRAM time of an unloaded access to an idle bank (an activate when refresh or a closed
+    /// page leaves idle banks closed, else a row miss).
+    pub dram_idle_access_ns: f64,
     pub onchip_fixed_ns: f64,
     /// > 0 when the closed form alone exceeds `access_latency_ns` (fixed part clamped to 0).
     pub excess_ns: f64,
@@ -377,7 +379,7 @@ pub fn run(sim: &TimingSim, m: &Machine, total: &TimingCounts, migration: Migrat
             Calibration {
                 access_latency_ns: n.access_latency_ns,
                 lookup_path_ns: ns(sim.book.lookup_ps[n.attached_socket.unwrap_or(0)]),
-                dram_row_miss_ns: ns(mc.t.row_miss()),
+                dram_idle_access_ns: ns(mc.t.first_access()),
                 onchip_fixed_ns: ns(sim.book.fixed_ps[i]),
                 excess_ns: ns(sim.book.mismatch_ps[i]),
             },

@@ -105,6 +105,75 @@ impl Timeline {
         start
     }
 
+    /// The earliest start `≥ want` where `[start, start + len)` meets no booking (full-length
+    /// gaps only: exact placement, never overlapping).
+    pub fn peek_free(&self, want: u64, len: u64) -> u64 {
+        if len == 0 {
+            return want;
+        }
+        let mut pos = self.busy.partition_point(|iv| iv.1 <= want);
+        let mut start = want;
+        while pos < self.busy.len() {
+            let (s, e) = self.busy[pos];
+            if s >= start.saturating_add(len) {
+                break;
+            }
+            start = start.max(e);
+            pos += 1;
+        }
+        start
+    }
+
+    /// Books `[start, start + len)` as is (the caller found it free with
+    /// [`Timeline::peek_free`]); drops intervals ending by `horizon`.
+    pub fn insert(&mut self, start: u64, len: u64, horizon: u64) {
+        if len == 0 {
+            return;
+        }
+        while let Some(&(_, e)) = self.busy.front() {
+            if e > horizon {
+                break;
+            }
+            self.busy.pop_front();
+        }
+        let end = start.saturating_add(len);
+        if let Some(last) = self.busy.back_mut() {
+            if last.1 <= start {
+                if last.1 == start {
+                    last.1 = end;
+                } else {
+                    self.busy.push_back((start, end));
+                }
+                return;
+            }
+        } else {
+            self.busy.push_back((start, end));
+            return;
+        }
+        let pos = self.busy.partition_point(|iv| iv.1 < start);
+        let (mut lo, mut hi) = (start, end);
+        let mut k = pos;
+        while k < self.busy.len() && self.busy[k].0 <= hi {
+            lo = lo.min(self.busy[k].0);
+            hi = hi.max(self.busy[k].1);
+            k += 1;
+        }
+        if k == pos {
+            self.busy.insert(pos, (lo, hi));
+        } else {
+            self.busy[pos] = (lo, hi);
+            self.busy.drain(pos + 1..k);
+        }
+    }
+
+    /// Busy time held in `[from, to)` (for tests).
+    pub fn busy_in(&self, from: u64, to: u64) -> u64 {
+        self.busy
+            .iter()
+            .map(|&(s, e)| e.min(to).saturating_sub(s.max(from)))
+            .sum()
+    }
+
     /// Busy intervals still held (for tests).
     pub fn intervals(&self) -> usize {
         self.busy.len()

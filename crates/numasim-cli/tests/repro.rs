@@ -48,7 +48,9 @@ fn repro_starnuma_quick_writes_configs_runs_comparison_and_report() {
         assert!(dir.join("runs").join(&name).join("results.json").exists(), "{name}");
         configs += 1;
     }
-    assert_eq!(configs, 6);
+    // Fig. 2, BFS's four Fig. 8 runs, baseline and T16 for the seven other workloads, Fig. 10
+    // and Fig. 12.
+    assert_eq!(configs, 21);
     assert!(dir.join("configs/starnuma16-pool-scaled-pool-plus-190ns.toml").exists());
     // Unloaded latencies are the paper's table exactly (by construction of the preset).
     for (q, paper) in [
@@ -72,15 +74,20 @@ fn repro_starnuma_quick_directions() {
     assert!(value("BFS speedup, StarNUMA T0") > 1.0);
     // Fig. 10: a slower pool lowers the speedup.
     assert!(value("speedup with pool +190 ns") < 1.0);
+    // Fig. 8c: with the pool, fewer of BFS's misses cross chassis (3 hops).
+    assert!(value("BFS 3-hop share, T16 minus baseline") < 0.0);
+    // Fig. 8a: over the eight workloads the pool gains on (geometric) average.
+    assert!(value("geomean speedup over the eight workloads") > 1.0);
 }
 
-/// Fig. 8a and Table IV at quick scale: T16 moves thousands of pages, 17 % of them to the pool,
-/// and the charged copies and shootdowns at 100 K-instruction phases make the run 6.7× slower
-/// even though AMAT drops 40 %. The paper amortises each phase's migrations over 1 B
-/// instructions and times only their first 10 %; that needs the sampled timing of the StarNUMA
-/// paper-scale issue. Kept as the target.
+/// Fig. 8a at quick scale, with sampled timing (5 K of every 50 K instructions timed, a tenth
+/// of each boundary's moves charged in the next window): measured T16 0.75× over the
+/// perfect-knowledge baseline and 0.52× over the one that does not migrate, with BFS's AMAT
+/// 17 % lower and 68 % of its 743 moves to the pool; T0 1.10×. At 50 K-instruction phases BFS
+/// changes behaviour inside a phase and the rate-scaled thresholds are a few accesses per
+/// region, so this stays the target, not a claim.
 #[test]
-#[ignore = "quick scale: T16 speedup 0.15x (paper 1.7x) and 17 % of migrations to the pool (paper 100 %): charged migrations dominate 100K-instruction phases; needs sampled timing of 1B-instruction phases"]
+#[ignore = "quick scale, sampled timing: T16 0.75x over the baseline (paper 1.7x), T0/T16 1.47 (paper 0.88); 68 % of migrations to the pool (paper 100 %)"]
 fn repro_starnuma_quick_t16_directions() {
     assert!(value("BFS speedup, StarNUMA T16") > 1.0);
     assert!(value("T0 speedup / T16 speedup") < 1.0);

@@ -35,10 +35,9 @@ use super::cfd::{Adi, AdiOp, Arrays, Class, ClassTable, Dir, Em, Lines, Private,
 use super::Init;
 use crate::omp::{Kernel, Loop, OmpSource, Sched};
 use crate::params::{check, parse};
-use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
+use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::thread_emit::ThreadEmitter as Emitter;
 use numasim_trace::AccessSource;
-use serde::{Deserialize, Serialize};
 
 /// NPB 3.3 BT problem sizes and time steps.
 pub const CLASSES: ClassTable = ClassTable {
@@ -46,57 +45,17 @@ pub const CLASSES: ClassTable = ClassTable {
     iterations: [60, 200, 200, 200, 200],
 };
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct BtParams {
-    pub threads: usize,
-    pub init: Init,
-    pub class: Class,
-    /// Overrides the class's grid size (points per dimension).
-    pub grid: Option<usize>,
-    /// Overrides the class's number of time steps.
-    pub iterations: Option<usize>,
-}
-
-impl Default for BtParams {
-    fn default() -> Self {
-        BtParams {
-            threads: 8,
-            init: Init::Serial,
-            class: Class::S,
-            grid: None,
-            iterations: None,
-        }
-    }
-}
+/// `bt`'s parameters (shared with the other CFD pseudo-applications).
+pub type BtParams = super::cfd::CfdParams;
 
 pub fn info() -> GeneratorInfo {
-    let d = BtParams::default();
-    let p = |name, default: String, description| ParamDoc {
-        name,
-        default,
-        description,
-    };
-    GeneratorInfo {
-        name: "bt",
-        summary: "NPB BT: ADI with 5x5 block-tridiagonal line solves along x, y, z (NPB 3.3-OMP layout)",
-        paper: "HyDM (NPB BT, class C)",
-        params: vec![
-            p("threads", d.threads.to_string(), "number of threads"),
-            p("init", "\"serial\"".into(), Init::doc()),
-            p(
-                "class",
-                "\"S\"".into(),
-                "NPB class S | W | A | B | C: grid and time steps",
-            ),
-            p(
-                "grid",
-                "(class)".into(),
-                "overrides the grid points per dimension (7-1024)",
-            ),
-            p("iterations", "(class)".into(), "overrides the number of time steps"),
-        ],
-    }
+    super::cfd::generator_info(
+        "bt",
+        "NPB BT: ADI with 5x5 block-tridiagonal line solves along x, y, z (NPB 3.3-OMP layout)",
+        "HyDM (NPB BT, class C)",
+        "NPB class S | W | A | B | C: grid and time steps",
+        "overrides the number of time steps",
+    )
 }
 
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {

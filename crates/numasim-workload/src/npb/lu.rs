@@ -39,16 +39,13 @@
 //! …; a test holds it): NPB's Jacobians and residual fluxes are heavier than modelled here.
 
 use super::bt::sizes;
-use super::cfd::{
-    pointwise_row, residual_line, residual_row, Arrays, Class, ClassTable, Dir, Em, Field, Layout, Lines,
-};
+use super::cfd::{pointwise_row, residual_line, residual_row, Arrays, ClassTable, Dir, Em, Field, Layout, Lines};
 use super::{static_range, Init};
 use crate::omp::{Kernel, Loop, OmpSource, Sched};
 use crate::params::parse;
-use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
+use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::thread_emit::ThreadEmitter as Emitter;
 use numasim_trace::AccessSource;
-use serde::{Deserialize, Serialize};
 
 /// NPB 3.3 LU problem sizes and SSOR iterations.
 pub const CLASSES: ClassTable = ClassTable {
@@ -56,61 +53,17 @@ pub const CLASSES: ClassTable = ClassTable {
     iterations: [50, 300, 250, 250, 250],
 };
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct LuParams {
-    pub threads: usize,
-    pub init: Init,
-    pub class: Class,
-    /// Overrides the class's grid size (points per dimension).
-    pub grid: Option<usize>,
-    /// Overrides the class's number of SSOR iterations.
-    pub iterations: Option<usize>,
-}
-
-impl Default for LuParams {
-    fn default() -> Self {
-        LuParams {
-            threads: 8,
-            init: Init::Serial,
-            class: Class::S,
-            grid: None,
-            iterations: None,
-        }
-    }
-}
+/// `lu`'s parameters (shared with the other CFD pseudo-applications).
+pub type LuParams = super::cfd::CfdParams;
 
 pub fn info() -> GeneratorInfo {
-    let d = LuParams::default();
-    let p = |name, default: String, description| ParamDoc {
-        name,
-        default,
-        description,
-    };
-    GeneratorInfo {
-        name: "lu",
-        summary: "NPB LU: SSOR with lower/upper triangular sweeps as a pipelined wavefront over planes (NPB 3.3-OMP)",
-        paper: "HyDM (NPB LU, class C)",
-        params: vec![
-            p("threads", d.threads.to_string(), "number of threads"),
-            p("init", "\"serial\"".into(), Init::doc()),
-            p(
-                "class",
-                "\"S\"".into(),
-                "NPB class S | W | A | B | C: grid and iterations",
-            ),
-            p(
-                "grid",
-                "(class)".into(),
-                "overrides the grid points per dimension (7-1024)",
-            ),
-            p(
-                "iterations",
-                "(class)".into(),
-                "overrides the number of SSOR iterations",
-            ),
-        ],
-    }
+    super::cfd::generator_info(
+        "lu",
+        "NPB LU: SSOR with lower/upper triangular sweeps as a pipelined wavefront over planes (NPB 3.3-OMP)",
+        "HyDM (NPB LU, class C)",
+        "NPB class S | W | A | B | C: grid and iterations",
+        "overrides the number of SSOR iterations",
+    )
 }
 
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
@@ -470,6 +423,7 @@ impl Kernel for Lu {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::npb::cfd::Class;
     use crate::npb::testutil::{collect_interleaved, via};
     use numasim_trace::collect_all;
 

@@ -29,16 +29,13 @@
 //! reference's flux terms are heavier than modelled.
 
 use super::bt::sizes;
-use super::cfd::{
-    pointwise_row, Adi, AdiOp, Arrays, Class, ClassTable, Dir, Em, Field, Lines, Private, COMPUTE_RHS, FORCING,
-};
+use super::cfd::{pointwise_row, Adi, AdiOp, Arrays, ClassTable, Dir, Em, Field, Lines, Private, COMPUTE_RHS, FORCING};
 use super::Init;
 use crate::omp::{Kernel, Loop, OmpSource, Sched};
 use crate::params::parse;
-use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
+use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::thread_emit::ThreadEmitter as Emitter;
 use numasim_trace::AccessSource;
-use serde::{Deserialize, Serialize};
 
 /// NPB 3.3 SP problem sizes and time steps.
 pub const CLASSES: ClassTable = ClassTable {
@@ -46,57 +43,17 @@ pub const CLASSES: ClassTable = ClassTable {
     iterations: [100, 400, 400, 400, 400],
 };
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SpParams {
-    pub threads: usize,
-    pub init: Init,
-    pub class: Class,
-    /// Overrides the class's grid size (points per dimension).
-    pub grid: Option<usize>,
-    /// Overrides the class's number of time steps.
-    pub iterations: Option<usize>,
-}
-
-impl Default for SpParams {
-    fn default() -> Self {
-        SpParams {
-            threads: 8,
-            init: Init::Serial,
-            class: Class::S,
-            grid: None,
-            iterations: None,
-        }
-    }
-}
+/// `sp`'s parameters (shared with the other CFD pseudo-applications).
+pub type SpParams = super::cfd::CfdParams;
 
 pub fn info() -> GeneratorInfo {
-    let d = SpParams::default();
-    let p = |name, default: String, description| ParamDoc {
-        name,
-        default,
-        description,
-    };
-    GeneratorInfo {
-        name: "sp",
-        summary: "NPB SP: ADI with scalar pentadiagonal (Thomas) solves along x, y, z (NPB 3.3-OMP layout)",
-        paper: "HyDM (NPB SP, class C)",
-        params: vec![
-            p("threads", d.threads.to_string(), "number of threads"),
-            p("init", "\"serial\"".into(), Init::doc()),
-            p(
-                "class",
-                "\"S\"".into(),
-                "NPB class S | W | A | B | C: grid and time steps",
-            ),
-            p(
-                "grid",
-                "(class)".into(),
-                "overrides the grid points per dimension (7-1024)",
-            ),
-            p("iterations", "(class)".into(), "overrides the number of time steps"),
-        ],
-    }
+    super::cfd::generator_info(
+        "sp",
+        "NPB SP: ADI with scalar pentadiagonal (Thomas) solves along x, y, z (NPB 3.3-OMP layout)",
+        "HyDM (NPB SP, class C)",
+        "NPB class S | W | A | B | C: grid and time steps",
+        "overrides the number of time steps",
+    )
 }
 
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
@@ -509,6 +466,7 @@ impl Kernel for Sp {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::npb::cfd::Class;
     use crate::npb::cfd::Layout;
     use crate::npb::testutil::{collect_interleaved, via};
     use numasim_trace::{collect_all, Access};

@@ -302,8 +302,7 @@ impl Kernel for Bt {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::npb::cfd::{Field, Layout};
-    use crate::npb::testutil::{collect_interleaved, via};
+    use crate::npb::testutil::{check_oblivious_generator, via};
     use numasim_trace::{collect_all, Access};
 
     const SMALL: &str = "threads = 3\ngrid = 8\niterations = 1";
@@ -326,23 +325,9 @@ mod tests {
         e.buf
     }
 
-    fn in_field(f: Field, g: &Layout, a: &Access) -> bool {
-        a.vaddr >= f.base && a.vaddr < f.base + g.points() * f.comps * 8
-    }
-
     #[test]
     fn deterministic_and_seed_independent() {
-        let b = via(build);
-        let a = collect_all(&mut b(SMALL, 1)).unwrap();
-        assert!(a == collect_interleaved(&mut *b(SMALL, 1)), "depends on pull order");
-        assert!(
-            a == collect_all(&mut b(SMALL, 2)).unwrap(),
-            "data-oblivious: seed changes nothing"
-        );
-        for (t, s) in a.iter().enumerate() {
-            assert!(!s.is_empty(), "thread {t} idle");
-            assert!(s.windows(2).all(|w| w[0].instr < w[1].instr), "thread {t}");
-        }
+        check_oblivious_generator(via(build), SMALL);
     }
 
     #[test]
@@ -355,7 +340,7 @@ mod tests {
             let acc = run_op(&mut k, Op::Solve(dir), 0);
             // The first line's first pass (binvcrhs up the line) touches rhs at successive
             // points `stride` apart.
-            let pts: Vec<u64> = acc.iter().filter(|a| in_field(rhs, &g, a)).map(point_of).collect();
+            let pts: Vec<u64> = acc.iter().filter(|a| rhs.holds(&g, a.vaddr)).map(point_of).collect();
             let mut firsts = pts.clone();
             firsts.dedup();
             let up: Vec<u64> = firsts.windows(2).take(6).map(|w| w[1].wrapping_sub(w[0])).collect();
@@ -368,7 +353,7 @@ mod tests {
         // Thread 0 of 2 owns planes k = 1..=4 in x_solve and rows j = 1..=4 in z_solve.
         let planes = |acc: &[Access]| -> std::collections::BTreeSet<u64> {
             acc.iter()
-                .filter(|a| in_field(rhs, &g, a))
+                .filter(|a| rhs.holds(&g, a.vaddr))
                 .map(|a| point_of(a) / (g.ip * g.jp) as u64)
                 .collect()
         };
@@ -395,7 +380,7 @@ mod tests {
             .sum();
         for (t, s) in all.iter().enumerate() {
             for a in s {
-                let shared = fields.iter().any(|&f| in_field(f, &g, a));
+                let shared = fields.iter().any(|&f| f.holds(&g, a.vaddr));
                 let pb = crate::vspace::private_base(t);
                 let private = a.vaddr >= pb && a.vaddr < pb + private_bytes;
                 assert!(shared || private, "thread {t}: stray address {:#x}", a.vaddr);
@@ -405,7 +390,7 @@ mod tests {
             let pages: std::collections::BTreeSet<u64> = all
                 .iter()
                 .flatten()
-                .filter(|a| in_field(f, &g, a))
+                .filter(|a| f.holds(&g, a.vaddr))
                 .map(|a| a.vaddr >> 12)
                 .collect();
             let want = (f.base + g.points() * f.comps * 8 - 1) / 4096 - f.base / 4096 + 1;

@@ -184,6 +184,12 @@ pub struct Field {
 }
 
 impl Field {
+    /// Whether `vaddr` lies in this field, on grid `g` (tests check where accesses land).
+    #[cfg(test)]
+    pub fn holds(&self, g: &Layout, vaddr: u64) -> bool {
+        vaddr >= self.base && vaddr < self.base + g.points() * self.comps * F64
+    }
+
     #[inline(always)]
     pub fn addr(&self, p: u64, m: usize) -> u64 {
         self.base + (p * self.comps + m as u64) * F64

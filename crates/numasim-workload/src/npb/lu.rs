@@ -424,8 +424,7 @@ impl Kernel for Lu {
 mod tests {
     use super::*;
     use crate::npb::cfd::Class;
-    use crate::npb::testutil::{collect_interleaved, via};
-    use numasim_trace::collect_all;
+    use crate::npb::testutil::{check_oblivious_generator, via};
 
     const SMALL: &str = "threads = 3\ngrid = 9\niterations = 2";
 
@@ -435,17 +434,7 @@ mod tests {
 
     #[test]
     fn deterministic_and_seed_independent() {
-        let b = via(build);
-        let a = collect_all(&mut b(SMALL, 1)).unwrap();
-        assert!(a == collect_interleaved(&mut *b(SMALL, 1)), "depends on pull order");
-        assert!(
-            a == collect_all(&mut b(SMALL, 2)).unwrap(),
-            "data-oblivious: seed changes nothing"
-        );
-        for (t, s) in a.iter().enumerate() {
-            assert!(!s.is_empty(), "thread {t} idle");
-            assert!(s.windows(2).all(|w| w[0].instr < w[1].instr), "thread {t}");
-        }
+        check_oblivious_generator(via(build), SMALL);
     }
 
     /// (thread, plane k) of every blts pass-2 row, stage by stage.

@@ -127,68 +127,91 @@ fn line_of_offset(text: &str, offset: usize) -> usize {
 
 /// Finds the 1-based line of a dotted key path such as `links[2].latency_ns` or `workload.threads`.
 ///
-/// Understands `[table]`, `[[array]]` headers and `key = value` lines, which is what numasim
-/// configs use. Falls back to the line of the longest matching prefix (e.g. the table header).
+/// Walks the document `toml_edit` parsed with its spans, so `[table]`, `[[array]]`, inline
+/// tables and inline arrays of tables (`links = [ {a = "s0"}, ... ]`) are all found the same
+/// way. A key the text does not hold (a missing field) falls back to the line of the deepest
+/// part of the path that exists (its table header or inline table); `None` when the text does
+/// not parse or nothing of the path exists.
 pub fn locate_key(text: &str, path: &str) -> Option<usize> {
-    if path.is_empty() {
-        return None;
+    let doc = toml_edit::ImDocument::parse(text).ok()?;
+    let mut node = Node::Table(doc.as_table());
+    let mut best: Option<usize> = None;
+    for step in path_steps(path) {
+        let found = match step {
+            Step::Key(key) => node.table_like().and_then(|t| t.get_key_value(key)).map(|(k, item)| {
+                let child = Node::Item(item);
+                (k.span().or_else(|| child.span()), child)
+            }),
+            Step::Index(i) => node.index(i).map(|child| (child.span(), child)),
+        };
+        let Some((span, child)) = found else { break };
+        if let Some(span) = span {
+            best = Some(span.start);
+        }
+        node = child;
     }
-    let mut prefix = String::new();
-    let mut array_counts: std::collections::HashMap<String, usize> = Default::default();
-    let mut best: Option<(usize, usize)> = None; // (matched length, line)
-    let consider = |candidate: &str, line: usize, best: &mut Option<(usize, usize)>| {
-        let matches = candidate == path
-            || (path.starts_with(candidate) && matches!(path.as_bytes().get(candidate.len()), Some(b'.') | Some(b'[')));
-        if matches && best.is_none_or(|(len, _)| candidate.len() > len) {
-            *best = Some((candidate.len(), line));
-        }
-    };
-    for (i, raw) in text.lines().enumerate() {
-        let line_no = i + 1;
-        let line = strip_comment(raw).trim();
-        if line.is_empty() {
-            continue;
-        }
-        if let Some(inner) = line.strip_prefix("[[").and_then(|l| l.strip_suffix("]]")) {
-            let name = normalize_key(inner);
-            let n = array_counts.entry(name.clone()).or_insert(0);
-            prefix = format!("{name}[{n}]");
-            *n += 1;
-            consider(&prefix, line_no, &mut best);
-        } else if let Some(inner) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            prefix = normalize_key(inner);
-            consider(&prefix, line_no, &mut best);
-        } else if let Some((key, _)) = line.split_once('=') {
-            let key = normalize_key(key);
-            let full = if prefix.is_empty() {
-                key
-            } else {
-                format!("{prefix}.{key}")
-            };
-            consider(&full, line_no, &mut best);
-        }
-    }
-    best.map(|(_, line)| line)
+    best.map(|offset| line_of_offset(text, offset))
 }
 
-fn strip_comment(line: &str) -> &str {
-    // Good enough for locating keys: a '#' inside a quoted string before '=' is not expected.
-    let mut in_str = false;
-    for (i, c) in line.char_indices() {
-        match c {
-            '"' => in_str = !in_str,
-            '#' if !in_str => return &line[..i],
-            _ => {}
-        }
-    }
-    line
+/// One step of a key path as `serde_path_to_error` prints it.
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
 }
 
-fn normalize_key(key: &str) -> String {
-    key.split('.')
-        .map(|p| p.trim().trim_matches('"'))
-        .collect::<Vec<_>>()
-        .join(".")
+/// `links[2].latency_ns` → `links`, `2`, `latency_ns` (quotes around a key part dropped).
+fn path_steps(path: &str) -> Vec<Step<'_>> {
+    let mut steps = Vec::new();
+    for part in path.split('.') {
+        let (key, mut rest) = part.split_once('[').map_or((part, ""), |(k, r)| (k, r));
+        let key = key.trim().trim_matches('"');
+        if !key.is_empty() {
+            steps.push(Step::Key(key));
+        }
+        while let Some((index, after)) = rest.split_once(']') {
+            match index.parse() {
+                Ok(i) => steps.push(Step::Index(i)),
+                Err(_) => return steps,
+            }
+            rest = after.strip_prefix('[').unwrap_or(after);
+        }
+    }
+    steps
+}
+
+/// A place in a parsed document: a table, an item under a key, or an element of an inline array.
+#[derive(Clone, Copy)]
+enum Node<'a> {
+    Table(&'a toml_edit::Table),
+    Item(&'a toml_edit::Item),
+    Value(&'a toml_edit::Value),
+}
+
+impl<'a> Node<'a> {
+    fn table_like(self) -> Option<&'a dyn toml_edit::TableLike> {
+        match self {
+            Node::Table(t) => Some(t),
+            Node::Item(i) => i.as_table_like(),
+            Node::Value(v) => v.as_inline_table().map(|t| t as &dyn toml_edit::TableLike),
+        }
+    }
+
+    fn index(self, i: usize) -> Option<Node<'a>> {
+        match self {
+            Node::Item(toml_edit::Item::ArrayOfTables(a)) => a.get(i).map(Node::Table),
+            Node::Item(toml_edit::Item::Value(toml_edit::Value::Array(a)))
+            | Node::Value(toml_edit::Value::Array(a)) => a.get(i).map(Node::Value),
+            _ => None,
+        }
+    }
+
+    fn span(self) -> Option<std::ops::Range<usize>> {
+        match self {
+            Node::Table(t) => t.span(),
+            Node::Item(i) => i.span(),
+            Node::Value(v) => v.span(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -247,5 +270,21 @@ mod tests {
         assert_eq!(locate_key(text, "workload.kind"), Some(3));
         assert_eq!(locate_key(text, "workload.threads"), Some(2));
         assert_eq!(locate_key(text, "nothing"), None);
+    }
+
+    #[test]
+    fn locate_finds_inline_array_entries_and_fields() {
+        let text = "name = \"x\"\nlinks = [\n  { a = \"s0\", b = \"s1\", type = \"upi\" },\n  { a = \"s1\", b = \"s2\", latency_ns = 0 },\n]\n[[sockets]]\nname = \"s0\"\n[[sockets]]\nname = \"s1\"\n[dram_timing]\n\"tRCD\" = 3\n";
+        assert_eq!(locate_key(text, "links[0]"), Some(3));
+        assert_eq!(locate_key(text, "links[1].a"), Some(4));
+        assert_eq!(locate_key(text, "links[1].latency_ns"), Some(4));
+        // A field the entry does not hold: the entry's own line.
+        assert_eq!(locate_key(text, "links[1].bandwidth_gbps"), Some(4));
+        // An entry past the end: the array's key.
+        assert_eq!(locate_key(text, "links[2]"), Some(2));
+        assert_eq!(locate_key(text, "sockets[1].name"), Some(9));
+        assert_eq!(locate_key(text, "sockets[1]"), Some(8));
+        assert_eq!(locate_key(text, "dram_timing.tRCD"), Some(11));
+        assert_eq!(locate_key("not = = toml", "not"), None);
     }
 }

@@ -75,7 +75,7 @@ impl Machine {
 
     /// Parses and validates a machine description.
     pub fn from_source(source: &Source) -> Result<Machine, ConfigError> {
-        let spec: MachineSpec = source.parse().map_err(|e| crate::locate::refine(source, e))?;
+        let spec: MachineSpec = source.parse()?;
         validate::build(source, spec)
     }
 

@@ -45,6 +45,29 @@ pub const MAX_ROUTE_ENTRIES: usize = 1 << 24;
 
 pub(crate) fn build(src: &Source, spec: MachineSpec) -> Result<Machine, ConfigError> {
     check_caps(src, &spec)?;
+    check_not_empty(src, &spec)?;
+    let names = Names::collect(src, &spec)?;
+    let sockets = sockets(src, &spec)?;
+    let memory_nodes = memory_nodes(src, &spec, &names)?;
+    let switches = switches(src, &spec)?;
+    check_link_types(src, &spec)?;
+    let links = links(src, &spec, &names)?;
+    check_attached(src, &memory_nodes, &switches, &links)?;
+    let (to_memory, between) = routes(src, &sockets, &memory_nodes, &switches, &links)?;
+    Ok(Machine::assemble(
+        spec.name,
+        spec.description,
+        sockets,
+        memory_nodes,
+        switches,
+        links,
+        to_memory,
+        between,
+    ))
+}
+
+/// A name, at least one socket and at least one memory node.
+fn check_not_empty(src: &Source, spec: &MachineSpec) -> Result<(), ConfigError> {
     if spec.name.trim().is_empty() {
         return Err(error(src, "name", "machine name must not be empty"));
     }
@@ -54,35 +77,49 @@ pub(crate) fn build(src: &Source, spec: MachineSpec) -> Result<Machine, ConfigEr
     if spec.memory.is_empty() {
         return Err(error(src, "memory", "a machine needs at least one [[memory]] node"));
     }
+    Ok(())
+}
 
-    // Names, unique across all vertex kinds.
-    let mut names: HashMap<String, (NodeRef, String)> = HashMap::new();
-    let mut add_name = |name: &str, node: NodeRef, key: String| -> Result<(), ConfigError> {
+/// Vertex names, unique across sockets, memory nodes and switches (links refer to them).
+struct Names(HashMap<String, (NodeRef, String)>);
+
+impl Names {
+    fn collect(src: &Source, spec: &MachineSpec) -> Result<Self, ConfigError> {
+        let mut names = Names(HashMap::new());
+        for (i, s) in spec.sockets.iter().enumerate() {
+            names.add(src, &s.name, NodeRef::Socket(i), format!("sockets[{i}].name"))?;
+        }
+        for (i, m) in spec.memory.iter().enumerate() {
+            names.add(src, &m.name, NodeRef::Memory(i), format!("memory[{i}].name"))?;
+        }
+        for (i, w) in spec.switches.iter().enumerate() {
+            names.add(src, &w.name, NodeRef::Switch(i), format!("switches[{i}].name"))?;
+        }
+        Ok(names)
+    }
+
+    fn add(&mut self, src: &Source, name: &str, node: NodeRef, key: String) -> Result<(), ConfigError> {
         if name.trim().is_empty() {
             return Err(error(src, key, "name must not be empty"));
         }
-        if let Some((_, first)) = names.get(name) {
+        if let Some((_, first)) = self.0.get(name) {
             return Err(error(
                 src,
                 key,
                 format!("duplicate name `{name}` (first used at `{first}`)"),
             ));
         }
-        names.insert(name.to_string(), (node, key));
+        self.0.insert(name.to_string(), (node, key));
         Ok(())
-    };
-    for (i, s) in spec.sockets.iter().enumerate() {
-        add_name(&s.name, NodeRef::Socket(i), format!("sockets[{i}].name"))?;
     }
-    for (i, m) in spec.memory.iter().enumerate() {
-        add_name(&m.name, NodeRef::Memory(i), format!("memory[{i}].name"))?;
-    }
-    for (i, w) in spec.switches.iter().enumerate() {
-        add_name(&w.name, NodeRef::Switch(i), format!("switches[{i}].name"))?;
-    }
-    let lookup = |name: &str| names.get(name).map(|(n, _)| *n);
 
-    // Sockets.
+    fn lookup(&self, name: &str) -> Option<NodeRef> {
+        self.0.get(name).map(|(n, _)| *n)
+    }
+}
+
+/// Sockets: core counts, clocks, LLC geometry (64-byte lines, at least one set, total capped).
+fn sockets(src: &Source, spec: &MachineSpec) -> Result<Vec<Socket>, ConfigError> {
     let mut sockets = Vec::with_capacity(spec.sockets.len());
     let mut total_llc_bytes = 0u64;
     for (i, s) in spec.sockets.iter().enumerate() {
@@ -144,7 +181,11 @@ pub(crate) fn build(src: &Source, spec: MachineSpec) -> Result<Machine, ConfigEr
         });
     }
 
-    // Memory nodes.
+    Ok(sockets)
+}
+
+/// Memory nodes: capacity, channels, latency, DRAM timings, the socket they hang off.
+fn memory_nodes(src: &Source, spec: &MachineSpec, names: &Names) -> Result<Vec<MemoryNode>, ConfigError> {
     let mut memory_nodes = Vec::with_capacity(spec.memory.len());
     for (i, m) in spec.memory.iter().enumerate() {
         let k = |f: &str| format!("memory[{i}].{f}");
@@ -161,13 +202,13 @@ pub(crate) fn build(src: &Source, spec: MachineSpec) -> Result<Machine, ConfigEr
         positive(src, &k("access_latency_ns"), m.access_latency_ns, MAX_LATENCY_NS)?;
         let attached_socket = match &m.socket {
             None => None,
-            Some(name) => match lookup(name) {
+            Some(name) => match names.lookup(name) {
                 Some(NodeRef::Socket(s)) => Some(s),
                 Some(_) => return Err(error(src, k("socket"), format!("`{name}` is not a socket"))),
                 None => return Err(error(src, k("socket"), format!("unknown socket `{name}`"))),
             },
         };
-        let dram_timing = crate::dram::check_node_timings(src, &spec, i)?;
+        let dram_timing = crate::dram::check_node_timings(src, spec, i)?;
         memory_nodes.push(MemoryNode {
             name: m.name.clone(),
             kind: m.kind,
@@ -180,7 +221,11 @@ pub(crate) fn build(src: &Source, spec: MachineSpec) -> Result<Machine, ConfigEr
         });
     }
 
-    // Switches.
+    Ok(memory_nodes)
+}
+
+/// Switches: transit latencies.
+fn switches(src: &Source, spec: &MachineSpec) -> Result<Vec<Switch>, ConfigError> {
     let mut switches = Vec::with_capacity(spec.switches.len());
     for (i, w) in spec.switches.iter().enumerate() {
         non_negative(src, &format!("switches[{i}].transit_latency_ns"), w.transit_latency_ns)?;
@@ -190,7 +235,11 @@ pub(crate) fn build(src: &Source, spec: MachineSpec) -> Result<Machine, ConfigEr
         });
     }
 
-    // Link types.
+    Ok(switches)
+}
+
+/// Link types: bandwidths (each direction) and latency in range.
+fn check_link_types(src: &Source, spec: &MachineSpec) -> Result<(), ConfigError> {
     for (name, t) in &spec.link_types {
         let k = |f: &str| format!("link_types.{name}.{f}");
         positive(src, &k("bandwidth_gbps"), t.bandwidth_gbps, MAX_BANDWIDTH_GBPS)?;
@@ -202,13 +251,20 @@ pub(crate) fn build(src: &Source, spec: MachineSpec) -> Result<Machine, ConfigEr
         positive(src, &k("latency_ns"), t.latency_ns, MAX_LATENCY_NS)?;
     }
 
-    // Links.
+    Ok(())
+}
+
+/// Links: endpoints exist and differ, never memory to memory, a known type or explicit
+/// bandwidth and latency, unique names.
+fn links(src: &Source, spec: &MachineSpec, names: &Names) -> Result<Vec<Link>, ConfigError> {
     let mut links = Vec::with_capacity(spec.links.len());
     let mut link_names: HashMap<String, usize> = HashMap::new();
     for (i, l) in spec.links.iter().enumerate() {
         let k = |f: &str| format!("links[{i}].{f}");
         let end = |field: &str, name: &str| {
-            lookup(name).ok_or_else(|| error(src, k(field), format!("unknown node `{name}`")))
+            names
+                .lookup(name)
+                .ok_or_else(|| error(src, k(field), format!("unknown node `{name}`")))
         };
         let a = end("a", &l.a)?;
         let b = end("b", &l.b)?;
@@ -273,7 +329,16 @@ pub(crate) fn build(src: &Source, spec: MachineSpec) -> Result<Machine, ConfigEr
         });
     }
 
-    // Connectivity basics.
+    Ok(links)
+}
+
+/// Every memory node is attached to a socket or linked; every switch is linked.
+fn check_attached(
+    src: &Source,
+    memory_nodes: &[MemoryNode],
+    switches: &[Switch],
+    links: &[Link],
+) -> Result<(), ConfigError> {
     let linked = |node: NodeRef| links.iter().any(|l| l.a == node || l.b == node);
     for (i, m) in memory_nodes.iter().enumerate() {
         if m.attached_socket.is_none() && !linked(NodeRef::Memory(i)) {
@@ -297,7 +362,21 @@ pub(crate) fn build(src: &Source, spec: MachineSpec) -> Result<Machine, ConfigEr
         }
     }
 
-    // Graph and routes.
+    Ok(())
+}
+
+/// Routes indexed `[from socket][to vertex]`.
+type RouteTable = Vec<Vec<Route>>;
+
+/// Socket → memory node and socket → socket routes (shortest paths over the link graph);
+/// every memory node and socket must be reachable from every socket.
+fn routes(
+    src: &Source,
+    sockets: &[Socket],
+    memory_nodes: &[MemoryNode],
+    switches: &[Switch],
+    links: &[Link],
+) -> Result<(RouteTable, RouteTable), ConfigError> {
     let (s_n, m_n) = (sockets.len(), memory_nodes.len());
     let gidx = |n: NodeRef| match n {
         NodeRef::Socket(i) => i,
@@ -387,16 +466,7 @@ pub(crate) fn build(src: &Source, spec: MachineSpec) -> Result<Machine, ConfigEr
         between.push(srow);
     }
 
-    Ok(Machine::assemble(
-        spec.name,
-        spec.description,
-        sockets,
-        memory_nodes,
-        switches,
-        links,
-        to_memory,
-        between,
-    ))
+    Ok((to_memory, between))
 }
 
 fn check_caps(src: &Source, spec: &MachineSpec) -> Result<(), ConfigError> {

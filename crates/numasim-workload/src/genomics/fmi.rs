@@ -25,83 +25,32 @@ use super::random_dna;
 use crate::npb::Init;
 use crate::omp::{Kernel, Loop, OmpSource, Sched};
 use crate::params::{check, parse};
-use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
+use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::stream;
 use crate::thread_emit::ThreadEmitter as Emitter;
 use crate::vspace::{private_base, AddressSpace};
 use numasim_trace::AccessSource;
 use rand::Rng as _;
-use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct FmiParams {
-    pub threads: usize,
-    pub init: Init,
-    pub text_len: usize,
-    pub query_len: usize,
-    pub queries_per_thread: usize,
-    pub mutation_rate: f64,
-    pub sa_sample: usize,
-    pub max_locate: usize,
-}
-
-impl Default for FmiParams {
-    fn default() -> Self {
-        FmiParams {
-            threads: 16,
-            init: Init::Serial,
-            text_len: 1 << 20,
-            query_len: 32,
-            queries_per_thread: 4000,
-            mutation_rate: 0.02,
-            sa_sample: 32,
-            max_locate: 4,
-        }
+crate::workload_params! {
+    pub struct FmiParams {
+        threads: usize = 16 => "number of threads";
+        init: Init = Init::Serial => Init::doc();
+        text_len: usize = 1 << 20 => "bases in the indexed text (build time ~ n log n)";
+        query_len: usize = 32 => "bases per query";
+        queries_per_thread: usize = 4000 => "queries each thread runs";
+        mutation_rate: f64 = 0.02 => "per-base substitution probability of a query";
+        sa_sample: usize = 32 => "suffix-array sampling interval (rows)";
+        max_locate: usize = 4 => "occurrences located per query at most";
     }
 }
 
 pub fn info() -> GeneratorInfo {
-    let d = FmiParams::default();
-    let p = |name, default: String, description| ParamDoc {
-        name,
-        default,
-        description,
-    };
     GeneratorInfo {
         name: "fmi",
         summary: "FM-index backward search and locate over a synthetic DNA text (shared read-only index)",
         paper: "StarNUMA §IV-E (FMI)",
-        params: vec![
-            p("threads", d.threads.to_string(), "number of threads"),
-            p("init", "\"serial\"".into(), Init::doc()),
-            p(
-                "text_len",
-                d.text_len.to_string(),
-                "bases in the indexed text (build time ~ n log n)",
-            ),
-            p("query_len", d.query_len.to_string(), "bases per query"),
-            p(
-                "queries_per_thread",
-                d.queries_per_thread.to_string(),
-                "queries each thread runs",
-            ),
-            p(
-                "mutation_rate",
-                d.mutation_rate.to_string(),
-                "per-base substitution probability of a query",
-            ),
-            p(
-                "sa_sample",
-                d.sa_sample.to_string(),
-                "suffix-array sampling interval (rows)",
-            ),
-            p(
-                "max_locate",
-                d.max_locate.to_string(),
-                "occurrences located per query at most",
-            ),
-        ],
+        params: FmiParams::param_docs(),
     }
 }
 

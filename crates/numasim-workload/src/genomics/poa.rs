@@ -24,66 +24,29 @@
 use crate::genomics::random_dna;
 use crate::omp::{Kernel, Loop, OmpSource, Sched};
 use crate::params::{check, parse};
-use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
+use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::stream;
 use crate::thread_emit::ThreadEmitter as Emitter;
 use crate::vspace::{private_base, AddressSpace};
 use numasim_trace::AccessSource;
 use rand::Rng as _;
-use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct PoaParams {
-    pub threads: usize,
-    pub graph_nodes: usize,
-    pub read_len: usize,
-    pub reads_per_thread: usize,
-    pub error_rate: f64,
-}
-
-impl Default for PoaParams {
-    fn default() -> Self {
-        PoaParams {
-            threads: 16,
-            graph_nodes: 400,
-            read_len: 200,
-            reads_per_thread: 8,
-            error_rate: 0.1,
-        }
+crate::workload_params! {
+    pub struct PoaParams {
+        threads: usize = 16 => "number of threads";
+        graph_nodes: usize = 400 => "backbone length of each thread's graph";
+        read_len: usize = 200 => "bases per read (<= graph_nodes)";
+        reads_per_thread: usize = 8 => "reads each thread aligns";
+        error_rate: f64 = 0.1 => "per-base sequencing error probability";
     }
 }
 
 pub fn info() -> GeneratorInfo {
-    let d = PoaParams::default();
-    let p = |name, default: String, description| ParamDoc {
-        name,
-        default,
-        description,
-    };
     GeneratorInfo {
         name: "poa",
         summary: "partial-order alignment: each thread aligns reads to its own graph (private DP)",
         paper: "StarNUMA §IV-E (POA)",
-        params: vec![
-            p("threads", d.threads.to_string(), "number of threads"),
-            p(
-                "graph_nodes",
-                d.graph_nodes.to_string(),
-                "backbone length of each thread's graph",
-            ),
-            p("read_len", d.read_len.to_string(), "bases per read (<= graph_nodes)"),
-            p(
-                "reads_per_thread",
-                d.reads_per_thread.to_string(),
-                "reads each thread aligns",
-            ),
-            p(
-                "error_rate",
-                d.error_rate.to_string(),
-                "per-base sequencing error probability",
-            ),
-        ],
+        params: PoaParams::param_docs(),
     }
 }
 

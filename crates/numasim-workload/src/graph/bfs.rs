@@ -20,13 +20,12 @@ use super::cost::*;
 use super::{common_docs, split_params, Graph, GraphParams};
 use crate::omp::{Kernel, Loop, OmpSource, Sched, ScheduleName};
 use crate::params::check;
-use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
+use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::{stream, Rng};
 use crate::thread_emit::ThreadEmitter as Emitter;
 use crate::vspace::private_base;
 use numasim_trace::AccessSource;
 use rand::Rng as _;
-use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// GAP's `QueueBuffer` capacity.
@@ -36,29 +35,14 @@ const GAP_TOP_DOWN: Sched = Sched::Static;
 /// GAP's `BUStep` loop: `schedule(dynamic, 1024)`.
 const GAP_BOTTOM_UP: Sched = Sched::Dynamic(1024);
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct BfsParams {
-    /// Searches to run (each from a new random source with degree > 0).
-    pub trials: u32,
-    /// Fixed source vertex for every trial (default: random per trial).
-    pub source_vertex: Option<u64>,
-    pub alpha: u64,
-    pub beta: u64,
-}
-
-impl Default for BfsParams {
-    fn default() -> Self {
-        BfsParams {
-            trials: 1,
-            source_vertex: None,
-            alpha: 15,
-            beta: 18,
-        }
+crate::workload_params! {
+    pub struct BfsParams {
+        trials: u32 = 1 => "searches, each from a random source of non-zero degree";
+        source_vertex: Option<u64> = None => "fixed source vertex for every trial", shown "random";
+        alpha: u64 = 15 => "switch to bottom-up when frontier edges > unexplored edges / alpha";
+        beta: u64 = 18 => "back to top-down when the frontier shrinks below n / beta";
     }
 }
-
-const KEYS: &[&str] = &["trials", "source_vertex", "alpha", "beta"];
 
 /// Every key with its default (the registry's documentation test).
 pub fn defaults() -> serde_json::Value {
@@ -66,30 +50,8 @@ pub fn defaults() -> serde_json::Value {
 }
 
 pub fn info() -> GeneratorInfo {
-    let d = BfsParams::default();
     let mut params = common_docs(ScheduleName::Gap);
-    params.extend([
-        ParamDoc {
-            name: "trials",
-            default: d.trials.to_string(),
-            description: "searches, each from a random source of non-zero degree",
-        },
-        ParamDoc {
-            name: "source_vertex",
-            default: "random".into(),
-            description: "fixed source vertex for every trial",
-        },
-        ParamDoc {
-            name: "alpha",
-            default: d.alpha.to_string(),
-            description: "switch to bottom-up when frontier edges > unexplored edges / alpha",
-        },
-        ParamDoc {
-            name: "beta",
-            default: d.beta.to_string(),
-            description: "back to top-down when the frontier shrinks below n / beta",
-        },
-    ]);
+    params.extend(BfsParams::param_docs());
     GeneratorInfo {
         name: "bfs",
         summary: "GAP direction-optimising BFS on a Kronecker or uniform graph (CSR)",
@@ -99,7 +61,7 @@ pub fn info() -> GeneratorInfo {
 }
 
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
-    let (common, own): (GraphParams, BfsParams) = split_params(table, KEYS, ScheduleName::Gap)?;
+    let (common, own): (GraphParams, BfsParams) = split_params(table, BfsParams::KEYS, ScheduleName::Gap)?;
     let g = Arc::new(common.build_graph(false, seed));
     Ok(Box::new(source(g, &common, own, seed)?))
 }
@@ -600,7 +562,7 @@ mod tests {
     fn record(schedule_keys: &str, threads: usize) -> (OmpSource<Rec>, usize) {
         let t: toml::Table =
             toml::from_str(&format!("scale = 13\ndegree = 8\nthreads = {threads}\n{schedule_keys}")).unwrap();
-        let (common, p): (GraphParams, BfsParams) = split_params(t, KEYS, ScheduleName::Gap).unwrap();
+        let (common, p): (GraphParams, BfsParams) = split_params(t, BfsParams::KEYS, ScheduleName::Gap).unwrap();
         let g = Arc::new(common.build_graph(false, 7));
         let n = g.n;
         let rec = Rec {

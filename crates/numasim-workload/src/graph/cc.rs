@@ -12,12 +12,11 @@ use super::cost::*;
 use super::{common_docs, split_params, Graph, GraphParams};
 use crate::omp::{Kernel, Loop, OmpSource, Sched, ScheduleName};
 use crate::params::check;
-use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
+use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::{stream, Rng};
 use crate::thread_emit::ThreadEmitter as Emitter;
 use numasim_trace::AccessSource;
 use rand::Rng as _;
-use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// GAP's sample size for the most frequent component.
@@ -25,15 +24,9 @@ const SAMPLES: usize = 1024;
 /// GAP's link and compress loops: `schedule(dynamic, 16384)`.
 const GAP_SCHEDULE: Sched = Sched::Dynamic(16384);
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct CcParams {
-    pub neighbor_rounds: u32,
-}
-
-impl Default for CcParams {
-    fn default() -> Self {
-        CcParams { neighbor_rounds: 2 }
+crate::workload_params! {
+    pub struct CcParams {
+        neighbor_rounds: u32 = 2 => "Afforest sampling rounds (one neighbour per vertex each)";
     }
 }
 
@@ -44,11 +37,7 @@ pub fn defaults() -> serde_json::Value {
 
 pub fn info() -> GeneratorInfo {
     let mut params = common_docs(ScheduleName::Static);
-    params.push(ParamDoc {
-        name: "neighbor_rounds",
-        default: CcParams::default().neighbor_rounds.to_string(),
-        description: "Afforest sampling rounds (one neighbour per vertex each)",
-    });
+    params.extend(CcParams::param_docs());
     GeneratorInfo {
         name: "cc",
         summary: "GAP connected components (Afforest) on a Kronecker or uniform graph",

@@ -31,30 +31,17 @@ use crate::omp::{Sched, ScheduleName};
 use crate::params::{check, parse};
 use crate::registry::{ParamDoc, WorkloadError};
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-/// Parameters every graph kernel takes.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct GraphParams {
-    pub graph: GraphKind,
-    pub scale: u32,
-    pub degree: u32,
-    pub threads: usize,
-    pub schedule: ScheduleName,
-    pub chunk: usize,
-}
-
-impl Default for GraphParams {
-    fn default() -> Self {
-        GraphParams {
-            graph: GraphKind::Kronecker,
-            scale: 16,
-            degree: 16,
-            threads: 16,
-            schedule: ScheduleName::Static,
-            chunk: 64,
-        }
+crate::workload_params! {
+    /// Parameters every graph kernel takes.
+    pub struct GraphParams {
+        graph: GraphKind = GraphKind::Kronecker => "kronecker (Graph500 A=0.57 B=0.19 C=0.19, ids permuted) | uniform";
+        scale: u32 = 16 => "2^scale vertices";
+        degree: u32 = 16 => "generated edges per vertex (stored both ways, as GAP -k)";
+        threads: usize = 16 => "OpenMP threads (access streams)";
+        schedule: ScheduleName = ScheduleName::Static => "gap: each loop as in GAP's source | static | dynamic: one schedule for the main loops";
+        chunk: usize = 64 => "chunk size of schedule = \"dynamic\"";
     }
 }
 
@@ -106,47 +93,10 @@ pub fn graph_defaults<K: Serialize + Default>(schedule: ScheduleName) -> serde_j
 /// Documentation of the shared parameters, for `numasim workload list`; `schedule` is the
 /// kernel's default schedule (as passed to [`split_params`]).
 pub fn common_docs(schedule: ScheduleName) -> Vec<ParamDoc> {
-    let d = GraphParams::default();
-    vec![
-        ParamDoc {
-            name: "graph",
-            default: "\"kronecker\"".into(),
-            description: "kronecker (Graph500 A=0.57 B=0.19 C=0.19, ids permuted) | uniform",
-        },
-        ParamDoc {
-            name: "scale",
-            default: d.scale.to_string(),
-            description: "2^scale vertices",
-        },
-        ParamDoc {
-            name: "degree",
-            default: d.degree.to_string(),
-            description: "generated edges per vertex (stored both ways, as GAP -k)",
-        },
-        ParamDoc {
-            name: "threads",
-            default: d.threads.to_string(),
-            description: "OpenMP threads (access streams)",
-        },
-        ParamDoc {
-            name: "schedule",
-            default: schedule_str(schedule).into(),
-            description: "gap: each loop as in GAP's source | static | dynamic: one schedule for the main loops",
-        },
-        ParamDoc {
-            name: "chunk",
-            default: d.chunk.to_string(),
-            description: "chunk size of schedule = \"dynamic\"",
-        },
-    ]
-}
-
-fn schedule_str(s: ScheduleName) -> &'static str {
-    match s {
-        ScheduleName::Static => "\"static\"",
-        ScheduleName::Dynamic => "\"dynamic\"",
-        ScheduleName::Gap => "\"gap\"",
-    }
+    let mut docs = GraphParams::param_docs();
+    let shown = crate::params::render_default(&schedule, None);
+    crate::params::adjust_doc(&mut docs, "schedule", Some(shown), None);
+    docs
 }
 
 /// Splits a `[workload]` table into the shared parameters and the kernel's own (`kernel_keys`);

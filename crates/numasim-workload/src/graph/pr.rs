@@ -12,30 +12,19 @@ use super::cost::*;
 use super::{common_docs, split_params, Graph, GraphParams};
 use crate::omp::{Kernel, Loop, OmpSource, Sched, ScheduleName};
 use crate::params::check;
-use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
+use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::thread_emit::ThreadEmitter as Emitter;
 use numasim_trace::AccessSource;
-use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// GAP's pull loop: `schedule(dynamic, 16384)`.
 const GAP_PULL: Sched = Sched::Dynamic(16384);
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct PrParams {
-    pub iterations: u32,
-    pub tolerance: f64,
-    pub damping: f64,
-}
-
-impl Default for PrParams {
-    fn default() -> Self {
-        PrParams {
-            iterations: 10,
-            tolerance: 1e-4,
-            damping: 0.85,
-        }
+crate::workload_params! {
+    pub struct PrParams {
+        iterations: u32 = 10 => "maximum iterations (GAP -i)";
+        tolerance: f64 = 1e-4 => "stop when the L1 change of scores drops below this (GAP -t)";
+        damping: f64 = 0.85 => "damping factor d";
     }
 }
 
@@ -45,25 +34,8 @@ pub fn defaults() -> serde_json::Value {
 }
 
 pub fn info() -> GeneratorInfo {
-    let d = PrParams::default();
     let mut params = common_docs(ScheduleName::Static);
-    params.extend([
-        ParamDoc {
-            name: "iterations",
-            default: d.iterations.to_string(),
-            description: "maximum iterations (GAP -i)",
-        },
-        ParamDoc {
-            name: "tolerance",
-            default: d.tolerance.to_string(),
-            description: "stop when the L1 change of scores drops below this (GAP -t)",
-        },
-        ParamDoc {
-            name: "damping",
-            default: d.damping.to_string(),
-            description: "damping factor d",
-        },
-    ]);
+    params.extend(PrParams::param_docs());
     GeneratorInfo {
         name: "pr",
         summary: "GAP PageRank (pull, Jacobi) on a Kronecker or uniform graph",

@@ -12,13 +12,12 @@ use super::cost::*;
 use super::{common_docs, split_params, Graph, GraphParams};
 use crate::omp::{Kernel, Loop, OmpSource, Sched, ScheduleName};
 use crate::params::check;
-use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
+use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::{stream, Rng};
 use crate::thread_emit::ThreadEmitter as Emitter;
 use crate::vspace::private_base;
 use numasim_trace::AccessSource;
 use rand::Rng as _;
-use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// GAP's "infinite" distance.
@@ -29,21 +28,11 @@ const BIN_WINDOWS: usize = 64;
 /// GAP's frontier loop: `schedule(dynamic, 64)`.
 const GAP_SCHEDULE: Sched = Sched::Dynamic(64);
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SsspParams {
-    pub delta: u32,
-    pub trials: u32,
-    pub source_vertex: Option<u64>,
-}
-
-impl Default for SsspParams {
-    fn default() -> Self {
-        SsspParams {
-            delta: 1,
-            trials: 1,
-            source_vertex: None,
-        }
+crate::workload_params! {
+    pub struct SsspParams {
+        delta: u32 = 1 => "bucket width of delta-stepping (GAP -d)";
+        trials: u32 = 1 => "searches, each from a random source of non-zero degree";
+        source_vertex: Option<u64> = None => "fixed source vertex for every trial", shown "random";
     }
 }
 
@@ -53,25 +42,8 @@ pub fn defaults() -> serde_json::Value {
 }
 
 pub fn info() -> GeneratorInfo {
-    let d = SsspParams::default();
     let mut params = common_docs(ScheduleName::Static);
-    params.extend([
-        ParamDoc {
-            name: "delta",
-            default: d.delta.to_string(),
-            description: "bucket width of delta-stepping (GAP -d)",
-        },
-        ParamDoc {
-            name: "trials",
-            default: d.trials.to_string(),
-            description: "searches, each from a random source of non-zero degree",
-        },
-        ParamDoc {
-            name: "source_vertex",
-            default: "random".into(),
-            description: "fixed source vertex for every trial",
-        },
-    ]);
+    params.extend(SsspParams::param_docs());
     GeneratorInfo {
         name: "sssp",
         summary: "GAP delta-stepping SSSP on a weighted Kronecker or uniform graph",

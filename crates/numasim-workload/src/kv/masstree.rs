@@ -21,7 +21,7 @@
 
 use crate::omp::{Kernel, Loop, OmpSource, Sched};
 use crate::params::{check, parse};
-use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
+use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::{stream, Rng};
 use crate::thread_emit::ThreadEmitter as Emitter;
 use crate::vspace::AddressSpace;
@@ -38,71 +38,25 @@ pub enum KeyDistribution {
     Zipf,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct MasstreeParams {
-    pub threads: usize,
-    pub keys: usize,
-    pub key_distribution: KeyDistribution,
-    pub zipf_exponent: f64,
-    pub read_fraction: f64,
-    pub ops_per_thread: usize,
-    pub value_bytes: u64,
-    pub fanout: usize,
-}
-
-impl Default for MasstreeParams {
-    fn default() -> Self {
-        MasstreeParams {
-            threads: 16,
-            keys: 1 << 20,
-            key_distribution: KeyDistribution::Uniform,
-            zipf_exponent: 0.99,
-            read_fraction: 0.5,
-            ops_per_thread: 50_000,
-            value_bytes: 64,
-            fanout: 15,
-        }
+crate::workload_params! {
+    pub struct MasstreeParams {
+        threads: usize = 16 => "number of threads";
+        keys: usize = 1 << 20 => "keys in the store";
+        key_distribution: KeyDistribution = KeyDistribution::Uniform => "uniform | zipf";
+        zipf_exponent: f64 = 0.99 => "Zipf exponent for key_distribution = zipf";
+        read_fraction: f64 = 0.5 => "share of operations that are gets";
+        ops_per_thread: usize = 50_000 => "operations each thread runs";
+        value_bytes: u64 = 64 => "bytes per value (multiple of 8)";
+        fanout: usize = 15 => "keys per node (Masstree: 15)";
     }
 }
 
 pub fn info() -> GeneratorInfo {
-    let d = MasstreeParams::default();
-    let p = |name, default: String, description| ParamDoc {
-        name,
-        default,
-        description,
-    };
     GeneratorInfo {
         name: "masstree",
         summary: "Masstree-like KV store: B+-tree descent, get/put of values, uniform or zipf keys",
         paper: "StarNUMA §IV-E (Masstree)",
-        params: vec![
-            p("threads", d.threads.to_string(), "number of threads"),
-            p("keys", d.keys.to_string(), "keys in the store"),
-            p("key_distribution", "\"uniform\"".into(), "uniform | zipf"),
-            p(
-                "zipf_exponent",
-                d.zipf_exponent.to_string(),
-                "Zipf exponent for key_distribution = zipf",
-            ),
-            p(
-                "read_fraction",
-                d.read_fraction.to_string(),
-                "share of operations that are gets",
-            ),
-            p(
-                "ops_per_thread",
-                d.ops_per_thread.to_string(),
-                "operations each thread runs",
-            ),
-            p(
-                "value_bytes",
-                d.value_bytes.to_string(),
-                "bytes per value (multiple of 8)",
-            ),
-            p("fanout", d.fanout.to_string(), "keys per node (Masstree: 15)"),
-        ],
+        params: MasstreeParams::param_docs(),
     }
 }
 

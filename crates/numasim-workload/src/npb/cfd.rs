@@ -23,29 +23,15 @@ use crate::thread_emit::ThreadEmitter as Emitter;
 use crate::vspace::{private_base, AddressSpace};
 use serde::{Deserialize, Serialize};
 
-/// The parameters `bt`, `sp` and `lu` share: one struct, so their keys, defaults and docs
-/// cannot drift apart (each generator keeps its own name for it).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct CfdParams {
-    pub threads: usize,
-    pub init: super::Init,
-    pub class: Class,
-    /// Overrides the class's grid size (points per dimension).
-    pub grid: Option<usize>,
-    /// Overrides the class's number of outer iterations (time steps or SSOR iterations).
-    pub iterations: Option<usize>,
-}
-
-impl Default for CfdParams {
-    fn default() -> Self {
-        CfdParams {
-            threads: 8,
-            init: super::Init::Serial,
-            class: Class::S,
-            grid: None,
-            iterations: None,
-        }
+crate::workload_params! {
+    /// The parameters `bt`, `sp` and `lu` share: one struct, so their keys, defaults and docs
+    /// cannot drift apart (each generator keeps its own name for it).
+    pub struct CfdParams {
+        threads: usize = 8 => "number of threads";
+        init: super::Init = super::Init::Serial => super::Init::doc();
+        class: Class = Class::S => "NPB problem class S | W | A | B | C: sets the grid and the iterations";
+        grid: Option<usize> = None => "overrides the grid points per dimension (7-1024)", shown "(class)";
+        iterations: Option<usize> = None => "overrides the class's outer iterations", shown "(class)";
     }
 }
 
@@ -58,28 +44,14 @@ pub fn generator_info(
     class_doc: &'static str,
     iterations_doc: &'static str,
 ) -> crate::registry::GeneratorInfo {
-    use crate::registry::ParamDoc;
-    let d = CfdParams::default();
-    let p = |name, default: String, description| ParamDoc {
-        name,
-        default,
-        description,
-    };
+    let mut params = CfdParams::param_docs();
+    crate::params::adjust_doc(&mut params, "class", None, Some(class_doc));
+    crate::params::adjust_doc(&mut params, "iterations", None, Some(iterations_doc));
     crate::registry::GeneratorInfo {
         name,
         summary,
         paper,
-        params: vec![
-            p("threads", d.threads.to_string(), "number of threads"),
-            p("init", "\"serial\"".into(), super::Init::doc()),
-            p("class", "\"S\"".into(), class_doc),
-            p(
-                "grid",
-                "(class)".into(),
-                "overrides the grid points per dimension (7-1024)",
-            ),
-            p("iterations", "(class)".into(), iterations_doc),
-        ],
+        params,
     }
 }
 

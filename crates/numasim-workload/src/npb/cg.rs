@@ -22,58 +22,29 @@
 use super::Init;
 use crate::omp::{Kernel, Loop, OmpSource, Sched};
 use crate::params::{check, parse};
-use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
+use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::stream;
 use crate::thread_emit::ThreadEmitter as Emitter;
 use crate::vspace::AddressSpace;
 use numasim_trace::AccessSource;
 use rand::Rng as _;
-use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct CgParams {
-    pub threads: usize,
-    pub init: Init,
-    pub rows: usize,
-    pub nonzeros_per_row: usize,
-    pub iterations: usize,
-}
-
-impl Default for CgParams {
-    fn default() -> Self {
-        CgParams {
-            threads: 8,
-            init: Init::Serial,
-            rows: 14_000,
-            nonzeros_per_row: 11,
-            iterations: 15,
-        }
+crate::workload_params! {
+    pub struct CgParams {
+        threads: usize = 8 => "number of threads";
+        init: Init = Init::Serial => Init::doc();
+        rows: usize = 14_000 => "matrix order (NPB class A: 14000)";
+        nonzeros_per_row: usize = 11 => "random off-diagonal entries drawn per row (mirrored, so ~2x stored)";
+        iterations: usize = 15 => "CG iterations";
     }
 }
 
 pub fn info() -> GeneratorInfo {
-    let d = CgParams::default();
-    let p = |name, default: String, description| ParamDoc {
-        name,
-        default,
-        description,
-    };
     GeneratorInfo {
         name: "cg",
         summary: "NPB CG: conjugate gradient with CSR sparse mat-vec on a random SPD matrix",
         paper: "Tikir & Hollingsworth (dynamic page migration, CG on Sun Fire 6800); HyDM (NPB)",
-        params: vec![
-            p("threads", d.threads.to_string(), "number of threads"),
-            p("init", "\"serial\"".into(), Init::doc()),
-            p("rows", d.rows.to_string(), "matrix order (NPB class A: 14000)"),
-            p(
-                "nonzeros_per_row",
-                d.nonzeros_per_row.to_string(),
-                "random off-diagonal entries drawn per row (mirrored, so ~2x stored)",
-            ),
-            p("iterations", d.iterations.to_string(), "CG iterations"),
-        ],
+        params: CgParams::param_docs(),
     }
 }
 

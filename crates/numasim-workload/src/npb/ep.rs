@@ -18,59 +18,28 @@
 use super::Init;
 use crate::omp::{Kernel, Loop, OmpSource, Sched};
 use crate::params::{check, parse};
-use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
+use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::stream;
 use crate::thread_emit::ThreadEmitter as Emitter;
 use crate::vspace::AddressSpace;
 use numasim_trace::AccessSource;
 use rand::Rng as _;
-use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct EpParams {
-    pub threads: usize,
-    pub init: Init,
-    pub pairs_log2: u32,
-    pub block_pairs: usize,
-}
-
-impl Default for EpParams {
-    fn default() -> Self {
-        EpParams {
-            threads: 8,
-            init: Init::Serial,
-            pairs_log2: 22,
-            block_pairs: 1024,
-        }
+crate::workload_params! {
+    pub struct EpParams {
+        threads: usize = 8 => "number of threads";
+        init: Init = Init::Serial => Init::doc();
+        pairs_log2: u32 = 22 => "2^pairs_log2 random pairs in total";
+        block_pairs: usize = 1024 => "pairs per block (buffer of 2*block_pairs f64 per thread)";
     }
 }
 
 pub fn info() -> GeneratorInfo {
-    let d = EpParams::default();
-    let p = |name, default: String, description| ParamDoc {
-        name,
-        default,
-        description,
-    };
     GeneratorInfo {
         name: "ep",
         summary: "NPB EP: Gaussian pairs by the polar method into per-thread tallies (private data)",
         paper: "Tikir & Hollingsworth; HyDM (NPB suite)",
-        params: vec![
-            p("threads", d.threads.to_string(), "number of threads"),
-            p("init", "\"serial\"".into(), Init::doc()),
-            p(
-                "pairs_log2",
-                d.pairs_log2.to_string(),
-                "2^pairs_log2 random pairs in total",
-            ),
-            p(
-                "block_pairs",
-                d.block_pairs.to_string(),
-                "pairs per block (buffer of 2*block_pairs f64 per thread)",
-            ),
-        ],
+        params: EpParams::param_docs(),
     }
 }
 

@@ -34,80 +34,31 @@
 use super::Init;
 use crate::omp::{Kernel, Loop, OmpSource, Sched};
 use crate::params::{check, parse};
-use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
+use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::stream;
 use crate::thread_emit::ThreadEmitter as Emitter;
 use crate::vspace::{private_base, AddressSpace};
 use numasim_trace::AccessSource;
 use rand::Rng as _;
-use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct FtParams {
-    pub threads: usize,
-    pub init: Init,
-    pub nx: usize,
-    pub ny: usize,
-    pub nz: usize,
-    pub iterations: usize,
-    pub block: usize,
-}
-
-impl Default for FtParams {
-    fn default() -> Self {
-        FtParams {
-            threads: 8,
-            init: Init::Serial,
-            nx: 64,
-            ny: 64,
-            nz: 32,
-            iterations: 4,
-            block: 16,
-        }
+crate::workload_params! {
+    pub struct FtParams {
+        threads: usize = 8 => "number of threads";
+        init: Init = Init::Serial => Init::doc();
+        nx: usize = 64 => "grid points along x (power of two; NPB class S: 64)";
+        ny: usize = 64 => "grid points along y (power of two; NPB class S: 64)";
+        nz: usize = 32 => "grid points along z (power of two; NPB class S: 64)";
+        iterations: usize = 4 => "evolve + inverse FFT steps (NPB class S: 6)";
+        block: usize = 16 => "lines gathered into the private scratch at once (NPB fftblock; ≤ nx)";
     }
 }
 
 pub fn info() -> GeneratorInfo {
-    let d = FtParams::default();
-    let p = |name, default: String, description| ParamDoc {
-        name,
-        default,
-        description,
-    };
     GeneratorInfo {
         name: "ft",
         summary: "NPB FT: 3-D FFT (x, y within planes; strided z gather across planes), evolve, inverse",
         paper: "Tikir & Hollingsworth (NPB OpenMP); HyDM (NPB)",
-        params: vec![
-            p("threads", d.threads.to_string(), "number of threads"),
-            p("init", "\"serial\"".into(), Init::doc()),
-            p(
-                "nx",
-                d.nx.to_string(),
-                "grid points along x (power of two; NPB class S: 64)",
-            ),
-            p(
-                "ny",
-                d.ny.to_string(),
-                "grid points along y (power of two; NPB class S: 64)",
-            ),
-            p(
-                "nz",
-                d.nz.to_string(),
-                "grid points along z (power of two; NPB class S: 64)",
-            ),
-            p(
-                "iterations",
-                d.iterations.to_string(),
-                "evolve + inverse FFT steps (NPB class S: 6)",
-            ),
-            p(
-                "block",
-                d.block.to_string(),
-                "lines gathered into the private scratch at once (NPB fftblock; ≤ nx)",
-            ),
-        ],
+        params: FtParams::param_docs(),
     }
 }
 

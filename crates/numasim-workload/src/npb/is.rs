@@ -22,65 +22,30 @@
 use super::Init;
 use crate::omp::{Kernel, Loop, OmpSource, Sched};
 use crate::params::{check, parse};
-use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
+use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::stream;
 use crate::thread_emit::ThreadEmitter as Emitter;
 use crate::vspace::AddressSpace;
 use numasim_trace::AccessSource;
 use rand::Rng as _;
-use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct IsParams {
-    pub threads: usize,
-    pub init: Init,
-    pub keys: usize,
-    pub max_key: u32,
-    pub buckets: usize,
-    pub iterations: usize,
-}
-
-impl Default for IsParams {
-    fn default() -> Self {
-        IsParams {
-            threads: 8,
-            init: Init::Serial,
-            keys: 1 << 20,
-            max_key: 1 << 16,
-            buckets: 1 << 10,
-            iterations: 10,
-        }
+crate::workload_params! {
+    pub struct IsParams {
+        threads: usize = 8 => "number of threads";
+        init: Init = Init::Serial => Init::doc();
+        keys: usize = 1 << 20 => "number of keys (NPB class W: 2^20)";
+        max_key: u32 = 1 << 16 => "keys lie in 0..max_key (power of two)";
+        buckets: usize = 1 << 10 => "number of buckets (power of two <= max_key)";
+        iterations: usize = 10 => "ranking iterations";
     }
 }
 
 pub fn info() -> GeneratorInfo {
-    let d = IsParams::default();
-    let p = |name, default: String, description| ParamDoc {
-        name,
-        default,
-        description,
-    };
     GeneratorInfo {
         name: "is",
         summary: "NPB IS: bucketed integer sort (ranking iterations, then a full sort)",
         paper: "Tikir & Hollingsworth; HyDM (NPB suite)",
-        params: vec![
-            p("threads", d.threads.to_string(), "number of threads"),
-            p("init", "\"serial\"".into(), Init::doc()),
-            p("keys", d.keys.to_string(), "number of keys (NPB class W: 2^20)"),
-            p(
-                "max_key",
-                d.max_key.to_string(),
-                "keys lie in 0..max_key (power of two)",
-            ),
-            p(
-                "buckets",
-                d.buckets.to_string(),
-                "number of buckets (power of two <= max_key)",
-            ),
-            p("iterations", d.iterations.to_string(), "ranking iterations"),
-        ],
+        params: IsParams::param_docs(),
     }
 }
 

@@ -35,59 +35,28 @@
 use super::Init;
 use crate::omp::{Kernel, Loop, OmpSource, Sched};
 use crate::params::{check, parse};
-use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
+use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::stream;
 use crate::thread_emit::ThreadEmitter as Emitter;
 use crate::vspace::AddressSpace;
 use numasim_trace::AccessSource;
 use rand::Rng as _;
-use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct MgParams {
-    pub threads: usize,
-    pub init: Init,
-    pub grid_log2: u32,
-    pub iterations: usize,
-}
-
-impl Default for MgParams {
-    fn default() -> Self {
-        MgParams {
-            threads: 8,
-            init: Init::Serial,
-            grid_log2: 6,
-            iterations: 4,
-        }
+crate::workload_params! {
+    pub struct MgParams {
+        threads: usize = 8 => "number of threads";
+        init: Init = Init::Serial => Init::doc();
+        grid_log2: u32 = 6 => "finest grid is 2^grid_log2 points per dimension (NPB class S: 5, W: 7, A: 8)";
+        iterations: usize = 4 => "V-cycles (NPB: 4 for classes S-A)";
     }
 }
 
 pub fn info() -> GeneratorInfo {
-    let d = MgParams::default();
-    let p = |name, default: String, description| ParamDoc {
-        name,
-        default,
-        description,
-    };
     GeneratorInfo {
         name: "mg",
         summary: "NPB MG: 3-D multigrid V-cycle (7-point residual, restriction, prolongation, smoothing)",
         paper: "Tikir & Hollingsworth (MG: serial init puts pages on one board); HyDM (NPB)",
-        params: vec![
-            p("threads", d.threads.to_string(), "number of threads"),
-            p("init", "\"serial\"".into(), Init::doc()),
-            p(
-                "grid_log2",
-                d.grid_log2.to_string(),
-                "finest grid is 2^grid_log2 points per dimension (NPB class S: 5, W: 7, A: 8)",
-            ),
-            p(
-                "iterations",
-                d.iterations.to_string(),
-                "V-cycles (NPB: 4 for classes S-A)",
-            ),
-        ],
+        params: MgParams::param_docs(),
     }
 }
 

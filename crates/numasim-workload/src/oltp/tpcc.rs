@@ -33,74 +33,29 @@
 
 use crate::omp::{Kernel, Loop, OmpSource, Sched};
 use crate::params::{check, parse};
-use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
+use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::{stream, Rng};
 use crate::thread_emit::ThreadEmitter as Emitter;
 use crate::vspace::AddressSpace;
 use numasim_trace::AccessSource;
 use rand::Rng as _;
-use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct TpccParams {
-    pub threads: usize,
-    pub warehouses: usize,
-    pub customers_per_district: usize,
-    pub items: usize,
-    pub transactions_per_thread: usize,
-}
-
-impl Default for TpccParams {
-    fn default() -> Self {
-        TpccParams {
-            threads: 8,
-            warehouses: 4,
-            customers_per_district: 3000,
-            items: 100_000,
-            transactions_per_thread: 5000,
-        }
+crate::workload_params! {
+    pub struct TpccParams {
+        threads: usize = 8 => "terminals; thread t's home warehouse is t·W/T";
+        warehouses: usize = 4 => "warehouses W (10 districts each)";
+        customers_per_district: usize = 3000 => "customers (and initial orders) per district (TPC-C: 3000)";
+        items: usize = 100_000 => "items, and stock rows per warehouse (TPC-C: 100000)";
+        transactions_per_thread: usize = 5000 => "transactions each thread runs";
     }
 }
 
 pub fn info() -> GeneratorInfo {
-    let d = TpccParams::default();
-    let p = |name, default: String, description| ParamDoc {
-        name,
-        default,
-        description,
-    };
     GeneratorInfo {
         name: "tpcc",
         summary: "TPC-C-like mix (new-order, payment, order-status, delivery, stock-level) over warehouse tables",
         paper: "StarNUMA §IV-E (TPCC, 64 warehouses on the Silo in-memory DBMS)",
-        params: vec![
-            p(
-                "threads",
-                d.threads.to_string(),
-                "terminals; thread t's home warehouse is t·W/T",
-            ),
-            p(
-                "warehouses",
-                d.warehouses.to_string(),
-                "warehouses W (10 districts each)",
-            ),
-            p(
-                "customers_per_district",
-                d.customers_per_district.to_string(),
-                "customers (and initial orders) per district (TPC-C: 3000)",
-            ),
-            p(
-                "items",
-                d.items.to_string(),
-                "items, and stock rows per warehouse (TPC-C: 100000)",
-            ),
-            p(
-                "transactions_per_thread",
-                d.transactions_per_thread.to_string(),
-                "transactions each thread runs",
-            ),
-        ],
+        params: TpccParams::param_docs(),
     }
 }
 

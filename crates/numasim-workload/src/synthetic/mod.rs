@@ -16,7 +16,7 @@
 //! - `private`: only the thread's own slice.
 
 use crate::params::{check, parse};
-use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
+use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::{stream, Rng};
 use numasim_trace::{Access, AccessKind, AccessSource, SourceError};
 use rand::Rng as _;
@@ -39,97 +39,27 @@ pub enum Pattern {
     Private,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SyntheticParams {
-    pub threads: usize,
-    pub pattern: Pattern,
-    pub footprint_bytes: u64,
-    pub accesses_per_thread: u64,
-    pub instructions_per_access: u32,
-    pub write_fraction: f64,
-    pub zipf_exponent: f64,
-    pub hot_fraction: f64,
-    pub hot_access_fraction: f64,
-    pub lines_per_visit: u32,
-}
-
-impl Default for SyntheticParams {
-    fn default() -> Self {
-        SyntheticParams {
-            threads: 16,
-            pattern: Pattern::SharedHot,
-            footprint_bytes: 256 << 20,
-            accesses_per_thread: 1_000_000,
-            instructions_per_access: 4,
-            write_fraction: 0.3,
-            zipf_exponent: 0.99,
-            hot_fraction: 0.05,
-            hot_access_fraction: 0.6,
-            lines_per_visit: 4,
-        }
+crate::workload_params! {
+    pub struct SyntheticParams {
+        threads: usize = 16 => "number of threads (access streams)";
+        pattern: Pattern = Pattern::SharedHot => "uniform | zipf | shared-hot | private";
+        footprint_bytes: u64 = 256 << 20 => "size of the shared region in bytes";
+        accesses_per_thread: u64 = 1_000_000 => "accesses each thread makes";
+        instructions_per_access: u32 = 4 => "instructions retired per access (memory + non-memory)";
+        write_fraction: f64 = 0.3 => "probability an access is a write";
+        zipf_exponent: f64 = 0.99 => "Zipf exponent s of the zipf pattern";
+        hot_fraction: f64 = 0.05 => "shared-hot: share of the region that is the hot set";
+        hot_access_fraction: f64 = 0.6 => "shared-hot: probability a visit goes to the hot set";
+        lines_per_visit: u32 = 4 => "consecutive 64 B lines touched per page visit";
     }
 }
 
 pub fn info() -> GeneratorInfo {
-    let d = SyntheticParams::default();
-    let p = |name, default: String, description| ParamDoc {
-        name,
-        default,
-        description,
-    };
     GeneratorInfo {
         name: "synthetic",
         summary: "seeded access patterns (uniform, zipf, shared-hot, private) for demos and speed tests",
         paper: "none (a test source, not a program model)",
-        params: vec![
-            p("threads", d.threads.to_string(), "number of threads (access streams)"),
-            p(
-                "pattern",
-                "\"shared-hot\"".into(),
-                "uniform | zipf | shared-hot | private",
-            ),
-            p(
-                "footprint_bytes",
-                d.footprint_bytes.to_string(),
-                "size of the shared region in bytes",
-            ),
-            p(
-                "accesses_per_thread",
-                d.accesses_per_thread.to_string(),
-                "accesses each thread makes",
-            ),
-            p(
-                "instructions_per_access",
-                d.instructions_per_access.to_string(),
-                "instructions retired per access (memory + non-memory)",
-            ),
-            p(
-                "write_fraction",
-                d.write_fraction.to_string(),
-                "probability an access is a write",
-            ),
-            p(
-                "zipf_exponent",
-                d.zipf_exponent.to_string(),
-                "Zipf exponent s of the zipf pattern",
-            ),
-            p(
-                "hot_fraction",
-                d.hot_fraction.to_string(),
-                "shared-hot: share of the region that is the hot set",
-            ),
-            p(
-                "hot_access_fraction",
-                d.hot_access_fraction.to_string(),
-                "shared-hot: probability a visit goes to the hot set",
-            ),
-            p(
-                "lines_per_visit",
-                d.lines_per_visit.to_string(),
-                "consecutive 64 B lines touched per page visit",
-            ),
-        ],
+        params: SyntheticParams::param_docs(),
     }
 }
 

@@ -83,13 +83,19 @@ pub struct PlacementSpec {
     pub weights: Vec<u32>,
     /// Node for `preferred`.
     pub node: Option<String>,
-    /// Page size: 4096 or 2097152.
+    /// Page size: any power of two from 4 KiB to 1 GiB (4096, Talbot's 8192, 2 MiB, 1 GiB ...).
     pub page_bytes: u64,
     /// Node capacity as a fraction of the footprint touched so far (StarNUMA: pool = 0.2).
     pub capacity_fraction_of_footprint: BTreeMap<String, f64>,
     /// Node capacity overrides in bytes.
     pub capacity_bytes: BTreeMap<String, u64>,
 }
+
+/// Smallest page (`placement.page_bytes`): x86's base page.
+pub const MIN_PAGE_BYTES: u64 = 4096;
+/// Largest page: x86's 1 GiB huge page. Per-line coherence state is kept for every line of a
+/// touched page, so larger pages would cost memory for lines a workload never uses.
+pub const MAX_PAGE_BYTES: u64 = 1 << 30;
 
 impl Default for PlacementSpec {
     fn default() -> Self {
@@ -186,8 +192,14 @@ impl Experiment {
         if spec.quantum_instructions == 0 {
             return Err(source.error("quantum_instructions", "must be at least 1"));
         }
-        if spec.placement.page_bytes != 4096 && spec.placement.page_bytes != 2 << 20 {
-            return Err(source.error("placement.page_bytes", "must be 4096 (4 KiB) or 2097152 (2 MiB)"));
+        let page = spec.placement.page_bytes;
+        if !page.is_power_of_two() || !(MIN_PAGE_BYTES..=MAX_PAGE_BYTES).contains(&page) {
+            return Err(source.error(
+                "placement.page_bytes",
+                format!(
+                    "must be a power of two from 4096 (4 KiB) to 1073741824 (1 GiB), e.g. 8192 for Talbot & Kelly's 8 KiB pages; got {page}"
+                ),
+            ));
         }
         if let Err((key, msg)) = spec.timing.validate() {
             return Err(source.error(format!("timing.{key}"), msg));

@@ -19,7 +19,11 @@ pub enum PlacementPolicy {
     Interleave(Vec<usize>),
     /// Page number over cumulative weights (Linux weighted interleave).
     WeightedInterleave(Vec<(usize, u32)>),
-    /// Talbot & Kelly's page round-robin over every socket-attached node.
+    /// Talbot & Kelly's page round-robin over every socket-attached node: each new page goes to
+    /// the next node in turn, in the order pages are first touched ("allocation cycles around
+    /// the nodes, placing a page in turn at each node", §1.2). Not the page number modulo the
+    /// node count: generators align every array to 2 MiB (512 pages), so `vpage mod 64` put
+    /// every 64-thread Ocean-Contig block's first page on node 0 and second on node 1.
     RoundRobin(Vec<usize>),
 }
 
@@ -47,6 +51,8 @@ pub struct Placement {
     used_pages: Vec<u64>,
     /// Per socket: memory nodes by increasing load latency.
     nearest: Vec<Vec<usize>>,
+    /// Round-robin: pages placed so far (the next page goes to `nodes[rr_next % len]`).
+    rr_next: u64,
 }
 
 impl Placement {
@@ -57,6 +63,7 @@ impl Placement {
             capacity,
             used_pages: vec![0; n],
             nearest,
+            rr_next: 0,
         }
     }
 
@@ -103,6 +110,10 @@ impl Placement {
     /// Chooses and reserves a home for a new page touched by `socket`.
     /// `footprint_pages` includes the new page.
     pub fn place(&mut self, socket: usize, vpage: u64, footprint_pages: u64) -> Result<usize, PlacementError> {
+        if matches!(self.policy, PlacementPolicy::RoundRobin(_)) {
+            self.rr_next += 1;
+        }
+        let rr_turn = self.rr_next.wrapping_sub(1);
         let wanted = match &self.policy {
             PlacementPolicy::FirstTouch => self.nearest[socket][0],
             PlacementPolicy::Preferred(n) => *n,
@@ -121,9 +132,8 @@ impl Placement {
                     None => Err(PlacementError::OutOfMemory { footprint_pages }),
                 };
             }
-            PlacementPolicy::Interleave(nodes) | PlacementPolicy::RoundRobin(nodes) => {
-                nodes[(vpage % nodes.len() as u64) as usize]
-            }
+            PlacementPolicy::Interleave(nodes) => nodes[(vpage % nodes.len() as u64) as usize],
+            PlacementPolicy::RoundRobin(nodes) => nodes[(rr_turn % nodes.len() as u64) as usize],
             PlacementPolicy::WeightedInterleave(weights) => {
                 let total: u64 = weights.iter().map(|&(_, w)| w as u64).sum();
                 let mut r = vpage % total;
@@ -182,7 +192,21 @@ mod tests {
     }
 
     #[test]
-    fn interleave_and_round_robin_follow_page_numbers() {
+    fn round_robin_cycles_in_touch_order_whatever_the_page_numbers() {
+        // Page numbers 512 apart (2 MiB-aligned arrays) all fall on one node under interleave;
+        // round-robin still gives each new page the next node.
+        let mut p = Placement::new(
+            PlacementPolicy::RoundRobin(vec![0, 1, 2]),
+            vec![Capacity::Pages(100); 3],
+            nearest(),
+        );
+        let homes: Vec<usize> = (0..5).map(|i| p.place(1, i * 512, i + 1).unwrap()).collect();
+        assert_eq!(homes, vec![0, 1, 2, 0, 1]);
+        assert_eq!(p.used_pages(), &[2, 2, 1]);
+    }
+
+    #[test]
+    fn interleave_follows_page_numbers() {
         let mut p = Placement::new(
             PlacementPolicy::Interleave(vec![0, 2]),
             vec![Capacity::Pages(100); 3],

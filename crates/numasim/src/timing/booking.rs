@@ -33,9 +33,13 @@ pub struct Booking {
     /// Per socket: L1 + L2 (+ LLC) tag path of an LLC miss, ps.
     pub lookup_ps: Vec<u64>,
     is_pool: Vec<bool>,
-    snoop_ps: u64,
-    header: u32,
-    data: u32,
+    pub(super) snoop_ps: u64,
+    pub(super) header: u32,
+    pub(super) data: u32,
+    /// Per memory node: its socket (whose node controller serves it); `None` for a pool.
+    pub(super) home_socket: Vec<Option<usize>>,
+    /// Talbot & Kelly's node controllers, input buffers and proxies (`None`: not modelled).
+    pub nc: Option<super::node_controller::NodeControllers>,
     /// No request is booked before this (the slowest running core's clock): timelines drop
     /// what ends by it.
     pub horizon_ps: u64,
@@ -85,6 +89,8 @@ impl Booking {
             mismatch_ps,
             lookup_ps,
             is_pool: m.memory_nodes.iter().map(|n| n.attached_socket.is_none()).collect(),
+            home_socket: m.memory_nodes.iter().map(|n| n.attached_socket).collect(),
+            nc: super::node_controller::NodeControllers::from_spec(spec, m.sockets.len()),
             snoop_ps: ps(spec.owner_snoop_ns),
             header: spec.header_bytes,
             data: spec.header_bytes + line_bytes,
@@ -175,7 +181,10 @@ impl Booking {
             let s = mask.trailing_zeros() as usize;
             mask &= mask - 1;
             let p = self.fabric.from_mem(home, s);
-            let at = self.traverse(p, self.header, t, &mut ignored);
+            let mut at = self.traverse(p, self.header, t, &mut ignored);
+            if let Some(nc) = &mut self.nc {
+                at = nc.handle(s, super::node_controller::Msg::Inval, at, self.horizon_ps);
+            }
             let p = self.fabric.between(s, req);
             self.traverse(p, self.header, at, &mut ignored);
         }
@@ -186,7 +195,10 @@ impl Booking {
     pub fn ownership(&mut self, socket: usize, node: usize, others: u64, t: u64) {
         let mut ignored = 0;
         let p = self.fabric.to_mem(socket, node);
-        let at = self.traverse(p, self.header, t + self.lookup_ps[socket], &mut ignored);
+        let mut at = self.traverse(p, self.header, t + self.lookup_ps[socket], &mut ignored);
+        if let (Some(nc), Some(h)) = (&mut self.nc, self.home_socket[node]) {
+            at = nc.handle(h, super::node_controller::Msg::Ownership, at, self.horizon_ps);
+        }
         self.send_invals(node, socket, others, at);
     }
 
@@ -194,7 +206,10 @@ impl Booking {
     pub fn writeback(&mut self, socket: usize, node: usize, row: u64, t: u64) {
         let mut ignored = 0;
         let p = self.fabric.to_mem(socket, node);
-        let at = self.traverse(p, self.data, t, &mut ignored);
+        let mut at = self.traverse(p, self.data, t, &mut ignored);
+        if let (Some(nc), Some(h)) = (&mut self.nc, self.home_socket[node]) {
+            at = nc.handle(h, super::node_controller::Msg::Writeback, at, self.horizon_ps);
+        }
         let r = self.mem[node].access_at(at + self.fixed_ps[node], row, true, self.horizon_ps);
         self.latest_ps = self.latest_ps.max(r.done_ps);
     }

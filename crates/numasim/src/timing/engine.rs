@@ -653,7 +653,12 @@ impl TimingSim {
             }
         }
         let row = self.dram_row(node, page, a.vaddr);
-        let lat = self.book.fetch(socket, node, miss.supplier, miss.inval_msgs, row, t0);
+        let lat = if self.book.nc.is_some() {
+            self.book
+                .fetch_nc(socket, node, miss.supplier, miss.inval_msgs, row, t0, a.vaddr, write)
+        } else {
+            self.book.fetch(socket, node, miss.supplier, miss.inval_msgs, row, t0)
+        };
         if !write {
             let class = if bt {
                 self.bt_class
@@ -700,6 +705,10 @@ impl TimingSim {
         let line = vaddr >> 6;
         let di = self.dir.index(page, line);
         let others = self.dir.write(di, socket).others;
+        if let Some(nc) = &mut self.book.nc {
+            // Proxy copies are not in the directory: a store always drops them.
+            nc.invalidate(line);
+        }
         if others == 0 {
             return Ok(()); // exclusive already (E → M): silent
         }

@@ -126,11 +126,12 @@ pub mod directory;
 pub mod dram;
 pub mod engine;
 pub mod link;
+pub mod node_controller;
 pub mod params;
 pub mod private;
 pub mod report;
 pub mod timeline;
 
 pub use engine::{TimingConfig, TimingSim};
-pub use params::{DramPagePolicy, TimingSpec};
+pub use params::{DramPagePolicy, ProxyMode, TimingSpec};
 pub use report::{PhaseTiming, TimingResults};

@@ -17,6 +17,17 @@ pub enum DramPagePolicy {
     Closed,
 }
 
+/// Talbot & Kelly's proxies (timing/node_controller.rs): reads routed through a proxy node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProxyMode {
+    None,
+    /// Every LLC-miss load to a marked address (`proxy_ranges`, default all) goes via a proxy.
+    Basic,
+    /// Only a read bounced by a full input buffer is retried via a proxy.
+    Reactive,
+}
+
 /// `[timing]` as written by the user (strict keys, defaults documented per field).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -88,6 +99,28 @@ pub struct TimingSpec {
     /// charges the first 10 % with 100 M-instruction windows in 1 B-instruction phases).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub charged_migration_fraction: Option<f64>,
+    /// Node-controller cycle time, ns (Talbot & Kelly Table 1.1: 10). Set: each socket's node
+    /// controller is a non-pipelined server that handles every message arriving at the node
+    /// for the cycles of Table 1.2 (timing/node_controller.rs). Unset: no controller occupancy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_controller_cycle_ns: Option<f64>,
+    /// Input buffer: a read request arriving while this many messages wait for the node
+    /// controller bounces back to the requester, which retries (paper: 8 = √P). Unset:
+    /// infinite buffers. Needs `node_controller_cycle_ns`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_buffer_reads: Option<u32>,
+    /// `none` (default), `basic` or `reactive` proxies. Needs `node_controller_cycle_ns`;
+    /// `reactive` also needs `input_buffer_reads`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proxies: Option<ProxyMode>,
+    /// Proxy clusters (paper: 3): sockets split into this many contiguous groups; a block's
+    /// proxy for a requester is a node of the requester's group (default 3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proxy_clusters: Option<u32>,
+    /// Basic proxies: virtual address ranges `[start, end)` marked for proxying (the data a
+    /// workload's paper marks as hot). Unset: every address.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proxy_ranges: Option<Vec<[u64; 2]>>,
 }
 
 /// `[timing]` keys with no default value (unset means "off"); listed by `numasim params timing`.
@@ -95,6 +128,11 @@ pub const OPTIONAL_TIMING_KEYS: &[&str] = &[
     "sample_instructions",
     "warmup_instructions",
     "charged_migration_fraction",
+    "node_controller_cycle_ns",
+    "input_buffer_reads",
+    "proxies",
+    "proxy_clusters",
+    "proxy_ranges",
 ];
 
 /// Largest private L1 per core (real ones are tens of KiB).
@@ -134,6 +172,11 @@ impl Default for TimingSpec {
             sample_instructions: None,
             warmup_instructions: None,
             charged_migration_fraction: None,
+            node_controller_cycle_ns: None,
+            input_buffer_reads: None,
+            proxies: None,
+            proxy_clusters: None,
+            proxy_ranges: None,
         }
     }
 }
@@ -154,6 +197,7 @@ impl TimingSpec {
             }
         };
         pos("base_cpi", self.base_cpi)?;
+        self.validate_node_controllers()?;
         pos("link_bandwidth_scale", self.link_bandwidth_scale)?;
         if !(self.owner_snoop_ns.is_finite() && self.owner_snoop_ns >= 0.0) {
             return Err(("owner_snoop_ns", "must be a non-negative number".into()));
@@ -368,5 +412,60 @@ mod key_doc_tests {
         let mut b = fields.clone();
         b.sort_unstable();
         assert_eq!(a, b);
+    }
+}
+
+impl TimingSpec {
+    /// Node-controller, input-buffer and proxy keys (Talbot & Kelly).
+    fn validate_node_controllers(&self) -> Result<(), (&'static str, String)> {
+        if let Some(c) = self.node_controller_cycle_ns {
+            if !(c.is_finite() && c > 0.0 && c <= 1e6) {
+                return Err((
+                    "node_controller_cycle_ns",
+                    format!("must be a positive number of ns up to 1000000, got {c}"),
+                ));
+            }
+        }
+        let nc = self.node_controller_cycle_ns.is_some();
+        if let Some(b) = self.input_buffer_reads {
+            if !(1..=1_000_000).contains(&b) {
+                return Err(("input_buffer_reads", format!("must be between 1 and 1000000, got {b}")));
+            }
+            if !nc {
+                return Err((
+                    "input_buffer_reads",
+                    "needs node_controller_cycle_ns (buffers fill only while a controller is busy)".into(),
+                ));
+            }
+        }
+        match self.proxies {
+            Some(ProxyMode::Basic) | Some(ProxyMode::Reactive) if !nc => {
+                return Err(("proxies", "needs node_controller_cycle_ns".into()));
+            }
+            Some(ProxyMode::Reactive) if self.input_buffer_reads.is_none() => {
+                return Err((
+                    "proxies",
+                    "reactive proxies need input_buffer_reads (only a bounced read is proxied)".into(),
+                ));
+            }
+            _ => {}
+        }
+        if let Some(k) = self.proxy_clusters {
+            if !(1..=64).contains(&k) {
+                return Err(("proxy_clusters", format!("must be between 1 and 64, got {k}")));
+            }
+        }
+        if let Some(r) = &self.proxy_ranges {
+            if r.len() > 4096 {
+                return Err(("proxy_ranges", "at most 4096 ranges".into()));
+            }
+            if let Some(bad) = r.iter().find(|[a, b]| a >= b) {
+                return Err((
+                    "proxy_ranges",
+                    format!("each range must be [start, end) with start < end, got {bad:?}"),
+                ));
+            }
+        }
+        Ok(())
     }
 }

@@ -83,6 +83,10 @@ pub struct TimingResults {
     /// Migration's cost in time over the run.
     pub migration: MigrationTime,
     pub params: super::TimingSpec,
+    /// Talbot & Kelly's node controllers (set only with `node_controller_cycle_ns`): messages by
+    /// type, mean input-buffer queueing, bounces, proxy reads, remote read response time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_controllers: Option<super::node_controller::NcReport>,
 }
 
 /// Per-phase timing figures. Utilisations are busy fractions (0–1) of the phase's duration,
@@ -405,6 +409,7 @@ pub fn run(sim: &TimingSim, m: &Machine, total: &TimingCounts, migration: Migrat
         calibration,
         migration,
         params: sim.spec.clone(),
+        node_controllers: sim.book.nc.as_ref().map(|n| n.report()),
     }
 }
 

@@ -1,0 +1,96 @@
+//! `numasim repro talbot --quick` as a user runs it: outputs, and the directions of Talbot &
+//! Kelly §1.5 that numasim reproduces at the quick size (GE 128², Ocean 128², 64 threads on
+//! `talbot64`). Directions it does not reproduce are ignored tests with the measured value.
+
+mod common;
+
+use common::{numasim, ok};
+
+fn quick_study() -> &'static (tempfile::TempDir, serde_json::Value) {
+    static STUDY: std::sync::OnceLock<(tempfile::TempDir, serde_json::Value)> = std::sync::OnceLock::new();
+    STUDY.get_or_init(|| {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = ok(&numasim(
+            &["repro", "talbot", "--quick", "-o", "tq", "--json"],
+            tmp.path(),
+        ));
+        let v = serde_json::from_str(&out).unwrap();
+        (tmp, v)
+    })
+}
+
+fn value(quantity_starts: &str) -> f64 {
+    let (_, v) = quick_study();
+    let c = v["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["quantity"].as_str().unwrap().starts_with(quantity_starts))
+        .unwrap_or_else(|| panic!("no comparison {quantity_starts}"));
+    c["numasim"].as_f64().unwrap()
+}
+
+#[test]
+fn repro_talbot_quick_writes_every_run_and_the_comparison() {
+    let (tmp, v) = quick_study();
+    let dir = tmp.path().join("tq");
+    let csv = std::fs::read_to_string(dir.join("comparison.csv")).unwrap();
+    assert_eq!(csv.lines().count(), v["comparisons"].as_array().unwrap().len() + 1);
+    // 3 workloads × 2 placements × 4 buffer/proxy set-ups, each a config with its results.
+    let mut configs = 0;
+    for e in std::fs::read_dir(dir.join("configs")).unwrap() {
+        let name = e.unwrap().path().file_stem().unwrap().to_string_lossy().into_owned();
+        let results = dir.join("runs").join(&name).join("results.json");
+        let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(results).unwrap()).unwrap();
+        let nc = &r["timing"]["node_controllers"];
+        assert!(nc["messages_total"].as_u64().unwrap() > 0, "{name}");
+        // Bounces only with finite buffers; proxy reads only with proxies.
+        let bounces = nc["bounces"].as_u64().unwrap();
+        let proxies = nc["proxy_reads"].as_u64().unwrap();
+        assert_eq!(bounces > 0, name.contains("-fin"), "{name}: {bounces} bounces");
+        assert_eq!(
+            proxies > 0,
+            name.contains("basic") || name.contains("reactive"),
+            "{name}"
+        );
+        configs += 1;
+    }
+    assert_eq!(configs, 24);
+}
+
+#[test]
+fn ge_proxies_speed_up_and_cut_remote_read_response() {
+    assert!(value("GE: basic proxies speedup, first-touch") > 0.0);
+    assert!(value("GE: basic proxies speedup, round-robin") > 0.0);
+    assert!(value("GE: remote read response with basic proxies") < 0.0);
+    assert!(value("GE: reactive proxies speedup, first-touch") > 0.0);
+    // Fig. 1.9: reactive proxies stop the repeated bouncing, so fewer messages.
+    assert!(value("GE: messages with reactive proxies") < 0.0);
+    // Table 1.4: more messages accepted into the buffers instead of bouncing.
+    assert!(value("GE: mean input-buffer queueing, reactive vs none") > 0.0);
+}
+
+#[test]
+fn ocean_contig_is_slower_under_round_robin() {
+    assert!(value("Ocean-Contig: round-robin slowdown vs first-touch, infinite") > 0.0);
+    assert!(value("Ocean-Contig: round-robin slowdown vs first-touch, finite") > 0.0);
+}
+
+/// Fig. 1.5: GE is 7.3 % faster under round-robin with infinite buffers. Measured −20.2 % at
+/// the quick size (+6.2 % at n = 256 without node-controller occupancy; with it the home
+/// controllers of the pivot rows' owners dominate under both placements). See REPRODUCTION.md.
+#[test]
+#[ignore = "not reproduced: GE round-robin is slower with node-controller occupancy (-20.2 % quick)"]
+fn ge_round_robin_beats_first_touch_with_infinite_buffers() {
+    assert!(value("GE: round-robin speedup over first-touch, infinite") > 0.0);
+}
+
+/// §1.5.3: first-touch + reactive proxies never worse than either placement without proxies.
+/// Holds for GE; measured −2.0 % (Ocean-Contig) and −41.5 % (Ocean-Non-Contig) at the quick size.
+#[test]
+#[ignore = "not reproduced for Ocean: reactive proxies slow the neighbour exchange (-2.0 %, -41.5 % quick)"]
+fn first_touch_with_reactive_proxies_is_never_worse() {
+    for w in ["GE", "Ocean-Contig", "Ocean-Non-Contig"] {
+        assert!(value(&format!("{w}: first-touch + reactive")) > 0.0, "{w}");
+    }
+}

@@ -12,6 +12,7 @@
 
 pub mod starnuma;
 pub mod talbot;
+pub mod tikir;
 
 use std::path::{Path, PathBuf};
 
@@ -112,7 +113,7 @@ pub trait Study: Sync {
 
 /// Every study, by name.
 pub fn registry() -> &'static [&'static dyn Study] {
-    &[&starnuma::StarNuma, &talbot::Talbot]
+    &[&starnuma::StarNuma, &talbot::Talbot, &tikir::Tikir]
 }
 
 pub fn find(name: &str) -> Result<&'static dyn Study, ReproError> {

@@ -46,6 +46,28 @@ pub const DEFAULT_INTERVALS: &[u64] = &[64, 256, 1024, 4096, 16384, 65536, 1 << 
 /// Runs the analysis. `intervals` are the interconnect-sampling intervals to sweep; other
 /// sources use their default interval.
 pub fn analyze_profile(run: &mut Run, intervals: &[u64], tlb_entries: usize) -> Result<ProfileAnalysis, RunError> {
+    let mut specs: Vec<(ProfilerKind, u64)> = intervals.iter().map(|&n| (ProfilerKind::Interconnect, n)).collect();
+    for k in [
+        ProfilerKind::CacheMiss,
+        ProfilerKind::TlbMiss,
+        ProfilerKind::TlbContent,
+        ProfilerKind::Atc,
+        ProfilerKind::HydmSampling,
+        ProfilerKind::HintingFaults,
+        ProfilerKind::Full,
+    ] {
+        specs.push((k, k.sample_interval(&BTreeMap::new())));
+    }
+    analyze_sources(run, &specs, tlb_entries)
+}
+
+/// The analysis over explicit (source, sampling interval) pairs (`numasim repro tikir` adds
+/// `interconnect-maxrate`, whose buffer and read period take their declared defaults).
+pub fn analyze_sources(
+    run: &mut Run,
+    specs: &[(ProfilerKind, u64)],
+    tlb_entries: usize,
+) -> Result<ProfileAnalysis, RunError> {
     let mut source = run.open_source()?;
     let mut sim = run.functional_sim()?;
     let sockets = run.machine.sockets.len();
@@ -63,18 +85,6 @@ pub fn analyze_profile(run: &mut Run, intervals: &[u64], tlb_entries: usize) -> 
         ]);
         Observer::new(kind, sockets, &params)
     };
-    let mut specs: Vec<(ProfilerKind, u64)> = intervals.iter().map(|&n| (ProfilerKind::Interconnect, n)).collect();
-    for k in [
-        ProfilerKind::CacheMiss,
-        ProfilerKind::TlbMiss,
-        ProfilerKind::TlbContent,
-        ProfilerKind::Atc,
-        ProfilerKind::HydmSampling,
-        ProfilerKind::HintingFaults,
-        ProfilerKind::Full,
-    ] {
-        specs.push((k, k.sample_interval(&BTreeMap::new())));
-    }
     let mut root = mk(ProfilerKind::Perfect, 1);
     root.also = specs.iter().map(|&(k, n)| mk(k, n)).collect();
     sim.set_observer(root);

@@ -13,10 +13,12 @@
 //! phase's timing record, charging the moves in time) are [`Engine`]'s hooks with empty
 //! defaults.
 
+mod lookahead;
 mod results;
 mod run;
 mod sampled;
 
+pub use lookahead::{learn_lookahead, Lookahead};
 pub(crate) use results::sharing_report;
 pub use results::{
     MachineBrief, Mode, Perf, PhaseRecord, Progress, RunError, RunResults, SharingReport, Totals,
@@ -27,7 +29,7 @@ pub use sampled::{SampledSim, SamplingReport, TimedWindow};
 
 use crate::mem::FixedHomes;
 use crate::migrate::{Migrator, PageHost, PhaseMigration, PolicyKind};
-use crate::profile::Observer;
+use crate::profile::{Observer, ProfilerKind};
 use crate::sim::{FunctionalSim, SimError};
 use crate::stats::{PhaseCounts, SharingHistogram};
 use crate::timing::{PhaseTiming, TimingResults, TimingSim};
@@ -244,6 +246,15 @@ pub fn drive<E: Engine>(
     if migrator.policy() == PolicyKind::OracleStatic {
         sim.set_fixed_homes(learn_oracle_homes(run)?);
     }
+    if migrator.policy() == PolicyKind::ProfileStatic {
+        sim.set_fixed_homes(learn_profile_homes(run)?);
+    }
+    // `perfect-next` looks ahead: a first pass records every phase (see `lookahead`).
+    let mut lookahead = if migrator.observer().is_some() && run.migration.profiler == ProfilerKind::PerfectNext {
+        Some(learn_lookahead(run)?)
+    } else {
+        None
+    };
     let machine = &run.machine;
     let classes = &run.classes;
     let node_names: Vec<String> = machine.memory_nodes.iter().map(|n| n.name.clone()).collect();
@@ -266,6 +277,12 @@ pub fn drive<E: Engine>(
         let sampled = sim.window(&extra);
         if migrator.policy() != PolicyKind::None {
             mapper.before_boundary(sim.home());
+        }
+        if let Some(la) = lookahead.as_mut() {
+            let next = la.profile(phases.len() + 1, sim.table());
+            if let Some(o) = sim.observer_mut() {
+                o.set_lookahead(next);
+            }
         }
         let migration = migrator.boundary(sim, &summary, phases.len() as u64 + 1);
         sim.after_boundary(&mut report, &migrator, &migration, &mut timing, extra);
@@ -365,6 +382,39 @@ pub fn learn_oracle_homes(run: &mut Run) -> Result<FixedHomes, RunError> {
     let homes = crate::migrate::oracle::best_homes(&totals, &mach, &capacity);
     // Keyed by virtual page: page ids follow first-touch order, which differs between the
     // functional first pass and a timing-mode run.
+    Ok(FixedHomes::from_pairs(
+        homes
+            .iter()
+            .enumerate()
+            .filter(|&(_, &n)| n != u16::MAX)
+            .map(|(id, &n)| (sim.memory.table.vpage(id as u32), n)),
+    ))
+}
+
+/// Profile-driven static placement's first run: the workload without migration on the
+/// functional engine with the experiment's profiler observing it; its per-phase profiles summed
+/// over the run choose the homes (see [`crate::migrate::profile_static`]). Nothing of the run
+/// that follows is seen.
+pub fn learn_profile_homes(run: &mut Run) -> Result<FixedHomes, RunError> {
+    let mut source = run.open_source()?;
+    let mut sim = run.functional_sim()?;
+    let sockets = run.machine.sockets.len();
+    sim.set_observer(Observer::new(run.migration.profiler, sockets, &run.migration.params));
+    let mut total = crate::profile::PageProfile::new(sockets, 0);
+    for_each_phase(&mut sim, &mut *source, run.max_phases, |sim, _, ()| {
+        let pages = sim.memory.table.pages();
+        let exact = sim.memory.pages.phase_counts[..pages * sockets].to_vec();
+        let o = sim.observer_mut().expect("installed above");
+        total.add(&o.profile(&exact, pages));
+        o.end_phase(pages, &[], 0);
+        Ok(())
+    })?;
+    let mach = crate::migrate::MachineInfo::from_machine(&run.machine, run.page_bytes);
+    let footprint = sim.memory.table.pages() as u64;
+    let capacity: Vec<u64> = (0..run.machine.memory_nodes.len())
+        .map(|n| sim.memory.placement.capacity_pages(n, footprint))
+        .collect();
+    let homes = crate::migrate::profile_static::homes_from_profile(&total, &mach, &capacity);
     Ok(FixedHomes::from_pairs(
         homes
             .iter()

@@ -157,6 +157,7 @@ policies! {
     hydm: Hydm;
     autonuma: Autonuma;
     oracle: OracleStatic;
+    profile_static: ProfileStatic;
 }
 
 impl PolicyKind {

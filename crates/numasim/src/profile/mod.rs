@@ -8,6 +8,8 @@
 //!
 //! - `perfect`: every memory access (LLC miss) of every page, per socket — StarNUMA's
 //!   zero-cost baseline knowledge. Read straight from [`crate::stats::PageStats`].
+//! - `perfect-next`: the *next* interval's memory accesses (Tikir & Hollingsworth's perfect
+//!   profile, a look-ahead oracle; the driver records them in a first pass).
 //! - `full`: every access before the LLC (Tikir & Hollingsworth's "full memory access
 //!   history"; includes LLC hits).
 //! - `tracker-t16` / `tracker-t0`: StarNUMA's region trackers (§III-D1). They count LLC
@@ -20,6 +22,8 @@
 //!   the scan (simplification; documented).
 //! - `interconnect`: every N-th memory transaction system-wide (Sun Fire Link interval
 //!   sampling; default N = 1024).
+//! - `interconnect-maxrate`: maximum-rate sampling: each socket's transactions fill a buffer
+//!   the software empties at a fixed rate; transactions that find it full are lost.
 //! - `cache-miss`: every N-th LLC miss of each socket (distributed on-chip monitors; 512).
 //! - `tlb-miss`: every N-th TLB miss of each socket (default every miss).
 //! - `tlb-content`: every N translations of a socket, +1 for each valid TLB entry (16K).
@@ -89,6 +93,9 @@ pub trait Profiler: Sized + Clone + std::fmt::Debug {
         WindowInputs::default()
     }
     fn restore_window(&mut self, _window: WindowInputs) {}
+    /// Look-ahead profilers only (`perfect-next`): the next interval's counts, handed over by
+    /// the driver before the boundary.
+    fn set_lookahead(&mut self, _next: PageProfile) {}
 }
 
 /// Per-page inputs of the window besides the profile (only `hydm-sampling` fills them).
@@ -163,6 +170,9 @@ macro_rules! profilers {
             fn restore_window(&mut self, w: WindowInputs) {
                 match self { $($( AnyProfiler::$ty(p) => <$module::$ty as Profiler>::restore_window(p, w), )+)* }
             }
+            fn set_lookahead(&mut self, next: PageProfile) {
+                match self { $($( AnyProfiler::$ty(p) => <$module::$ty as Profiler>::set_lookahead(p, next), )+)* }
+            }
         }
     };
 }
@@ -170,9 +180,11 @@ macro_rules! profilers {
 // The registry. A new profiler: one file in this directory and one line here.
 profilers! {
     perfect: Perfect;
+    perfect_next: PerfectNext;
     full: Full;
     tracker: TrackerT16, TrackerT0;
     interconnect: Interconnect;
+    maxrate: MaxRate;
     cache_miss: CacheMiss;
     tlb_miss: TlbMiss;
     tlb_content: TlbContent, Atc;
@@ -311,6 +323,11 @@ impl Observer {
     /// engine, which owns the observer, is borrowed for moves); see [`Observer::restore_window`].
     pub fn take_window(&mut self) -> WindowInputs {
         self.profiler.take_window()
+    }
+
+    /// The next interval's counts for a look-ahead profiler (`perfect-next`); others ignore it.
+    pub fn set_lookahead(&mut self, next: PageProfile) {
+        self.profiler.set_lookahead(next)
     }
 
     /// Gives back what [`Observer::take_window`] took, so the buffers are reused.

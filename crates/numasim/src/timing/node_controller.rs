@@ -607,4 +607,65 @@ mod tests {
         let s = &b.nc.as_ref().unwrap().stats;
         assert_eq!((s.bounces, s.proxy_reads), (1, 1), "{s:?}");
     }
+
+    #[test]
+    fn inconsistent_keys_are_refused_by_name() {
+        let bad = |s: TimingSpec| s.validate().expect_err("refused").0;
+        let none = TimingSpec::default();
+        assert_eq!(
+            bad(TimingSpec {
+                input_buffer_reads: Some(8),
+                ..none.clone()
+            }),
+            "input_buffer_reads"
+        );
+        assert_eq!(
+            bad(TimingSpec {
+                proxies: Some(ProxyMode::Basic),
+                ..none.clone()
+            }),
+            "proxies"
+        );
+        assert_eq!(
+            bad(spec(None, ProxyMode::Reactive)),
+            "proxies",
+            "reactive needs finite buffers"
+        );
+        assert_eq!(
+            bad(TimingSpec {
+                node_controller_cycle_ns: Some(-1.0),
+                ..none.clone()
+            }),
+            "node_controller_cycle_ns"
+        );
+        assert_eq!(
+            bad(TimingSpec {
+                proxy_clusters: Some(0),
+                ..spec(None, ProxyMode::Basic)
+            }),
+            "proxy_clusters"
+        );
+        assert_eq!(
+            bad(TimingSpec {
+                proxy_ranges: Some(vec![[8, 8]]),
+                ..spec(None, ProxyMode::Basic)
+            }),
+            "proxy_ranges"
+        );
+        spec(Some(8), ProxyMode::Reactive).validate().unwrap();
+        assert!(NodeControllers::from_spec(&none, 64).is_none(), "off by default");
+    }
+
+    #[test]
+    fn basic_proxies_follow_the_marked_ranges() {
+        let s = TimingSpec {
+            proxy_ranges: Some(vec![[0x1000, 0x2000]]),
+            ..spec(None, ProxyMode::Basic)
+        };
+        let nc = NodeControllers::from_spec(&s, 64).unwrap();
+        assert!(nc.marked(0x1000) && nc.marked(0x1fff));
+        assert!(!nc.marked(0x2000) && !nc.marked(0xfff));
+        let reactive = NodeControllers::from_spec(&spec(Some(8), ProxyMode::Reactive), 64).unwrap();
+        assert!(!reactive.marked(0x1000), "reactive proxies mark nothing");
+    }
 }

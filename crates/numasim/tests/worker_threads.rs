@@ -79,3 +79,25 @@ fn native_and_starnuma_traces_functional_and_timing() {
         assert_same_for_1_2_4(&timing, dir.path());
     }
 }
+
+/// With 2 or more worker threads the profiler's observer also runs on a thread of its own
+/// (`FunctionalSim::run_to`); every profiler must see exactly the serial sequence of accesses,
+/// including those whose state feeds back through in-flight pages (moves at boundaries) and
+/// those reading the access's flops (HyDM).
+#[test]
+fn every_profiler_on_its_own_thread_gives_identical_results() {
+    let dir = tempfile::tempdir().unwrap();
+    for (policy, profiler) in [
+        ("hydm", "hydm-sampling"),
+        ("autonuma", "hinting-faults"),
+        ("tikir", "tlb-content"),
+        ("starnuma", "cache-miss"),
+    ] {
+        let toml = format!(
+            "machine = \"starnuma16-pool\"\nphase_instructions = 200000\n[workload]\n{BFS}\n\
+             [llc]\nenabled = true\n[migration]\npolicy = \"{policy}\"\nprofiler = \"{profiler}\"\n"
+        );
+        let r = assert_same_for_1_2_4(&toml, dir.path());
+        assert!(r.contains(profiler), "{policy}/{profiler}: {r}");
+    }
+}

@@ -371,5 +371,6 @@ pub fn functional_config(exp: &Experiment, machine: &Machine) -> crate::sim::Fun
                 .collect()
         }),
         page_bytes: spec.placement.page_bytes,
+        observer_thread: exp.worker_threads >= 2,
     }
 }

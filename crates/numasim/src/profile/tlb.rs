@@ -40,6 +40,25 @@ pub fn shoot_down(tlbs: &mut [Tlb], known_pages: usize, moved: &[u32]) {
     }
 }
 
+/// Index of the first entry equal to `page`. Blocks of 16 are compared into a bit mask with
+/// no early exit inside a block, which the compiler turns into vector compares.
+#[inline]
+fn find(pages: &[u32], page: u32) -> Option<usize> {
+    const BLOCK: usize = 16;
+    let mut blocks = pages.chunks_exact(BLOCK);
+    for (b, block) in blocks.by_ref().enumerate() {
+        let mut mask = 0u32;
+        for (k, &p) in block.iter().enumerate() {
+            mask |= u32::from(p == page) << k;
+        }
+        if mask != 0 {
+            return Some(b * BLOCK + mask.trailing_zeros() as usize);
+        }
+    }
+    let tail = pages.len() - pages.len() % BLOCK;
+    blocks.remainder().iter().position(|&p| p == page).map(|i| tail + i)
+}
+
 #[derive(Debug, Clone)]
 pub struct Tlb {
     pages: Vec<u32>,
@@ -82,20 +101,24 @@ impl Tlb {
             };
         }
         self.clock += 1;
+        // Search first, LRU only on a miss: the search compares 16 entries at a time without a
+        // branch per entry (vectorised), where one loop doing both cost ~30 ns per access with
+        // 64 entries (StarNUMA T16 on a 64-thread trace).
+        if let Some(i) = find(&self.pages, page) {
+            self.stamp[i] = self.clock;
+            self.mru = i;
+            return Translation {
+                slot: i,
+                hit: true,
+                evicted_count: 0,
+            };
+        }
+        // The first entry with the oldest stamp (empty entries have stamp 0).
         let mut lru = 0;
         let mut lru_stamp = u64::MAX;
-        for (i, &p) in self.pages.iter().enumerate() {
-            if p == page {
-                self.stamp[i] = self.clock;
-                self.mru = i;
-                return Translation {
-                    slot: i,
-                    hit: true,
-                    evicted_count: 0,
-                };
-            }
-            if self.stamp[i] < lru_stamp {
-                lru_stamp = self.stamp[i];
+        for (i, &s) in self.stamp.iter().enumerate() {
+            if s < lru_stamp {
+                lru_stamp = s;
                 lru = i;
             }
         }
@@ -157,5 +180,51 @@ mod tests {
         moved[3] = true;
         t.invalidate(&moved);
         assert_eq!(t.valid().count(), 1);
+    }
+
+    #[test]
+    fn find_agrees_with_a_plain_search_in_every_block_and_the_tail() {
+        for n in [1usize, 15, 16, 17, 40, 64, 65] {
+            let pages: Vec<u32> = (0..n as u32).map(|i| i * 3 % 7 + i).collect();
+            for want in 0..(n as u32 * 2) {
+                assert_eq!(
+                    find(&pages, want),
+                    pages.iter().position(|&p| p == want),
+                    "n {n} want {want}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn lru_order_is_kept_across_many_entries() {
+        // 40 entries: fill, touch all but page 5 again, then a new page evicts page 5.
+        let mut t = Tlb::new(40);
+        for p in 0..40 {
+            assert!(!t.translate(p).hit);
+        }
+        for p in (0..40).filter(|&p| p != 5) {
+            assert!(t.translate(p).hit);
+        }
+        let s5 = t.translate(5).slot;
+        t.count[s5] = 3;
+        for p in (0..40).filter(|&p| p != 5) {
+            t.translate(p);
+        }
+        let tr = t.translate(100);
+        assert_eq!((tr.hit, tr.slot, tr.evicted_count), (false, s5, 3));
+        assert!(!t.translate(5).hit);
+    }
+
+    #[test]
+    fn empty_tlb_fills_from_the_first_entry() {
+        let mut t = Tlb::new(4);
+        assert_eq!(t.translate(9).slot, 0);
+        assert_eq!(t.translate(8).slot, 1);
+        let mut moved = vec![false; 10];
+        moved[9] = true;
+        t.invalidate(&moved);
+        assert_eq!(t.translate(7).slot, 0, "an invalidated entry is the oldest");
+        assert_eq!(t.valid().count(), 2);
     }
 }

@@ -34,6 +34,55 @@ pub struct FunctionalConfig {
     /// Per socket (size_bytes, ways) of the LLC filter; `None` turns the filter off.
     pub llc: Option<Vec<(u64, usize)>>,
     pub page_bytes: u64,
+    /// Run the migration profiler's observer on a thread of its own (see [`ObserverPipe`]).
+    /// Results do not depend on it.
+    pub observer_thread: bool,
+}
+
+/// One access as the observer sees it (handed to the observer thread in batches).
+#[derive(Debug, Clone, Copy)]
+struct ObservedAccess {
+    access: Access,
+    page: u32,
+    socket: u32,
+    mem: bool,
+}
+
+/// Accesses per batch handed to the observer thread (32 B each: 512 KiB per batch).
+const OBSERVED_BATCH: usize = 16 << 10;
+/// Batches in flight between the engine and the observer thread (bounds its lag and memory).
+const OBSERVED_BATCHES: usize = 4;
+
+/// The engine's end of the observer thread, alive for one [`FunctionalSim::run_to`] call.
+///
+/// Why this is exact: within a span the observer is a pure sink. The engine never reads it
+/// between accesses (only at phase boundaries, after the span), so handing it the same calls in
+/// the same order on another thread gives the same state: the thread replays the batches in
+/// the order they were filled, and the span ends only after it has replayed the last one.
+struct ObserverPipe {
+    batch: Vec<ObservedAccess>,
+    full: std::sync::mpsc::SyncSender<Vec<ObservedAccess>>,
+    empty: std::sync::mpsc::Receiver<Vec<ObservedAccess>>,
+}
+
+impl ObserverPipe {
+    #[inline]
+    fn push(&mut self, e: ObservedAccess) {
+        self.batch.push(e);
+        if self.batch.len() == OBSERVED_BATCH {
+            self.hand_over();
+        }
+    }
+
+    #[cold]
+    fn hand_over(&mut self) {
+        // The observer thread sends every batch back, so one is always on its way once all
+        // OBSERVED_BATCHES are out; a closed channel means that thread panicked (re-raised at
+        // the join).
+        let next = self.empty.recv().unwrap_or_default();
+        let full = std::mem::replace(&mut self.batch, next);
+        let _ = self.full.send(full);
+    }
 }
 
 struct ThreadCursor {
@@ -66,6 +115,9 @@ pub struct FunctionalSim {
     /// Whether a migration profiler watches accesses (one predictable branch per access).
     observing: bool,
     observer: Option<Box<Observer>>,
+    observer_thread: bool,
+    /// Set while a span runs with the observer on its own thread.
+    pipe: Option<ObserverPipe>,
 }
 
 impl FunctionalSim {
@@ -123,6 +175,8 @@ impl FunctionalSim {
             thread_instr_at_phase_start: vec![0; threads],
             observing: false,
             observer: None,
+            observer_thread: cfg.observer_thread,
+            pipe: None,
         })
     }
 
@@ -166,6 +220,49 @@ impl FunctionalSim {
     /// that span. [`Self::run_phase`] is this over a phase window; sampled timing
     /// (`crate::driver`) runs the part of a phase after its timed window with it.
     pub fn run_to(&mut self, src: &mut dyn AccessSource, phase_end: u64) -> Result<PhaseCounts, SimError> {
+        if !self.observer_thread || self.observer.is_none() {
+            return self.run_span(src, phase_end);
+        }
+        // The observer runs on its own thread for this span (see `ObserverPipe`).
+        let mut observer = self.observer.take().expect("checked above");
+        let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<ObservedAccess>>(OBSERVED_BATCHES);
+        let (empty_tx, empty_rx) = std::sync::mpsc::sync_channel::<Vec<ObservedAccess>>(OBSERVED_BATCHES + 1);
+        for _ in 0..OBSERVED_BATCHES {
+            let _ = empty_tx.send(Vec::with_capacity(OBSERVED_BATCH));
+        }
+        let result = std::thread::scope(|scope| {
+            let o = &mut observer;
+            let worker = scope.spawn(move || {
+                for mut batch in full_rx {
+                    for e in &batch {
+                        o.observe(e.socket as usize, e.page, &e.access, e.mem);
+                    }
+                    batch.clear();
+                    let _ = empty_tx.send(batch);
+                }
+            });
+            self.pipe = Some(ObserverPipe {
+                batch: Vec::with_capacity(OBSERVED_BATCH),
+                full: full_tx,
+                empty: empty_rx,
+            });
+            let result = self.run_span(src, phase_end);
+            let pipe = self.pipe.take().expect("set above");
+            if !pipe.batch.is_empty() {
+                let _ = pipe.full.send(pipe.batch);
+            }
+            drop(pipe.full); // ends the worker's loop once it has replayed every batch
+            if let Err(panic) = worker.join() {
+                std::panic::resume_unwind(panic);
+            }
+            result
+        });
+        self.observer = Some(observer);
+        result
+    }
+
+    /// [`Self::run_to`] with the observer (if any) called in line.
+    fn run_span(&mut self, src: &mut dyn AccessSource, phase_end: u64) -> Result<PhaseCounts, SimError> {
         for t in 0..self.threads.len() {
             self.refill_if_empty(t, src)?;
         }
@@ -319,7 +416,7 @@ impl FunctionalSim {
                 // With the LLC filter off, measured faster without lookahead on workloads with
                 // locality (BFS: 100 vs 72 M accesses/s); only uniform-random streams lose ~9 %.
                 if LLC {
-                    self.lookahead::<LLC>(socket, &buf, pos);
+                    self.lookahead(socket, &buf, pos);
                 }
                 if let Err(e) = self.access::<LLC>(socket, &a) {
                     result = Err(e);
@@ -340,23 +437,17 @@ impl FunctionalSim {
         }
     }
 
-    /// Prefetches what accesses a few positions ahead will need: the LLC set, the page-table
-    /// slot, and (once the slot is likely cached) the page's counter row and home entry.
+    /// Prefetches what an access a few positions ahead will need: its LLC set and page-table
+    /// slot. Not its page's counter row and home: with the LLC filter on most accesses hit
+    /// (94 % on the 64-thread BFS trace) and never read them, and prefetching them for every
+    /// access competed with the sets' prefetches for the host's line-fill buffers (dropping
+    /// them saved 5-7 % of CPU time there).
     #[inline(always)]
-    fn lookahead<const LLC: bool>(&mut self, socket: usize, buf: &[Access], pos: usize) {
-        const FAR: usize = 32;
-        const NEAR: usize = 16;
-        if let Some(far) = buf.get(pos + FAR) {
-            if LLC {
-                self.llcs[socket].prefetch(far.vaddr >> 6);
-            }
+    fn lookahead(&mut self, socket: usize, buf: &[Access], pos: usize) {
+        const AHEAD: usize = 32;
+        if let Some(far) = buf.get(pos + AHEAD) {
+            self.llcs[socket].prefetch(far.vaddr >> 6);
             self.memory.table.prefetch_slot(far.vaddr);
-        }
-        if let Some(near) = buf.get(pos + NEAR) {
-            if let Some(page) = self.memory.table.lookup(near.vaddr) {
-                crate::prefetch::read(self.memory.pages.row_ptr(page));
-                crate::prefetch::read(self.memory.home.as_ptr().wrapping_add(page as usize));
-            }
         }
     }
 
@@ -442,7 +533,14 @@ impl FunctionalSim {
     /// Profiler hook for an access that reached memory (out of line: off the hot path).
     #[inline(never)]
     fn observe(&mut self, socket: usize, page: u32, a: &Access) {
-        if let Some(o) = self.observer.as_mut() {
+        if let Some(pipe) = self.pipe.as_mut() {
+            pipe.push(ObservedAccess {
+                access: *a,
+                page,
+                socket: socket as u32,
+                mem: true,
+            });
+        } else if let Some(o) = self.observer.as_mut() {
             o.observe(socket, page, a, true);
         }
     }
@@ -451,7 +549,17 @@ impl FunctionalSim {
     #[inline(never)]
     fn observe_hit(&mut self, socket: usize, a: &Access) {
         // A hit line was filled by a demand miss, so its page is mapped.
-        if let (Some(page), Some(o)) = (self.memory.table.lookup(a.vaddr), self.observer.as_mut()) {
+        let Some(page) = self.memory.table.lookup(a.vaddr) else {
+            return;
+        };
+        if let Some(pipe) = self.pipe.as_mut() {
+            pipe.push(ObservedAccess {
+                access: *a,
+                page,
+                socket: socket as u32,
+                mem: false,
+            });
+        } else if let Some(o) = self.observer.as_mut() {
             o.observe(socket, page, a, false);
         }
     }
@@ -498,6 +606,7 @@ mod tests {
             quantum_instructions: 10,
             llc: llc.then(|| vec![(4096, 4), (4096, 4)]),
             page_bytes: 4096,
+            observer_thread: false,
         };
         let placement = Placement::new(
             PlacementPolicy::FirstTouch,
@@ -527,6 +636,7 @@ mod tests {
             quantum_instructions: 7,
             llc: None,
             page_bytes: 4096,
+            observer_thread: false,
         };
         let placement = Placement::new(PlacementPolicy::FirstTouch, vec![Capacity::Pages(100)], vec![vec![0]]);
         let mut s = FunctionalSim::new(&cfg, 1, 1, vec![0], placement);

@@ -49,9 +49,43 @@ fn repro_starnuma_quick_writes_configs_runs_comparison_and_report() {
         configs += 1;
     }
     // Fig. 2, BFS's four Fig. 8 runs, baseline and T16 for the seven other workloads, Fig. 10
-    // and Fig. 12.
-    assert_eq!(configs, 21);
+    // and Fig. 12; on BFS, Fig. 9's two oracle runs, Fig. 11's three bandwidth variants and
+    // the migration-limit search (2 limits × 2 systems).
+    assert_eq!(configs, 30);
     assert!(dir.join("configs/starnuma16-pool-scaled-pool-plus-190ns.toml").exists());
+    // Fig. 11's machines: the links' bandwidths scaled, nothing else.
+    let bw = |file: &str, link: &str| -> f64 {
+        let t: toml::Table = std::fs::read_to_string(dir.join("configs").join(file))
+            .unwrap()
+            .parse()
+            .unwrap();
+        t["link_types"][link]["bandwidth_gbps"].as_float().unwrap()
+    };
+    assert_eq!(bw("starnuma16-baseline-scaled-2xbw.toml", "upi"), 6.0);
+    assert_eq!(bw("starnuma16-baseline-scaled-2xbw.toml", "numalink"), 6.0);
+    assert!((bw("starnuma16-baseline-scaled-isobw.toml", "upi") - 3.0 * 26.4 / 20.8).abs() < 1e-9);
+    assert_eq!(bw("starnuma16-pool-scaled-halfbw.toml", "cxl"), 3.0);
+    assert_eq!(bw("starnuma16-pool-scaled-halfbw.toml", "upi"), 3.0);
+    // Fig. 8b's analytical split is in every timing run beside the measured one, and adds up
+    // to the measured AMAT.
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("runs/fig8-bfs-starnuma-t16/results.json")).unwrap())
+            .unwrap();
+    let a = &r["timing"]["amat_ns"];
+    let (u, c) = (
+        a["analytical"]["unloaded"].as_f64().unwrap(),
+        a["analytical"]["contention"].as_f64().unwrap(),
+    );
+    assert!(u >= 80.0 && u <= 416.375, "{u}");
+    assert!((u + c - a["total"].as_f64().unwrap()).abs() < 1e-6);
+    assert_eq!(a["analytical"]["nominal_ns"]["pool"].as_f64(), Some(180.0));
+    // The paper's baseline decides for free (no OS scan charged) and pays for its moves.
+    let b: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("runs/fig8-bfs-baseline/results.json")).unwrap())
+            .unwrap();
+    assert_eq!(b["migration"]["costs"]["scan_cycles"].as_u64(), Some(0));
+    assert!(b["migration"]["total_moves"].as_u64().unwrap() > 0);
+    assert!(b["timing"]["migration"]["pages"].as_u64().unwrap() > 0);
     // Unloaded latencies are the paper's table exactly (by construction of the preset).
     for (q, paper) in [
         ("unloaded load latency, local", 80.0),
@@ -70,11 +104,23 @@ fn repro_starnuma_quick_directions() {
     assert!(value("concentration") > 1.0);
     // Fig. 8b: the pool lowers BFS's AMAT.
     assert!(value("BFS AMAT change") < 0.0);
-    // Fig. 8a: T0 (sharer bits only) gains over the baseline.
-    assert!(value("BFS speedup, StarNUMA T0") > 1.0);
     // Fig. 8c: with the pool, fewer of BFS's misses cross chassis (3 hops).
     assert!(value("BFS 3-hop share, T16 minus baseline") < 0.0);
-    // Fig. 8a: over the eight workloads the pool gains on (geometric) average.
+    // Fig. 9: with oracle static placement (no moves charged) the pool machine beats the
+    // baseline machine.
+    assert!(value("bfs: oracle static placement, StarNUMA over baseline machine") > 1.0);
+}
+
+/// Fig. 8a at quick scale once the perfect baseline's decisions are free (§IV-C; before, it
+/// paid an OS scan of every page at each boundary, 44 µs of core-0 time in BFS's windows):
+/// measured T0 0.82× over the baseline (1.11× before) and the geomean over the eight 0.84×
+/// (1.14× before: `tpcc` 3.28× → 0.95×, `poa` 1.76× → 0.75×, both had been the baseline's scan).
+/// What remains dominant at this scale is the initiator's 3 K cycles per moved page, charged on
+/// application core 0 (the paper runs its OS thread on a dedicated core).
+#[test]
+#[ignore = "quick scale: T0 0.82x over the free-decision baseline, geomean of eight 0.84x (paper 1.35x, 1.54x); per-page shootdown stalls on core 0 dominate 5 K-instruction windows"]
+fn repro_starnuma_quick_gains_over_baseline() {
+    assert!(value("BFS speedup, StarNUMA T0") > 1.0);
     assert!(value("geomean speedup over the eight workloads") > 1.0);
 }
 
@@ -90,13 +136,16 @@ fn repro_starnuma_quick_slower_pool_lowers_speedup() {
 }
 
 /// Fig. 8a at quick scale, with sampled timing (5 K of every 50 K instructions timed, a tenth
-/// of each boundary's moves charged in the next window): measured T16 0.75× over the
-/// perfect-knowledge baseline and 0.52× over the one that does not migrate, with BFS's AMAT
-/// 17 % lower and 68 % of its 743 moves to the pool; T0 1.10×. At 50 K-instruction phases BFS
+/// of each boundary's moves charged in the next window): measured T16 0.56× over the
+/// perfect-knowledge baseline (0.75× while that baseline paid for a scan) and 0.52× over the one
+/// that does not migrate, with BFS's AMAT 14 % lower and 68 % of its 743 moves to the pool;
+/// T0/T16 1.47. T16 with a migration limit of 0 runs 1.93× faster than with the default
+/// (`limit-bfs-starnuma-t16-0k`): its 64 charged moves stall core 0 for 3 K cycles each, 80 µs
+/// of a 120 µs run. At 50 K-instruction phases BFS
 /// changes behaviour inside a phase and the rate-scaled thresholds are a few accesses per
 /// region, so this stays the target, not a claim.
 #[test]
-#[ignore = "quick scale, sampled timing: T16 0.75x over the baseline (paper 1.7x), T0/T16 1.47 (paper 0.88); 68 % of migrations to the pool (paper 100 %)"]
+#[ignore = "quick scale, sampled timing: T16 0.56x over the baseline (paper 1.7x), T0/T16 1.47 (paper 0.88); 68 % of migrations to the pool (paper 100 %)"]
 fn repro_starnuma_quick_t16_directions() {
     assert!(value("BFS speedup, StarNUMA T16") > 1.0);
     assert!(value("T0 speedup / T16 speedup") < 1.0);

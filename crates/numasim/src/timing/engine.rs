@@ -66,6 +66,8 @@ pub struct TimingCounts {
     pub classes: Vec<ClassSums>,
     pub block_transfers_3hop: u64,
     pub block_transfers_4hop: u64,
+    /// Block-transfer *loads* (the AMAT's `block_transfer` class) whose home is a pool.
+    pub bt_loads_via_pool: u64,
     pub invalidations: u64,
     pub tlb_misses: u64,
     /// LLC misses that waited for a page still being migrated, and how long in all (ps).
@@ -656,6 +658,9 @@ impl TimingSim {
         let lat = self.book.fetch(socket, node, miss.supplier, miss.inval_msgs, row, t0);
         if !write {
             let class = if bt {
+                if self.book.is_pool(node) {
+                    self.timing.bt_loads_via_pool += 1;
+                }
                 self.bt_class
             } else {
                 self.class_of[socket * self.nodes + node]

@@ -49,9 +49,49 @@ fn repro_starnuma_quick_writes_configs_runs_comparison_and_report() {
         configs += 1;
     }
     // Fig. 2, BFS's four Fig. 8 runs, baseline and T16 for the seven other workloads, Fig. 10
-    // and Fig. 12.
-    assert_eq!(configs, 21);
+    // and Fig. 12; on BFS, Fig. 9's two oracle runs, Fig. 11's three bandwidth variants and
+    // the migration-limit search (2 limits × 2 systems).
+    assert_eq!(configs, 30);
     assert!(dir.join("configs/starnuma16-pool-scaled-pool-plus-190ns.toml").exists());
+    // Fig. 11's machines: the links' bandwidths scaled, nothing else.
+    let bw = |file: &str, link: &str| -> f64 {
+        let t: toml::Table = std::fs::read_to_string(dir.join("configs").join(file))
+            .unwrap()
+            .parse()
+            .unwrap();
+        t["link_types"][link]["bandwidth_gbps"].as_float().unwrap()
+    };
+    assert_eq!(bw("starnuma16-baseline-scaled-2xbw.toml", "upi"), 6.0);
+    assert_eq!(bw("starnuma16-baseline-scaled-2xbw.toml", "numalink"), 6.0);
+    assert!((bw("starnuma16-baseline-scaled-isobw.toml", "upi") - 3.0 * 26.4 / 20.8).abs() < 1e-9);
+    assert_eq!(bw("starnuma16-pool-scaled-halfbw.toml", "cxl"), 3.0);
+    assert_eq!(bw("starnuma16-pool-scaled-halfbw.toml", "upi"), 3.0);
+    // Fig. 8b's analytical split is in every timing run beside the measured one, and adds up
+    // to the measured AMAT.
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("runs/fig8-bfs-starnuma-t16/results.json")).unwrap())
+            .unwrap();
+    let a = &r["timing"]["amat_ns"];
+    let (u, c) = (
+        a["analytical"]["unloaded"].as_f64().unwrap(),
+        a["analytical"]["contention"].as_f64().unwrap(),
+    );
+    assert!((80.0..=416.375).contains(&u), "{u}");
+    assert!((u + c - a["total"].as_f64().unwrap()).abs() < 1e-6);
+    assert_eq!(a["analytical"]["nominal_ns"]["pool"].as_f64(), Some(180.0));
+    // The paper's baseline decides for free (no OS scan charged) and pays for its moves.
+    let b: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("runs/fig8-bfs-baseline/results.json")).unwrap())
+            .unwrap();
+    assert_eq!(b["migration"]["costs"]["scan_cycles"].as_u64(), Some(0));
+    assert!(b["migration"]["total_moves"].as_u64().unwrap() > 0);
+    assert!(b["timing"]["migration"]["pages"].as_u64().unwrap() > 0);
+    // Shootdowns on a dedicated OS core (§IV-C): no application core stalls; moved pages are
+    // waited for instead.
+    for r in [&b, &r] {
+        assert_eq!(r["timing"]["migration"]["core_stall_ns"].as_f64(), Some(0.0));
+    }
+    assert!(r["timing"]["migration"]["inflight_stalls"].as_u64().unwrap() > 0);
     // Unloaded latencies are the paper's table exactly (by construction of the preset).
     for (q, paper) in [
         ("unloaded load latency, local", 80.0),
@@ -70,33 +110,46 @@ fn repro_starnuma_quick_directions() {
     assert!(value("concentration") > 1.0);
     // Fig. 8b: the pool lowers BFS's AMAT.
     assert!(value("BFS AMAT change") < 0.0);
-    // Fig. 8a: T0 (sharer bits only) gains over the baseline.
-    assert!(value("BFS speedup, StarNUMA T0") > 1.0);
     // Fig. 8c: with the pool, fewer of BFS's misses cross chassis (3 hops).
     assert!(value("BFS 3-hop share, T16 minus baseline") < 0.0);
-    // Fig. 8a: over the eight workloads the pool gains on (geometric) average.
+    // Fig. 9: with oracle static placement (no moves charged) the pool machine beats the
+    // baseline machine.
+    assert!(value("bfs: oracle static placement, StarNUMA over baseline machine") > 1.0);
+}
+
+/// Fig. 8a at quick scale once the perfect baseline's decisions are free (§IV-C; before, it
+/// paid an OS scan of every page at each boundary, 44 µs of core-0 time in BFS's windows) and
+/// shootdowns run on a dedicated OS core: measured T0 0.91× over the baseline (1.11× with the
+/// scan) and the geomean over the eight 0.87× (1.14× with the scan: `tpcc` 3.28× → 0.95×, `poa`
+/// 1.76× → 0.98×, both had been the baseline's scan). What dominates now is pages in flight:
+/// BFS T16's 64 charged moves land one per 3 K cycles on the OS core, the last 80 µs into a
+/// ~60 µs window, and 122 misses wait 553 µs in all for them, although T16's AMAT is 27 % below
+/// the unmigrated run's.
+#[test]
+#[ignore = "quick scale: T0 0.91x over the free-decision baseline, geomean of eight 0.87x (paper 1.35x, 1.54x); misses waiting for pages in flight dominate 5 K-instruction windows"]
+fn repro_starnuma_quick_gains_over_baseline() {
+    assert!(value("BFS speedup, StarNUMA T0") > 1.0);
     assert!(value("geomean speedup over the eight workloads") > 1.0);
 }
 
-/// Fig. 10 at quick scale: a pool 190 ns slower should lower T16's speedup. Measured 0.996
-/// before the DRAM-standards model (bank groups, tFAW, refresh, write queue) and 1.002 after
-/// it: at quick scale the timed windows are dominated by the charged moves (5 K-instruction
-/// windows), and the pool serves 17 % of BFS's misses, so +190 ns on them is within the
-/// run-to-run movement of the move charges. Not investigated further yet.
+/// Fig. 10 at quick scale: a pool 190 ns slower lowers T16's speedup. Measured 0.994 with
+/// shootdowns on a dedicated OS core (1.002 when they stalled core 0, 0.996 before the
+/// DRAM-standards model): a thin margin, since at quick scale the windows are dominated by
+/// pages in flight and the pool serves 17 % of BFS's misses.
 #[test]
-#[ignore = "quick scale: Fig. 10 ratio 1.002 after the DRAM-standards merge (paper 0.87; 0.996 before it); windows dominated by charged moves"]
 fn repro_starnuma_quick_slower_pool_lowers_speedup() {
     assert!(value("speedup with pool +190 ns") < 1.0);
 }
 
 /// Fig. 8a at quick scale, with sampled timing (5 K of every 50 K instructions timed, a tenth
-/// of each boundary's moves charged in the next window): measured T16 0.75× over the
-/// perfect-knowledge baseline and 0.52× over the one that does not migrate, with BFS's AMAT
-/// 17 % lower and 68 % of its 743 moves to the pool; T0 1.10×. At 50 K-instruction phases BFS
-/// changes behaviour inside a phase and the rate-scaled thresholds are a few accesses per
-/// region, so this stays the target, not a claim.
+/// of each boundary's moves charged in the next window, shootdowns on a dedicated OS core):
+/// measured T16 0.65× over the perfect-knowledge baseline (0.75× while that baseline paid for a
+/// scan and shootdowns stalled core 0) and 0.60× over the one that does not migrate, with BFS's
+/// AMAT 28 % lower than the baseline's and 68 % of its 743 moves to the pool; T0/T16 1.40. T16
+/// with a migration limit of 0 runs 1.68× faster than with the default
+/// (`limit-bfs-starnuma-t16-0k`): see `repro_starnuma_quick_gains_over_baseline`.
 #[test]
-#[ignore = "quick scale, sampled timing: T16 0.75x over the baseline (paper 1.7x), T0/T16 1.47 (paper 0.88); 68 % of migrations to the pool (paper 100 %)"]
+#[ignore = "quick scale, sampled timing: T16 0.65x over the baseline (paper 1.7x), T0/T16 1.40 (paper 0.88); 68 % of migrations to the pool (paper 100 %)"]
 fn repro_starnuma_quick_t16_directions() {
     assert!(value("BFS speedup, StarNUMA T16") > 1.0);
     assert!(value("T0 speedup / T16 speedup") < 1.0);

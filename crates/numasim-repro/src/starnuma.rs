@@ -9,8 +9,12 @@
 //! functional engine, which still feeds the migration decisions; a boundary's moves are
 //! charged, the first tenth of them, in the next window.
 //!
-//! What this study does not yet do (see docs/REPRODUCTION.md): Fig. 9 (oracle static
-//! placement), Fig. 11 (bandwidth variants), the per-workload migration-limit search.
+//! Also Fig. 8b's split as the paper defines it (`timing.amat_ns.analytical`: unloaded from
+//! each class's share × its nominal latency, contention = measured − that), beside the
+//! measured split; Fig. 9 (oracle static placement on both machines, pool ≤ 20 %) and Fig. 11
+//! (baseline 2×BW / ISO-BW, StarNUMA half-BW; machine files written into `configs/`) on a
+//! subset of the workloads (`Size::extra_figures`), and a small per-phase migration-limit
+//! search (§IV-C) on BFS, every limit's runs kept.
 //!
 //! Phase length: the paper's phases are 1 B instructions per core, and Algorithm 1's thresholds
 //! (HI 20 K accesses per region per phase, LO 1 K, adaptation bounds) and the migration limit
@@ -39,6 +43,12 @@ struct Size {
     warehouses: u32,
     fmi_queries: u64,
     poa_reads: u64,
+    /// Workloads of Fig. 9 and Fig. 11 (fewer than Fig. 8's eight, to bound the run time).
+    extra_figures: &'static [&'static str],
+    /// Migration limits searched (pages per 1 B-instruction phase, as rates), besides the
+    /// default 256 K, and the workloads searched.
+    limit_search: &'static [u64],
+    limit_workloads: &'static [&'static str],
 }
 
 const QUICK: Size = Size {
@@ -52,6 +62,9 @@ const QUICK: Size = Size {
     warehouses: 4,
     fmi_queries: 2_000,
     poa_reads: 2,
+    extra_figures: &["bfs"],
+    limit_search: &[0, 65_536],
+    limit_workloads: &["bfs"],
 };
 const FULL: Size = Size {
     scale: 21,
@@ -64,6 +77,9 @@ const FULL: Size = Size {
     warehouses: 64,
     fmi_queries: 200_000,
     poa_reads: 64,
+    extra_figures: &["bfs", "sssp"],
+    limit_search: &[0, 16_384, 65_536],
+    limit_workloads: &["bfs"],
 };
 
 /// Largest graph scale the study gives `tc` (see [`workload`]).
@@ -133,8 +149,21 @@ fn thresholds(size: &Size) -> String {
 /// The per-phase migration limit (the paper's default 256 K pages per 1 B instructions) as
 /// the same rate.
 fn migration_limit(size: &Size) -> String {
+    migration_limit_of(size, PAPER_MIGRATION_LIMIT)
+}
+
+/// The paper's default per-phase migration limit, pages per 1 B-instruction phase.
+const PAPER_MIGRATION_LIMIT: u64 = 262_144;
+
+/// A limit of `paper_pages` per 1 B-instruction phase as the same rate (0 stays 0: no moves).
+fn migration_limit_of(size: &Size, paper_pages: u64) -> String {
     let f = size.phase_instructions as f64 / PAPER_PHASE_INSTRUCTIONS;
-    format!("migration_limit_pages = {}\n", ((262_144.0 * f).round() as u64).max(1))
+    let pages = if paper_pages == 0 {
+        0
+    } else {
+        ((paper_pages as f64 * f).round() as u64).max(1)
+    };
+    format!("migration_limit_pages = {pages}\n")
 }
 
 fn timing_experiment(size: &Size, machine: &str, migration: &str) -> String {
@@ -157,12 +186,20 @@ fn timing_experiment_of(kind: &str, size: &Size, machine: &str, migration: &str)
     )
 }
 
+/// §IV-C: hardware TLB shootdowns initiated, like the scan, by an OS thread on a core of its
+/// own, for StarNUMA and the baseline alike.
+const SHOOTDOWN: &str = "shootdown = \"dedicated\"\n";
+
 fn t16(size: &Size) -> String {
-    format!("policy = \"starnuma\"\n{}{}", thresholds(size), migration_limit(size))
+    format!(
+        "policy = \"starnuma\"\n{SHOOTDOWN}{}{}",
+        thresholds(size),
+        migration_limit(size)
+    )
 }
 
 fn perfect_baseline(size: &Size) -> String {
-    format!("policy = \"perfect-baseline\"\n{}", migration_limit(size))
+    format!("policy = \"perfect-baseline\"\n{SHOOTDOWN}{}", migration_limit(size))
 }
 
 impl Study for StarNuma {
@@ -255,7 +292,7 @@ impl Study for StarNuma {
             &timing_experiment(
                 size,
                 "starnuma16-pool-scaled",
-                &format!("policy = \"starnuma-t0\"\n{}", migration_limit(size)),
+                &format!("policy = \"starnuma-t0\"\n{SHOOTDOWN}{}", migration_limit(size)),
             ),
         )?;
         let time = |r: &serde_json::Value, id: &str| {
@@ -337,6 +374,8 @@ impl Study for StarNuma {
         // knowledge against T16 (BFS's runs above are reused).
         let mut speedups = Vec::new();
         let mut amat_changes = Vec::new();
+        // Per workload: (analytical unloaded change, analytical contention change, baseline AMAT), ns.
+        let mut analytical_changes: Vec<(f64, f64, f64)> = Vec::new();
         let mut pool_shares = Vec::new();
         for (kind, paper_ipc, paper_pool) in WORKLOADS {
             let (b, t) = if kind == "bfs" {
@@ -370,6 +409,61 @@ impl Study for StarNuma {
             let (ab, at) = (amat(&b), amat(&t));
             let change = if ab > 0.0 { 100.0 * (at - ab) / ab } else { 0.0 };
             amat_changes.push(change);
+            // Fig. 8b's split as the paper computes it (analytical unloaded = class shares ×
+            // nominal latencies; contention = measured − that), beside numasim's measured split.
+            let split = |r: &serde_json::Value, which: &[&str]| {
+                let mut path = vec!["timing", "amat_ns"];
+                path.extend_from_slice(which);
+                number(r, &path).unwrap_or(0.0)
+            };
+            let share = |r: &serde_json::Value, which: &[&str]| {
+                let total = amat(r);
+                if total > 0.0 {
+                    100.0 * split(r, which) / total
+                } else {
+                    0.0
+                }
+            };
+            for (label, which) in [
+                ("Fig. 8b split: analytical", &["analytical", "contention"][..]),
+                ("measured split", &["contention"][..]),
+            ] {
+                out.push(cmp(
+                    "Fig. 8b",
+                    &format!("{kind}: contention share of the baseline's AMAT, {label}"),
+                    "%",
+                    None,
+                    share(&b, which),
+                    Expect::None,
+                ));
+            }
+            let (ub, ut) = (
+                split(&b, &["analytical", "unloaded"]),
+                split(&t, &["analytical", "unloaded"]),
+            );
+            let (cb, ct) = (
+                split(&b, &["analytical", "contention"]),
+                split(&t, &["analytical", "contention"]),
+            );
+            analytical_changes.push((ut - ub, ct - cb, ab));
+            if kind == "bfs" {
+                out.push(cmp(
+                    "§II-B",
+                    "BFS baseline AMAT from unloaded latencies only (Fig. 8b analytical unloaded)",
+                    "ns",
+                    Some(300.0),
+                    ub,
+                    Expect::None,
+                ));
+                out.push(cmp(
+                    "§II-B",
+                    "BFS baseline measured AMAT / its analytical unloaded part (paper: more than triples)",
+                    "×",
+                    Some(3.0),
+                    if ub > 0.0 { ab / ub } else { 0.0 },
+                    Expect::None,
+                ));
+            }
             out.push(cmp(
                 "Fig. 8b",
                 &format!("{kind}: AMAT change, T16 vs baseline"),
@@ -442,6 +536,29 @@ impl Study for StarNuma {
             amat_changes.iter().sum::<f64>() / amat_changes.len().max(1) as f64,
             Expect::Below(0.0),
         ));
+        let mean_of = |f: &dyn Fn(&(f64, f64, f64)) -> f64| {
+            analytical_changes
+                .iter()
+                .map(|c| if c.2 > 0.0 { 100.0 * f(c) / c.2 } else { 0.0 })
+                .sum::<f64>()
+                / analytical_changes.len().max(1) as f64
+        };
+        out.push(cmp(
+            "Fig. 8b",
+            "mean AMAT change from the analytical unloaded part, % of baseline AMAT (Fig. 8b split)",
+            "%",
+            None,
+            mean_of(&|c| c.0),
+            Expect::None,
+        ));
+        out.push(cmp(
+            "Fig. 8b",
+            "mean AMAT change from contention, % of baseline AMAT (Fig. 8b split)",
+            "%",
+            None,
+            mean_of(&|c| c.1),
+            Expect::None,
+        ));
         out.push(cmp(
             "Table IV",
             "geomean share of migrations to the pool, excluding POA",
@@ -506,8 +623,259 @@ impl Study for StarNuma {
             if moves > 0.0 { 100.0 * to_pool / moves } else { 0.0 },
             Expect::Above(50.0),
         ));
+        self.fig9_and_fig11(ctx, size, &time, &mut out)?;
+        self.limit_search(ctx, size, &time, &mut out)?;
         Ok(out)
     }
+}
+
+type TimeOf<'a> = dyn Fn(&serde_json::Value, &str) -> Result<f64, ReproError> + 'a;
+
+impl StarNuma {
+    /// Fig. 9 (oracle static placement on both machines, the pool capped at 20 % of the
+    /// footprint) and Fig. 11 (baseline 2×BW and ISO-BW, StarNUMA half-BW), on
+    /// `size.extra_figures`, all as speedups over the baseline with perfect-knowledge migration.
+    fn fig9_and_fig11(
+        &self,
+        ctx: &mut StudyContext,
+        size: &Size,
+        time: &TimeOf,
+        out: &mut Vec<Comparison>,
+    ) -> Result<(), ReproError> {
+        // §V-D: ISO-BW adds the CXL links' 640 GB/s to the coherent links pro rata, UPI 20.8 →
+        // 26.4 GB/s and NUMALink 13 → 17 GB/s; the scaled machine gets the same factors.
+        let double = scaled_links_machine(
+            ctx,
+            "starnuma16-baseline-scaled",
+            "2xbw",
+            &[("upi", 2.0), ("numalink", 2.0)],
+        )?;
+        let iso = scaled_links_machine(
+            ctx,
+            "starnuma16-baseline-scaled",
+            "isobw",
+            &[("upi", 26.4 / 20.8), ("numalink", 17.0 / 13.0)],
+        )?;
+        let half = scaled_links_machine(ctx, "starnuma16-pool-scaled", "halfbw", &[("cxl", 0.5)])?;
+        let (mut over_double, mut over_double_all) = (Vec::new(), Vec::new());
+        for &kind in size.extra_figures {
+            // The Fig. 8 runs of this workload (already run: the same config, so results reused
+            // from disk would be identical; they are re-read here).
+            let base = read_run(ctx, &format!("fig8-{kind}-baseline"))?;
+            let dynamic = read_run(ctx, &format!("fig8-{kind}-starnuma-t16"))?;
+            let tb = time(&base, kind)?;
+            let speed = |r: &serde_json::Value, id: &str| -> Result<f64, ReproError> { Ok(tb / time(r, id)?) };
+            let s16 = speed(&dynamic, kind)?;
+            // Fig. 9.
+            let static_base = ctx.run_experiment(
+                &format!("fig9-{kind}-baseline-oracle-static"),
+                &timing_experiment_of(kind, size, "starnuma16-baseline-scaled", "policy = \"oracle-static\"\n"),
+            )?;
+            let static_pool = ctx.run_experiment(
+                &format!("fig9-{kind}-starnuma-oracle-static"),
+                &timing_experiment_of(kind, size, "starnuma16-pool-scaled", "policy = \"oracle-static\"\n").replace(
+                    "[placement]\npolicy = \"first-touch\"\n",
+                    "[placement]\npolicy = \"first-touch\"\ncapacity_fraction_of_footprint = { pool = 0.2 }\n",
+                ),
+            )?;
+            let (sb, sp) = (
+                speed(&static_base, "static baseline")?,
+                speed(&static_pool, "static pool")?,
+            );
+            out.push(cmp(
+                "Fig. 9",
+                &format!("{kind}: oracle static placement, baseline machine, over baseline with migration"),
+                "×",
+                Some(1.0),
+                sb,
+                Expect::None,
+            ));
+            out.push(cmp(
+                "Fig. 9",
+                &format!("{kind}: oracle static placement on StarNUMA (pool ≤ 20 %) / StarNUMA T16 (paper: slightly above 1)"),
+                "×",
+                None,
+                sp / s16,
+                Expect::None,
+            ));
+            out.push(cmp(
+                "Fig. 9",
+                &format!("{kind}: oracle static placement, StarNUMA over baseline machine"),
+                "×",
+                None,
+                sp / sb,
+                Expect::Above(1.0),
+            ));
+            // Fig. 11.
+            let run = |ctx: &mut StudyContext, id: &str, machine: &str, migration: &str| {
+                ctx.run_experiment(
+                    &format!("fig11-{kind}-{id}"),
+                    &timing_experiment_of(kind, size, machine, migration),
+                )
+            };
+            let r2 = run(ctx, "baseline-2xbw", &double, &perfect_baseline(size))?;
+            let ri = run(ctx, "baseline-isobw", &iso, &perfect_baseline(size))?;
+            let rh = run(ctx, "starnuma-t16-halfbw", &half, &t16(size))?;
+            let (s2, si, sh) = (speed(&r2, "2xbw")?, speed(&ri, "isobw")?, speed(&rh, "halfbw")?);
+            for (label, v, paper) in [
+                ("baseline 2×BW", s2, None),
+                (
+                    "baseline ISO-BW",
+                    si,
+                    match kind {
+                        "bfs" => Some(1.29),
+                        "sssp" => Some(1.4),
+                        _ => None,
+                    },
+                ),
+                (
+                    "StarNUMA half-BW",
+                    sh,
+                    match kind {
+                        "bfs" => Some(1.02),
+                        "sssp" => Some(1.21),
+                        _ => None,
+                    },
+                ),
+            ] {
+                out.push(cmp(
+                    "Fig. 11",
+                    &format!("{kind}: speedup over baseline, {label}"),
+                    "×",
+                    paper,
+                    v,
+                    Expect::None,
+                ));
+            }
+            let ratio = if s2 > 0.0 { s16 / s2 } else { 0.0 };
+            out.push(cmp(
+                "Fig. 11",
+                &format!("{kind}: StarNUMA T16 speedup / baseline 2×BW speedup (paper: BFS below 1, the exception)"),
+                "×",
+                None,
+                ratio,
+                Expect::None,
+            ));
+            over_double_all.push(ratio);
+            if kind != "bfs" {
+                over_double.push(ratio);
+            }
+        }
+        let _ = over_double_all;
+        if !over_double.is_empty() {
+            out.push(cmp(
+                "Fig. 11",
+                "StarNUMA T16 / baseline 2×BW, mean over the Fig. 11 workloads other than BFS (paper: 1.12 over all)",
+                "×",
+                Some(1.12),
+                over_double.iter().sum::<f64>() / over_double.len() as f64,
+                Expect::Above(1.0),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The per-phase migration limit search (§IV-C: chosen per workload and system from 0–256 K
+    /// pages): each limit of `size.limit_search` (as a rate, like the default 256 K) on both
+    /// systems, every result kept as its own run and row; the speedup of the best T16 over the
+    /// best baseline is reported beside the default-limit one.
+    fn limit_search(
+        &self,
+        ctx: &mut StudyContext,
+        size: &Size,
+        time: &TimeOf,
+        out: &mut Vec<Comparison>,
+    ) -> Result<(), ReproError> {
+        for &kind in size.limit_workloads {
+            let base = read_run(ctx, &format!("fig8-{kind}-baseline"))?;
+            let t16_run = read_run(ctx, &format!("fig8-{kind}-starnuma-t16"))?;
+            let (mut best_b, mut best_t) = (
+                (time(&base, kind)?, PAPER_MIGRATION_LIMIT),
+                (time(&t16_run, kind)?, PAPER_MIGRATION_LIMIT),
+            );
+            let default_speedup = best_b.0 / best_t.0;
+            for &limit in size.limit_search {
+                let k = limit / 1024;
+                let rb = ctx.run_experiment(
+                    &format!("limit-{kind}-baseline-{k}k"),
+                    &timing_experiment_of(
+                        kind,
+                        size,
+                        "starnuma16-baseline-scaled",
+                        &format!(
+                            "policy = \"perfect-baseline\"\n{SHOOTDOWN}{}",
+                            migration_limit_of(size, limit)
+                        ),
+                    ),
+                )?;
+                let rt = ctx.run_experiment(
+                    &format!("limit-{kind}-starnuma-t16-{k}k"),
+                    &timing_experiment_of(
+                        kind,
+                        size,
+                        "starnuma16-pool-scaled",
+                        &format!(
+                            "policy = \"starnuma\"\n{SHOOTDOWN}{}{}",
+                            thresholds(size),
+                            migration_limit_of(size, limit)
+                        ),
+                    ),
+                )?;
+                let (tb, tt) = (time(&rb, kind)?, time(&rt, kind)?);
+                for (label, t, best) in [("baseline", tb, &mut best_b), ("StarNUMA T16", tt, &mut best_t)] {
+                    out.push(cmp(
+                        "§IV-C",
+                        &format!("{kind}: {label} time with a {k} K-page limit / with 256 K"),
+                        "×",
+                        None,
+                        t / if label == "baseline" {
+                            time(&base, kind)?
+                        } else {
+                            time(&t16_run, kind)?
+                        },
+                        Expect::None,
+                    ));
+                    if t < best.0 {
+                        *best = (t, limit);
+                    }
+                }
+            }
+            out.push(cmp(
+                "§IV-C",
+                &format!(
+                    "{kind}: speedup with the searched limits (baseline best at {} K, T16 at {} K pages per 1 B instructions)",
+                    best_b.1 / 1024,
+                    best_t.1 / 1024
+                ),
+                "×",
+                (kind == "bfs").then_some(1.7),
+                best_b.0 / best_t.0,
+                Expect::None,
+            ));
+            out.push(cmp(
+                "§IV-C",
+                &format!("{kind}: speedup with the searched limits / with the default 256 K"),
+                "×",
+                None,
+                (best_b.0 / best_t.0) / default_speedup,
+                Expect::None,
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// results.json of a run this study already made (`runs/<id>/results.json`).
+fn read_run(ctx: &StudyContext, id: &str) -> Result<serde_json::Value, ReproError> {
+    let path = ctx.options.out.join("runs").join(id).join("results.json");
+    let text = std::fs::read_to_string(&path).map_err(|source| ReproError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|e| ReproError::Results {
+        id: id.into(),
+        message: e.to_string(),
+    })
 }
 
 fn cmp(
@@ -526,6 +894,50 @@ fn cmp(
         numasim,
         expect,
     }
+}
+
+/// Writes `configs/<preset>-<suffix>.toml`: `preset` with each named link type's bandwidth
+/// multiplied by its factor (Fig. 11's bandwidth variants). Returns its file name.
+fn scaled_links_machine(
+    ctx: &StudyContext,
+    preset: &str,
+    suffix: &str,
+    factors: &[(&str, f64)],
+) -> Result<String, ReproError> {
+    let fail = |message: String| ReproError::Results {
+        id: format!("machine {preset}"),
+        message,
+    };
+    let text = numasim_machine::presets::get(preset).ok_or_else(|| fail("preset missing".into()))?;
+    let mut t: toml::Table = text.parse().map_err(|e: toml::de::Error| fail(e.to_string()))?;
+    let mut note = Vec::new();
+    for &(link, f) in factors {
+        let lt = t
+            .get_mut("link_types")
+            .and_then(|l| l.get_mut(link))
+            .and_then(|l| l.as_table_mut())
+            .ok_or_else(|| fail(format!("no link type `{link}`")))?;
+        let bw = lt
+            .get("bandwidth_gbps")
+            .and_then(|v| v.as_float())
+            .ok_or_else(|| fail(format!("link type `{link}` has no bandwidth_gbps")))?;
+        lt.insert("bandwidth_gbps".into(), (bw * f).into());
+        note.push(format!("{link} {bw} -> {:.4} GB/s", bw * f));
+    }
+    let name = format!("{preset}-{suffix}");
+    t.insert("name".into(), name.clone().into());
+    let file = format!("{name}.toml");
+    let path = ctx.options.out.join("configs").join(&file);
+    let body = toml::to_string(&t).map_err(|e| fail(e.to_string()))?;
+    std::fs::write(
+        &path,
+        format!(
+            "# {preset} with link bandwidths {} (StarNUMA Fig. 11)\n{body}",
+            note.join(", ")
+        ),
+    )
+    .map_err(|source| ReproError::Io { path, source })?;
+    Ok(file)
 }
 
 /// Writes `configs/<preset>-pool-plus-<ns>ns.toml`: the scaled StarNUMA machine with `extra_ns`

@@ -49,7 +49,11 @@ impl Policy for PerfectBaseline {
         PerfectBaseline(Majority::baseline(p.migration_limit_pages))
     }
     fn decide(&mut self, ctx: &mut Ctx, input: &BoundaryInput, _: &mut SplitMix64) -> serde_json::Value {
+        // §IV-C: the baseline's decisions are free ("zero-cost migration decisions"); only its
+        // moves are charged, so the page scan costs no OS-thread cycles.
+        let scanned = ctx.scanned;
         self.0.decide(ctx, input.profile);
+        ctx.scanned = scanned;
         serde_json::Value::Null
     }
 }

@@ -118,12 +118,16 @@ pub enum Shootdown {
     Hardware,
     /// Software IPIs: every other core also runs the handler.
     Software,
+    /// Hardware-assisted, initiated by an OS thread on a core of its own (StarNUMA §IV-C: "one
+    /// dedicated core"): no application core stalls; in timing mode the k-th moved page is
+    /// usable only once the scan and k shootdowns are done on that core.
+    Dedicated,
 }
 
 impl Shootdown {
     /// The `shootdown` parameter's words, in the order of [`Shootdown::ALL`].
-    pub const WORDS: &'static [&'static str] = &["hardware", "software"];
-    pub const ALL: [Shootdown; 2] = [Shootdown::Hardware, Shootdown::Software];
+    pub const WORDS: &'static [&'static str] = &["hardware", "software", "dedicated"];
+    pub const ALL: [Shootdown; 3] = [Shootdown::Hardware, Shootdown::Software, Shootdown::Dedicated];
 
     /// From the `shootdown` parameter (validated against [`Shootdown::WORDS`]).
     pub fn from_word(word: &str) -> Option<Shootdown> {
@@ -153,7 +157,7 @@ impl crate::param::ParamValue for Shootdown {
 crate::param::declare_params! {
     /// Named cost parameters (see the module docs), common to every policy but `none`.
     pub struct CostParams {
-        /// TLB shootdown: hardware-assisted (initiator only) or software IPIs
+        /// TLB shootdown: hardware-assisted (initiator only), software IPIs, or hardware from a dedicated OS core
         shootdown: Shootdown = Shootdown::Hardware, unit "-", Check::Words(Shootdown::WORDS);
         /// cycles on the initiating core per page (StarNUMA: ~3K; timing mode stalls core 0)
         shootdown_initiator_cycles: u64 = 3000, unit "cycles", Check::Range(0.0, 1e12);

@@ -66,6 +66,8 @@ pub struct TimingCounts {
     pub classes: Vec<ClassSums>,
     pub block_transfers_3hop: u64,
     pub block_transfers_4hop: u64,
+    /// Block-transfer *loads* (the AMAT's `block_transfer` class) whose home is a pool.
+    pub bt_loads_via_pool: u64,
     pub invalidations: u64,
     pub tlb_misses: u64,
     /// LLC misses that waited for a page still being migrated, and how long in all (ps).
@@ -661,6 +663,9 @@ impl TimingSim {
         };
         if !write {
             let class = if bt {
+                if self.book.is_pool(node) {
+                    self.timing.bt_loads_via_pool += 1;
+                }
                 self.bt_class
             } else {
                 self.class_of[socket * self.nodes + node]
@@ -766,6 +771,9 @@ impl TimingSim {
     /// `shootdown_initiator_cycles` per page, and with software shootdowns every other core
     /// stalls `shootdown_handler_cycles` per page. Cached lines stay valid: caches are tagged
     /// by virtual line here, and the copy reads memory (dirty cached data is not flushed first).
+    /// With `shootdown = "dedicated"` no core stalls: the scan and the per-page initiator
+    /// cycles run on an OS core of their own, and the k-th page lands no earlier than after the
+    /// scan and k of them.
     pub fn charge_moves(&mut self, cost: &CostParams, scan_cycles: u64) -> MoveTiming {
         let moves = std::mem::take(&mut self.pending_moves);
         // The boundary has read this phase's memory time; the next phase starts afresh.
@@ -783,7 +791,11 @@ impl TimingSim {
         }
         let page_bytes = 1u64 << self.memory.table.page_shift();
         let mut last = t0;
-        for &(page, from, to, old_frame) in &moves {
+        let dedicated = cost.shootdown == crate::migrate::mechanism::Shootdown::Dedicated;
+        // A dedicated OS core (socket 0's clock) scans, then shoots pages down one by one.
+        let os_ps = |cycles: u64| (cycles as f64 * self.cycle_ps[0]).round() as u64;
+        let (scan_ps, per_page_ps) = (os_ps(scan_cycles), os_ps(cost.shootdown_initiator_cycles));
+        for (k, &(page, from, to, old_frame)) in moves.iter().enumerate() {
             let (from, to) = (from as usize, to as usize);
             let s = self.node_socket[to].or(self.node_socket[from]).unwrap_or(0);
             let new_frame = u64::from(self.memory.frame[page as usize]);
@@ -792,6 +804,9 @@ impl TimingSim {
                 let from_row = self.book.row_of(from, u64::from(old_frame), off);
                 let to_row = self.book.row_of(to, new_frame, off);
                 landed = landed.max(self.book.copy_line(from, from_row, s, to, to_row, t0));
+            }
+            if dedicated {
+                landed = landed.max(t0 + scan_ps + (k as u64 + 1) * per_page_ps);
             }
             self.page_ready_ps[page as usize] = landed;
             last = last.max(landed);
@@ -806,7 +821,9 @@ impl TimingSim {
         let n = moves.len() as u64;
         let software = cost.shootdown == crate::migrate::mechanism::Shootdown::Software;
         for (i, k) in self.cores.iter_mut().enumerate() {
-            let cycles = if i == 0 {
+            let cycles = if dedicated {
+                0
+            } else if i == 0 {
                 n * cost.shootdown_initiator_cycles + scan_cycles
             } else if software {
                 n * cost.shootdown_handler_cycles

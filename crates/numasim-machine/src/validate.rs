@@ -387,7 +387,12 @@ pub(crate) fn build(src: &Source, spec: MachineSpec) -> Result<Machine, ConfigEr
         between.push(srow);
     }
 
-    Ok(Machine::assemble(
+    // The on-chip mesh, when given, is checked against the sockets and memory it places.
+    let mesh = match spec.mesh {
+        Some(m) => Some(crate::mesh::build(src, m, &sockets, &memory_nodes)?),
+        None => None,
+    };
+    let mut machine = Machine::assemble(
         spec.name,
         spec.description,
         sockets,
@@ -396,7 +401,9 @@ pub(crate) fn build(src: &Source, spec: MachineSpec) -> Result<Machine, ConfigEr
         links,
         to_memory,
         between,
-    ))
+    );
+    machine.mesh = mesh;
+    Ok(machine)
 }
 
 fn check_caps(src: &Source, spec: &MachineSpec) -> Result<(), ConfigError> {

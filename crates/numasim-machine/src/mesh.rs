@@ -156,10 +156,10 @@ pub(crate) fn build(
             return err(key, format!("must be between 1 and {MAX_MESH_SIDE}, got {v}"));
         }
     }
-    if spec.quadrant_cols == 0 || spec.cols % spec.quadrant_cols != 0 {
+    if spec.quadrant_cols == 0 || !spec.cols.is_multiple_of(spec.quadrant_cols) {
         return err("quadrant_cols", format!("must divide cols = {} evenly", spec.cols));
     }
-    if spec.quadrant_rows == 0 || spec.rows % spec.quadrant_rows != 0 {
+    if spec.quadrant_rows == 0 || !spec.rows.is_multiple_of(spec.quadrant_rows) {
         return err("quadrant_rows", format!("must divide rows = {} evenly", spec.rows));
     }
     if !(spec.freq_ghz.is_finite() && (0.01..=100.0).contains(&spec.freq_ghz)) {
@@ -211,13 +211,13 @@ pub(crate) fn build(
     if !(1..=64).contains(&spec.slices_per_home_node) {
         return err("slices_per_home_node", "must be between 1 and 64".into());
     }
-    if spec.slc_slice_bytes < 4096 || spec.slc_slice_bytes > 1 << 28 || spec.slc_slice_bytes % 64 != 0 {
+    if spec.slc_slice_bytes < 4096 || spec.slc_slice_bytes > 1 << 28 || !spec.slc_slice_bytes.is_multiple_of(64) {
         return err(
             "slc_slice_bytes",
             "must be a multiple of 64 between 4 KiB and 256 MiB".into(),
         );
     }
-    if !(1..=64).contains(&spec.slc_ways) || (spec.slc_slice_bytes / 64) % u64::from(spec.slc_ways) != 0 {
+    if !(1..=64).contains(&spec.slc_ways) || !(spec.slc_slice_bytes / 64).is_multiple_of(u64::from(spec.slc_ways)) {
         return err(
             "slc_ways",
             "must be between 1 and 64 and divide the slice's lines".into(),
@@ -359,7 +359,7 @@ pub(crate) fn build(
             );
         }
         let mcs = mesh.controllers_in[q].len() as u32;
-        if mcs == 0 || memory[q].channels % mcs != 0 {
+        if mcs == 0 || !memory[q].channels.is_multiple_of(mcs) {
             return err(
                 "memory_controllers",
                 format!(

@@ -126,6 +126,8 @@ pub mod directory;
 pub mod dram;
 pub mod engine;
 pub mod link;
+pub mod mesh;
+pub mod mesh_sim;
 pub mod params;
 pub mod private;
 pub mod report;

@@ -11,6 +11,7 @@
 //! Adding a study is one module implementing [`Study`] plus one line in [`registry`].
 
 pub mod starnuma;
+pub mod zaourar;
 
 use std::path::{Path, PathBuf};
 
@@ -111,7 +112,7 @@ pub trait Study: Sync {
 
 /// Every study, by name.
 pub fn registry() -> &'static [&'static dyn Study] {
-    &[&starnuma::StarNuma]
+    &[&starnuma::StarNuma, &zaourar::Zaourar]
 }
 
 pub fn find(name: &str) -> Result<&'static dyn Study, ReproError> {

@@ -43,6 +43,9 @@ pub struct MeshCoreParams {
     pub cores: Vec<usize>,
     /// Every page on this NUMA node instead of first touch.
     pub membind: Option<usize>,
+    /// Every page on the node of this thread's core, whoever touches it first: the main thread
+    /// allocates and initialises the data (the unbalanced programs of §4.3).
+    pub first_touch_by: Option<usize>,
     /// Misses in flight per core (loads and stores).
     pub mshrs: usize,
     /// Cycles per non-memory instruction.
@@ -62,6 +65,7 @@ impl MeshCoreParams {
         MeshCoreParams {
             cores,
             membind: None,
+            first_touch_by: None,
             mshrs: 16,
             base_cpi: 0.5,
             private_bytes: 1 << 20,
@@ -166,6 +170,9 @@ impl MeshSim {
             return Err(format!("core {c} does not exist: the mesh has {} cores", mesh.cores()));
         }
         let nodes = if mesh.numa { mesh.quadrants() } else { 1 };
+        if let Some(t) = p.first_touch_by.filter(|&t| t >= p.cores.len()) {
+            return Err(format!("first_touch_by = {t}, but there are {} threads", p.cores.len()));
+        }
         if let Some(n) = p.membind.filter(|&n| n >= nodes) {
             return Err(format!("membind = {n}, but the machine has {nodes} NUMA nodes"));
         }
@@ -284,10 +291,11 @@ impl MeshSim {
         let base = match self.pages.get(&vpage) {
             Some(&b) => b,
             None => {
-                let node = match self.p.membind {
-                    Some(n) => n,
-                    None if self.nodes == 1 => 0,
-                    None => self.quadrant_of_core(core),
+                let node = match (self.p.membind, self.p.first_touch_by) {
+                    (Some(n), _) => n,
+                    _ if self.nodes == 1 => 0,
+                    (None, Some(t)) => self.quadrant_of_core(self.p.cores[t]),
+                    (None, None) => self.quadrant_of_core(core),
                 };
                 let frame = self.next_frame[node];
                 if (frame + 1) * self.p.page_bytes > self.node_bytes {

@@ -128,6 +128,7 @@ pub mod engine;
 pub mod link;
 pub mod mesh;
 pub mod mesh_sim;
+pub mod page_move;
 pub mod params;
 pub mod private;
 pub mod report;

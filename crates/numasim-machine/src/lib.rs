@@ -17,6 +17,7 @@ pub mod dram;
 pub mod graph;
 mod locate;
 pub mod machine;
+pub mod mesh;
 pub mod presets;
 pub mod spec;
 pub mod summary;

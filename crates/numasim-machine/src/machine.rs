@@ -14,6 +14,8 @@ pub struct Machine {
     pub memory_nodes: Vec<MemoryNode>,
     pub switches: Vec<Switch>,
     pub links: Vec<Link>,
+    /// The on-chip mesh of a `[mesh]` table (quadrants = sockets), if any.
+    pub mesh: Option<crate::mesh::Mesh>,
     /// `[socket][memory]`.
     routes_to_memory: Vec<Vec<Route>>,
     /// `[socket][socket]`.
@@ -66,6 +68,7 @@ impl Machine {
             memory_nodes,
             switches,
             links,
+            mesh: None,
             routes_to_memory,
             routes_between,
             load_latency,

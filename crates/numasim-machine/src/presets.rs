@@ -33,6 +33,18 @@ static FILES: &[(&str, &str)] = &[
         "neoverse-quadrants",
         include_str!("../../../configs/machines/neoverse-quadrants.toml"),
     ),
+    (
+        "neoverse-v1-mesh",
+        include_str!("../../../configs/machines/neoverse-v1-mesh.toml"),
+    ),
+    (
+        "neoverse-v1-mesh-ddr4",
+        include_str!("../../../configs/machines/neoverse-v1-mesh-ddr4.toml"),
+    ),
+    (
+        "neoverse-v1-mesh-2q",
+        include_str!("../../../configs/machines/neoverse-v1-mesh-2q.toml"),
+    ),
 ];
 
 /// `(name, description)`, same order as [`FILES`].
@@ -72,6 +84,18 @@ static LIST: &[(&str, &str)] = &[
     (
         "neoverse-quadrants",
         "Neoverse V1 64-core mesh as 4 quadrant NUMA nodes, 8 HBM2 channels each (307.2 GB/s total)",
+    ),
+    (
+        "neoverse-v1-mesh",
+        "Neoverse V1 reference: 8x8 mesh, 4 quadrants, 64 x 1 MiB SLC, 32 HBM2 channels (Zaourar Fig. 1a)",
+    ),
+    (
+        "neoverse-v1-mesh-ddr4",
+        "Neoverse V1 8x8 mesh, 4 quadrants, one DDR4-2400 controller per quadrant (Zaourar Fig. 1b)",
+    ),
+    (
+        "neoverse-v1-mesh-2q",
+        "Lower 2-quadrant subset of the Neoverse V1 mesh: 8x4, 32 cores, 16 HBM2 channels (Zaourar Fig. 2)",
     ),
 ];
 

@@ -28,6 +28,9 @@ pub struct MachineSpec {
     pub switches: Vec<SwitchSpec>,
     #[serde(default)]
     pub links: Vec<LinkSpec>,
+    /// An on-chip mesh placing the sockets (quadrants) and their memory ([`crate::mesh`]).
+    #[serde(default)]
+    pub mesh: Option<crate::mesh::MeshSpec>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -147,6 +150,29 @@ pub const MACHINE_KEY_DOCS: &[(&str, &str, &str, &str, &str)] = &[
     ("links[]", "bandwidth_gbps", "float", "from type", "per-direction (a→b) bandwidth, GB/s"),
     ("links[]", "bandwidth_gbps_ba", "float", "= bandwidth_gbps", "reverse bandwidth, GB/s"),
     ("links[]", "latency_ns", "float", "from type", "one-way latency, ns"),
+    ("mesh", "cols", "integer", "required", "routers per row (x)"),
+    ("mesh", "rows", "integer", "required", "routers per column (y)"),
+    ("mesh", "quadrant_cols", "integer", "required", "quadrants across; quadrant q is socket q and memory node q"),
+    ("mesh", "quadrant_rows", "integer", "required", "quadrants down (numbered row by row from [0, 0])"),
+    ("mesh", "freq_ghz", "float", "required", "NoC clock, GHz"),
+    ("mesh", "router_cycles", "integer", "required", "router pipeline per router traversed, NoC cycles"),
+    ("mesh", "link_cycles", "integer", "required", "link between two routers of one quadrant, NoC cycles"),
+    ("mesh", "inter_quadrant_link_cycles", "integer", "required", "link between routers of adjacent quadrants, NoC cycles"),
+    ("mesh", "link_width_bytes", "integer", "required", "bytes per link per cycle (one flit per cycle)"),
+    ("mesh", "links_per_vnet", "integer", "1", "parallel links per direction for each of REQ, SNP, RSP, DAT"),
+    ("mesh", "shared_link", "bool", "false", "one link per direction carries all VNETs (L0)"),
+    ("mesh", "header_bytes", "integer", "required", "control bytes of every packet; data = header + 64"),
+    ("mesh", "cores_per_request_node", "integer", "required", "cores behind each request node"),
+    ("mesh", "slices_per_home_node", "integer", "required", "SLC slices behind each home node"),
+    ("mesh", "slc_slice_bytes", "integer", "required", "bytes of one SLC slice"),
+    ("mesh", "slc_ways", "integer", "required", "SLC slice associativity"),
+    ("mesh", "slc_hit_cycles", "integer", "required", "slice tag + data access, NoC cycles"),
+    ("mesh", "mc_interleave_bytes", "integer", "required", "bytes to one memory controller before the next"),
+    ("mesh", "request_nodes", "array", "required", "router [x, y] of each request node"),
+    ("mesh", "home_nodes", "array", "required", "router [x, y] of each home node"),
+    ("mesh", "memory_controllers", "array", "required", "router [x, y] of each memory controller"),
+    ("mesh", "numa", "bool", "true", "one NUMA node per quadrant (false: one node over all controllers)"),
+    ("mesh", "cache_groups", "bool", "true", "each node's memory interleaved over its quadrant's slices"),
 ];
 
 #[cfg(test)]
@@ -167,6 +193,11 @@ mod key_doc_tests {
                             for key in item.as_table().unwrap().keys() {
                                 assert!(documented(&format!("{k}[]"), key), "{name}: {k}[].{key}");
                             }
+                        }
+                    }
+                    toml::Value::Table(mesh) if k == "mesh" => {
+                        for key in mesh.keys() {
+                            assert!(documented("mesh", key), "{name}: mesh.{key}");
                         }
                     }
                     toml::Value::Table(types) => {

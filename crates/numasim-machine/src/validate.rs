@@ -54,7 +54,12 @@ pub(crate) fn build(src: &Source, spec: MachineSpec) -> Result<Machine, ConfigEr
     let links = links(src, &spec, &names)?;
     check_attached(src, &memory_nodes, &switches, &links)?;
     let (to_memory, between) = routes(src, &sockets, &memory_nodes, &switches, &links)?;
-    Ok(Machine::assemble(
+    // The on-chip mesh, when given, is checked against the sockets and memory it places.
+    let mesh = match spec.mesh {
+        Some(m) => Some(crate::mesh::build(src, m, &sockets, &memory_nodes)?),
+        None => None,
+    };
+    let mut machine = Machine::assemble(
         spec.name,
         spec.description,
         sockets,
@@ -63,7 +68,9 @@ pub(crate) fn build(src: &Source, spec: MachineSpec) -> Result<Machine, ConfigEr
         links,
         to_memory,
         between,
-    ))
+    );
+    machine.mesh = mesh;
+    Ok(machine)
 }
 
 /// A name, at least one socket and at least one memory node.

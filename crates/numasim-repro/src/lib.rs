@@ -13,6 +13,7 @@
 pub mod starnuma;
 pub mod talbot;
 pub mod tikir;
+pub mod zaourar;
 
 use std::path::{Path, PathBuf};
 
@@ -113,7 +114,7 @@ pub trait Study: Sync {
 
 /// Every study, by name.
 pub fn registry() -> &'static [&'static dyn Study] {
-    &[&starnuma::StarNuma, &talbot::Talbot, &tikir::Tikir]
+    &[&starnuma::StarNuma, &talbot::Talbot, &tikir::Tikir, &zaourar::Zaourar]
 }
 
 pub fn find(name: &str) -> Result<&'static dyn Study, ReproError> {

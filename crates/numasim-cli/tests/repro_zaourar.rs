@@ -1,0 +1,92 @@
+//! `numasim repro zaourar --quick` as a user runs it: the mesh study end to end, its outputs
+//! and the directions of the paper it reproduces (issue 20).
+
+mod common;
+
+use common::{numasim, ok};
+
+fn quick_study() -> &'static (tempfile::TempDir, serde_json::Value) {
+    static STUDY: std::sync::OnceLock<(tempfile::TempDir, serde_json::Value)> = std::sync::OnceLock::new();
+    STUDY.get_or_init(|| {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = ok(&numasim(
+            &["repro", "zaourar", "--quick", "-o", "zq", "--json"],
+            tmp.path(),
+        ));
+        let v = serde_json::from_str(&out).unwrap();
+        (tmp, v)
+    })
+}
+
+fn value(quantity: &str) -> f64 {
+    let (_, v) = quick_study();
+    v["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["quantity"].as_str().unwrap() == quantity)
+        .unwrap_or_else(|| panic!("no comparison {quantity}"))["numasim"]
+        .as_f64()
+        .unwrap()
+}
+
+#[test]
+fn repro_zaourar_quick_writes_configs_runs_and_the_mesh_report() {
+    let (tmp, v) = quick_study();
+    let dir = tmp.path().join("zq");
+    let csv = std::fs::read_to_string(dir.join("comparison.csv")).unwrap();
+    assert_eq!(csv.lines().count(), v["comparisons"].as_array().unwrap().len() + 1);
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    let mut runs = 0;
+    for e in std::fs::read_dir(dir.join("configs")).unwrap() {
+        let id = e.unwrap().path().file_stem().unwrap().to_string_lossy().into_owned();
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("runs").join(&id).join("results.json")).unwrap())
+                .unwrap();
+        let mesh = &r["mesh"];
+        // Every output the issue asks for is there, and no lane is booked past 100 %.
+        assert_eq!(mesh["vnets"].as_array().unwrap().len(), 4, "{id}");
+        assert!(mesh["link_utilisation_max"].as_f64().unwrap() <= 1.0, "{id}");
+        assert!(!mesh["links"].as_array().unwrap().is_empty());
+        assert!(mesh["slc"][0]["hit_ratio"].is_number());
+        assert!(mesh["controllers"][0]["reads"].is_u64());
+        assert!(mesh["inter_node_packets"][0][0].is_u64());
+        assert!(report.contains(&format!("## {id}\n")), "{id}");
+        runs += 1;
+    }
+    // Fig. 2: four runs; Fig. 3: three; Fig. 4/5: three programs (more when barnes/fmm exist)
+    // under three configurations.
+    assert!(runs >= 16, "{runs}");
+}
+
+#[test]
+fn fig2_numa_partitioning_shortens_and_speeds_up_packets() {
+    for l in ["L0", "L2"] {
+        for vnet in ["REQ", "DAT"] {
+            assert!(value(&format!("{vnet} average hops N2 / N1, {l}")) < 0.8, "{vnet} {l}");
+            assert!(
+                value(&format!("{vnet} packet latency N2 / N1, {l}")) < 1.0,
+                "{vnet} {l}"
+            );
+        }
+    }
+    assert!(value("bandwidth N2 / N1, L0") > 1.0);
+}
+
+#[test]
+fn fig3_a_remote_buffer_queues_requests_longer() {
+    assert!(value("REQ queueing, buffer on node 1") > value("REQ queueing, buffer on node 0"));
+    // numasim's bandwidth drop is far smaller than the paper's (DRAM-bound, see
+    // docs/REPRODUCTION.md); only its sign is held.
+    assert!(value("bandwidth node 1 / node 0 buffer") < 1.0);
+}
+
+#[test]
+fn fig4_5_cache_groups_shorten_packets_but_starve_an_unbalanced_program() {
+    assert!(value("stream: average packet distance C2 / C1") < 0.8);
+    assert!(value("stream: average packet distance C3 / C1") > 0.95);
+    assert!(value("unbalanced: SLC hit ratio C2 / C1") < 0.9);
+    assert!(value("unbalanced: DDR activity C2 / C1") > 1.0);
+    assert!(value("unbalanced: busiest node's share of DDR activity, C2") > 95.0);
+    assert!(value("stream: busiest node's share of DDR activity, C2") < 30.0);
+}

@@ -1,0 +1,533 @@
+//! Zaourar et al., heterogeneous NUMA case studies (`heterogeneous-numa-case-studies.txt`):
+//! the Neoverse V1 mesh of §3–4 on numasim's mesh model (`numasim::timing::mesh_sim`).
+//!
+//! Fig. 2: STREAM triad, 32 threads, on the 2-quadrant subset, N1/N2 × L0/L2. Fig. 3: STREAM
+//! triad, 16 threads on node 0, buffer bound to node 0, 1 or 3, on the HBM2 machine. Fig. 4/5:
+//! the DDR4 variant with 64 threads under Configuration 1 (no NUMA, interleaved), 2 (NUMA +
+//! cache groups) and 3 (NUMA, no cache groups), on a balanced program (STREAM), a balanced
+//! shared-data program (uniform random over one shared region) and an unbalanced one (the same
+//! region allocated and initialised by the main thread, the situation the paper gives for
+//! Barnes and FMM); `barnes` and `fmm` themselves run too when the workload registry has them.
+//!
+//! Why these runs do not go through `numasim run`: the mesh is timed by its own driver (see
+//! `mesh_sim`'s docs), so each run's inputs are written to `configs/<id>.toml` as a record
+//! (machine, edits, workload, core parameters) and its outputs to `runs/<id>/results.json`,
+//! and `report.md` lists every run's mesh outputs. `--quick` shrinks the arrays and, so that
+//! the SLC still matters at that size, the SLC slices (from 1 MiB to 64 KiB, every other
+//! parameter as the preset); it is checked on directions only.
+
+use crate::{io_err, Comparison, Expect, ReproError, Study, StudyContext};
+use numasim::timing::mesh_sim::{MeshCoreParams, MeshResults, MeshSim};
+use numasim_machine::Machine;
+use std::fmt::Write as _;
+
+pub struct Zaourar;
+
+/// Sizes of one study run.
+struct Size {
+    /// Bytes of each STREAM array (the paper: 10 M doubles).
+    stream_array_bytes: u64,
+    /// Shared region of the Fig. 4/5 random-access programs, and accesses per thread.
+    region_bytes: u64,
+    region_accesses: u64,
+    /// The SLC slice size the machine is given (the presets' 1 MiB, or smaller in --quick).
+    slice_bytes: u64,
+}
+
+const FULL: Size = Size {
+    stream_array_bytes: 80_000_000,
+    region_bytes: 24 << 20,
+    region_accesses: 400_000,
+    slice_bytes: 1 << 20,
+};
+
+const QUICK: Size = Size {
+    stream_array_bytes: 2 << 20,
+    region_bytes: 3 << 19,
+    region_accesses: 30_000,
+    slice_bytes: 64 << 10,
+};
+
+/// One mesh configuration: which preset, and its NUMA / cache-group / link settings.
+#[derive(Clone, Copy)]
+struct Config {
+    preset: &'static str,
+    numa: bool,
+    cache_groups: bool,
+    /// None: the preset's links; Some(true): one shared link (L0); Some(false): 2 per VNET (L2).
+    l0: Option<bool>,
+}
+
+/// The preset's text with the configuration's edits (so the validator sees what runs).
+fn machine_text(c: Config, size: &Size) -> Result<String, ReproError> {
+    let text = numasim_machine::presets::get(c.preset).ok_or_else(|| ReproError::Results {
+        id: c.preset.into(),
+        message: "no such preset".into(),
+    })?;
+    let slices_per_quadrant = 8 * 2; // 8 home nodes x 2 slices in every preset quadrant
+    let mut out = String::new();
+    for line in text.lines() {
+        let key = line.split('=').next().unwrap_or("").trim();
+        let edited = match key {
+            "numa" => format!("numa = {}", c.numa),
+            "cache_groups" => format!("cache_groups = {}", c.cache_groups),
+            "slc_slice_bytes" => format!("slc_slice_bytes = {}", size.slice_bytes),
+            "llc_bytes" => format!("llc_bytes = {}", size.slice_bytes * slices_per_quadrant),
+            "links_per_vnet" => match c.l0 {
+                Some(true) => "links_per_vnet = 1\nshared_link = true".into(),
+                Some(false) => "links_per_vnet = 2".into(),
+                None => line.to_string(),
+            },
+            _ => line.to_string(),
+        };
+        out.push_str(&edited);
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// Cores of quadrant `q`, in order.
+fn cores_of(m: &Machine, q: usize) -> Vec<usize> {
+    let mesh = m.mesh.as_ref().expect("a mesh preset");
+    let per = mesh.cores_per_request_node as usize;
+    mesh.request_nodes_in[q]
+        .iter()
+        .flat_map(|&rn| (0..per).map(move |k| rn * per + k))
+        .collect()
+}
+
+struct Run<'a> {
+    id: &'a str,
+    config: Config,
+    workload: &'a str,
+    params: toml::Table,
+    cores: Vec<usize>,
+    membind: Option<usize>,
+    first_touch_by: Option<usize>,
+}
+
+fn run(ctx: &mut StudyContext, size: &Size, r: Run, report: &mut String) -> Result<MeshResults, ReproError> {
+    let fail = |message: String| ReproError::Run {
+        id: r.id.into(),
+        config: ctx.options.out.join("configs").join(format!("{}.toml", r.id)),
+        message,
+    };
+    let text = machine_text(r.config, size)?;
+    let m = Machine::from_text(&format!("<{} as edited by repro zaourar>", r.config.preset), &text)
+        .map_err(|e| fail(e.to_string()))?;
+    let mut p = MeshCoreParams::new(r.cores.clone());
+    p.membind = r.membind;
+    p.first_touch_by = r.first_touch_by;
+    let mut record = format!(
+        "# numasim repro zaourar: run {id} (timed by numasim::timing::mesh_sim, not `numasim run`)\n\
+         # machine: preset {preset} with numa = {numa}, cache_groups = {cg}, links {links}, slc_slice_bytes = {slice}\n\
+         seed = 1\n\n[workload]\nkind = \"{kind}\"\n",
+        id = r.id,
+        preset = r.config.preset,
+        numa = r.config.numa,
+        cg = r.config.cache_groups,
+        links = match r.config.l0 {
+            Some(true) => "L0 (one shared link)",
+            Some(false) => "L2 (2 per VNET)",
+            None => "as the preset",
+        },
+        slice = size.slice_bytes,
+        kind = r.workload,
+    );
+    record.push_str(&toml::to_string(&r.params).unwrap_or_default());
+    record.push_str("\n[core]\n");
+    record.push_str(&toml::to_string(&p).unwrap_or_default());
+    let cfg_path = ctx.options.out.join("configs").join(format!("{}.toml", r.id));
+    std::fs::write(&cfg_path, &record).map_err(io_err(&cfg_path))?;
+    let mut src = numasim_workload::build(r.workload, r.params.clone(), 1).map_err(|e| fail(e.to_string()))?;
+    let sim = MeshSim::new(&m, p).map_err(fail)?;
+    let res = sim.run(&mut *src).map_err(fail)?;
+    let dir = ctx.options.out.join("runs").join(r.id);
+    std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+    let path = dir.join("results.json");
+    let json = serde_json::json!({ "machine": m.name, "workload": r.workload, "mesh": &res });
+    std::fs::write(&path, serde_json::to_string_pretty(&json).unwrap_or_default()).map_err(io_err(&path))?;
+    describe(r.id, &res, report);
+    Ok(res)
+}
+
+/// One run's outputs as a markdown section.
+fn describe(id: &str, r: &MeshResults, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "## {id}\n\nsimulated {:.1} µs, {} accesses, DRAM {:.1} GB/s ({} reads, {} writes), \
+         average packet distance {:.2} hops, link utilisation max {:.1} % mean {:.1} %\n",
+        r.sim_time_ns / 1000.0,
+        r.accesses,
+        r.dram_gbps,
+        r.dram_reads,
+        r.dram_writes,
+        r.avg_packet_distance,
+        100.0 * r.link_utilisation_max,
+        100.0 * r.link_utilisation_mean
+    );
+    let _ = writeln!(
+        out,
+        "| VNET | packets | avg hops | latency (cycles) | queueing (cycles) | hops 0..8 |\n|---|---|---|---|---|---|"
+    );
+    for v in &r.vnets {
+        let hist: Vec<String> = v.hop_histogram.iter().take(9).map(u64::to_string).collect();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {:.2} | {:.1} | {:.1} | {} |",
+            v.vnet,
+            v.packets,
+            v.avg_hops,
+            v.avg_latency_cycles,
+            v.avg_queueing_cycles,
+            hist.join(" ")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n| node | SLC lookups | SLC hit ratio | DRAM reads | DRAM writes |\n|---|---|---|---|---|"
+    );
+    for (s, c) in r.slc.iter().zip(&r.controllers) {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {:.3} | {} | {} |",
+            s.node, s.lookups, s.hit_ratio, c.reads, c.writes
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\ninter-node packets (row = source quadrant): {:?}\n",
+        r.inter_node_packets
+    );
+}
+
+fn table(pairs: &[(&str, toml::Value)]) -> toml::Table {
+    pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
+}
+
+fn stream(threads: usize, size: &Size, iterations: i64) -> toml::Table {
+    table(&[
+        ("threads", toml::Value::Integer(threads as i64)),
+        ("array_bytes", toml::Value::Integer(size.stream_array_bytes as i64)),
+        ("kernel", toml::Value::String("triad".into())),
+        ("iterations", toml::Value::Integer(iterations)),
+    ])
+}
+
+fn uniform(threads: usize, size: &Size) -> toml::Table {
+    table(&[
+        ("threads", toml::Value::Integer(threads as i64)),
+        ("pattern", toml::Value::String("uniform".into())),
+        ("footprint_bytes", toml::Value::Integer(size.region_bytes as i64)),
+        ("accesses_per_thread", toml::Value::Integer(size.region_accesses as i64)),
+        ("write_fraction", toml::Value::Float(0.2)),
+    ])
+}
+
+fn cmp(
+    source: &str,
+    quantity: String,
+    unit: &'static str,
+    paper: Option<f64>,
+    numasim: f64,
+    expect: Expect,
+) -> Comparison {
+    Comparison {
+        source: source.into(),
+        quantity,
+        unit,
+        paper,
+        numasim,
+        expect,
+    }
+}
+
+fn peak_gbps(m: &Machine, nodes: &[usize]) -> f64 {
+    nodes
+        .iter()
+        .map(|&n| f64::from(m.memory_nodes[n].channels) * m.memory_nodes[n].dram.channel_peak_gbps())
+        .sum()
+}
+
+impl Study for Zaourar {
+    fn name(&self) -> &'static str {
+        "zaourar"
+    }
+    fn paper(&self) -> &'static str {
+        "heterogeneous-numa-case-studies.txt (Zaourar et al., NUMA case studies on a Neoverse V1 mesh)"
+    }
+    fn summary(&self) -> &'static str {
+        "Neoverse V1 mesh: N1/N2 x L0/L2 (Fig. 2), remote buffer (Fig. 3), cache groups (Fig. 4/5)"
+    }
+
+    fn run(&self, ctx: &mut StudyContext) -> Result<Vec<Comparison>, ReproError> {
+        let size = if ctx.options.quick { &QUICK } else { &FULL };
+        let mut out = Vec::new();
+        let mut report = String::from("# numasim repro zaourar: mesh outputs of every run\n\n");
+
+        // Fig. 2: 2-quadrant subset, 32 threads over every core.
+        let two = Machine::load("neoverse-v1-mesh-2q").map_err(|e| ReproError::Results {
+            id: "neoverse-v1-mesh-2q".into(),
+            message: e.to_string(),
+        })?;
+        let all_cores: Vec<usize> = (0..two.mesh.as_ref().map_or(0, |m| m.cores())).collect();
+        let peak2 = peak_gbps(&two, &[0, 1]);
+        let mut fig2 = Vec::new();
+        for (label, l0) in [("L0", true), ("L2", false)] {
+            for (n, numa) in [("N1", false), ("N2", true)] {
+                let id = format!("fig2-{}-{}", n.to_lowercase(), label.to_lowercase());
+                let r = run(
+                    ctx,
+                    size,
+                    Run {
+                        id: &id,
+                        config: Config {
+                            preset: "neoverse-v1-mesh-2q",
+                            numa,
+                            cache_groups: numa,
+                            l0: Some(l0),
+                        },
+                        workload: "stream",
+                        params: stream(32, size, 1),
+                        cores: all_cores.clone(),
+                        membind: None,
+                        first_touch_by: None,
+                    },
+                    &mut report,
+                )?;
+                fig2.push((label, n, r));
+            }
+        }
+        for pair in fig2.chunks(2) {
+            let (label, _, n1) = &pair[0];
+            let (_, _, n2) = &pair[1];
+            for (n, r) in [("N1", n1), ("N2", n2)] {
+                out.push(cmp(
+                    "Fig. 2a",
+                    format!("HBM2 bandwidth utilisation, {n} {label}"),
+                    "% of peak",
+                    None,
+                    100.0 * r.dram_gbps / peak2,
+                    Expect::None,
+                ));
+            }
+            let ratio = n2.dram_gbps / n1.dram_gbps;
+            out.push(cmp(
+                "Fig. 2a",
+                format!("bandwidth N2 / N1, {label}"),
+                "×",
+                None,
+                ratio,
+                if *label == "L0" {
+                    Expect::Above(1.0)
+                } else {
+                    Expect::None
+                },
+            ));
+            for v in [0usize, 3] {
+                out.push(cmp(
+                    "Fig. 2b",
+                    format!("{} average hops N2 / N1, {label}", n1.vnets[v].vnet),
+                    "×",
+                    None,
+                    n2.vnets[v].avg_hops / n1.vnets[v].avg_hops,
+                    Expect::Below(1.0),
+                ));
+            }
+            for v in [0usize, 2, 3] {
+                out.push(cmp(
+                    "Fig. 2c",
+                    format!("{} packet latency N2 / N1, {label}", n1.vnets[v].vnet),
+                    "×",
+                    None,
+                    n2.vnets[v].avg_latency_cycles / n1.vnets[v].avg_latency_cycles,
+                    Expect::Below(1.0),
+                ));
+            }
+        }
+
+        // Fig. 3: 16 threads on node 0, buffer on node 0, 1, 3.
+        let hbm = Machine::load("neoverse-v1-mesh").map_err(|e| ReproError::Results {
+            id: "neoverse-v1-mesh".into(),
+            message: e.to_string(),
+        })?;
+        let node0 = cores_of(&hbm, 0);
+        let mut fig3 = Vec::new();
+        for (node, paper_share, paper_q) in [(0usize, 72.69, 8.0), (1, 36.0, 221.0), (3, 32.0, 258.0)] {
+            let id = format!("fig3-buffer-node{node}");
+            let r = run(
+                ctx,
+                size,
+                Run {
+                    id: &id,
+                    config: Config {
+                        preset: "neoverse-v1-mesh",
+                        numa: true,
+                        cache_groups: true,
+                        l0: None,
+                    },
+                    workload: "stream",
+                    params: stream(16, size, 1),
+                    cores: node0.clone(),
+                    membind: Some(node),
+                    first_touch_by: None,
+                },
+                &mut report,
+            )?;
+            let share = 100.0 * r.dram_gbps / peak_gbps(&hbm, &[node]);
+            out.push(cmp(
+                "Fig. 3a",
+                format!("HBM2 bandwidth, buffer on node {node}"),
+                "% of node peak",
+                Some(paper_share),
+                share,
+                Expect::None,
+            ));
+            out.push(cmp(
+                "Fig. 3b",
+                format!("REQ queueing, buffer on node {node}"),
+                "cycles",
+                Some(paper_q),
+                r.vnets[0].avg_queueing_cycles,
+                Expect::None,
+            ));
+            fig3.push((share, r));
+        }
+        out.push(cmp(
+            "Fig. 3a",
+            "bandwidth node 1 / node 0 buffer".into(),
+            "×",
+            Some(36.0 / 72.69),
+            fig3[1].0 / fig3[0].0,
+            Expect::Below(1.0),
+        ));
+        out.push(cmp(
+            "Fig. 3a",
+            "bandwidth node 3 / node 1 buffer".into(),
+            "×",
+            Some(32.0 / 36.0),
+            fig3[2].0 / fig3[1].0,
+            Expect::Below(1.0),
+        ));
+        out.push(cmp(
+            "Fig. 3b",
+            "REQ queueing, node 1 minus node 0 buffer".into(),
+            "cycles",
+            Some(213.0),
+            fig3[1].1.vnets[0].avg_queueing_cycles - fig3[0].1.vnets[0].avg_queueing_cycles,
+            Expect::None,
+        ));
+
+        // Fig. 4/5: DDR4 variant, 64 threads, Configurations 1-3.
+        let cores64: Vec<usize> = (0..64).collect();
+        let configs = [("c1", false, false), ("c2", true, true), ("c3", true, false)];
+        let mut programs: Vec<(&str, &str, toml::Table, Option<usize>)> = vec![
+            ("stream", "stream", stream(64, size, 2), None),
+            ("uniform", "synthetic", uniform(64, size), None),
+            ("unbalanced", "synthetic", uniform(64, size), Some(0)),
+        ];
+        // The SPLASH-2 programs of §4.3, when this build has their generators.
+        for name in ["barnes", "fmm"] {
+            if numasim_workload::list().iter().any(|g| g.name == name) {
+                let t = table(&[("threads", toml::Value::Integer(64))]);
+                programs.push((name, name, t, None));
+            }
+        }
+        for (label, kind, params, ftb) in programs {
+            let mut rs = Vec::new();
+            for (c, numa, groups) in configs {
+                let id = format!("fig45-{label}-{c}");
+                let r = run(
+                    ctx,
+                    size,
+                    Run {
+                        id: &id,
+                        config: Config {
+                            preset: "neoverse-v1-mesh-ddr4",
+                            numa,
+                            cache_groups: groups,
+                            l0: None,
+                        },
+                        workload: kind,
+                        params: params.clone(),
+                        cores: cores64.clone(),
+                        membind: None,
+                        first_touch_by: ftb,
+                    },
+                    &mut report,
+                )?;
+                rs.push(r);
+            }
+            let hit = |r: &MeshResults| {
+                let (h, l) = r.slc.iter().fold((0, 0), |(h, l), s| (h + s.hits, l + s.lookups));
+                h as f64 / l.max(1) as f64
+            };
+            // Equal (both zero: no reuse at this size) counts as no change.
+            let hit_ratio = if hit(&rs[0]) == 0.0 && hit(&rs[1]) == 0.0 {
+                1.0
+            } else {
+                hit(&rs[1]) / hit(&rs[0]).max(1e-9)
+            };
+            let activity = |r: &MeshResults| (r.dram_reads + r.dram_writes) as f64;
+            let max_share = |r: &MeshResults| {
+                let total = activity(r).max(1.0);
+                r.controllers
+                    .iter()
+                    .map(|c| (c.reads + c.writes) as f64 / total)
+                    .fold(0.0, f64::max)
+            };
+            let balanced = label != "unbalanced" && label != "barnes" && label != "fmm";
+            out.push(cmp(
+                "Fig. 4a",
+                format!("{label}: average packet distance C2 / C1"),
+                "×",
+                Some(0.68),
+                rs[1].avg_packet_distance / rs[0].avg_packet_distance,
+                if label == "stream" {
+                    Expect::Below(1.0)
+                } else {
+                    Expect::None
+                },
+            ));
+            out.push(cmp(
+                "Fig. 4a",
+                format!("{label}: average packet distance C3 / C1"),
+                "×",
+                None,
+                rs[2].avg_packet_distance / rs[0].avg_packet_distance,
+                Expect::Above(0.9),
+            ));
+            out.push(cmp(
+                "Fig. 4b",
+                format!("{label}: SLC hit ratio C2 / C1"),
+                "×",
+                if balanced { None } else { Some(0.61) },
+                hit_ratio,
+                if balanced { Expect::None } else { Expect::Below(1.0) },
+            ));
+            out.push(cmp(
+                "Fig. 5",
+                format!("{label}: DDR activity C2 / C1"),
+                "×",
+                if balanced { None } else { Some(1.31) },
+                activity(&rs[1]) / activity(&rs[0]).max(1.0),
+                if balanced { Expect::None } else { Expect::Above(1.0) },
+            ));
+            out.push(cmp(
+                "Fig. 5",
+                format!("{label}: busiest node's share of DDR activity, C2"),
+                "%",
+                if balanced { None } else { Some(95.0) },
+                100.0 * max_share(&rs[1]),
+                if balanced {
+                    Expect::Below(50.0)
+                } else {
+                    Expect::Above(95.0)
+                },
+            ));
+        }
+        let path = ctx.options.out.join("report.md");
+        std::fs::write(&path, report).map_err(io_err(&path))?;
+        Ok(out)
+    }
+}

@@ -1,0 +1,372 @@
+//! The on-chip mesh as a fabric of the timing engine: XY routing over routers at coordinates,
+//! each link direction split into virtual networks (REQ, SNP, RSP, DAT) with their own
+//! physical lanes, every lane a [`Timeline`] like the socket links and DRAM resources.
+//!
+//! Why timelines and not a cycle-stepped router model: the rest of the timing engine books a
+//! whole transaction when its core issues it, and the mesh has to fit the same rule so that a
+//! packet's arrival time is known at once. A packet of `f` flits (one flit = `link_width_bytes`,
+//! one flit per cycle) arriving at a router at `t` spends `router_cycles`, then takes the
+//! earliest full-length gap of `f` cycles at or after that on the lane of its VNET for the next
+//! hop (the lane with the earliest gap, when a VNET has several), and reaches the next router
+//! `link_cycles` (or `inter_quadrant_link_cycles` across a quadrant boundary) after its head
+//! leaves. At the destination it spends one more router traversal and its tail arrives
+//! `f − 1` cycles after its head. Unloaded, a packet over `h` hops, `k` of them between
+//! quadrants, therefore takes
+//! `(h + 1)·router + (h − k)·link + k·inter_quadrant + (f − 1)` cycles (tested).
+//!
+//! Lanes use full-length gaps only ([`Timeline::peek_free`]), never the half-gap overlap of
+//! socket links, so a lane is never booked beyond one packet per cycle: per-link utilisation
+//! cannot exceed 100 % (tested under saturation). VNETs have separate lanes (unless the mesh
+//! has one `shared_link`, the paper's L0), so one VNET's queue never delays another's (tested).
+//! What is not modelled: credit-based backpressure into the injecting device (a full input
+//! buffer does not stall the sender; queueing shows as waits on the lanes instead), adaptive
+//! routing, and the router's internal crossbar (only links are contended).
+
+use super::dram::ps;
+use super::timeline::Timeline;
+use numasim_machine::mesh::Mesh;
+use serde::Serialize;
+
+/// The four AMBA-CHI virtual networks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Vnet {
+    Req = 0,
+    Snp = 1,
+    Rsp = 2,
+    Dat = 3,
+}
+
+impl Vnet {
+    pub const ALL: [Vnet; 4] = [Vnet::Req, Vnet::Snp, Vnet::Rsp, Vnet::Dat];
+    pub fn name(self) -> &'static str {
+        match self {
+            Vnet::Req => "REQ",
+            Vnet::Snp => "SNP",
+            Vnet::Rsp => "RSP",
+            Vnet::Dat => "DAT",
+        }
+    }
+}
+
+/// Link directions out of a router.
+const EAST: usize = 0;
+const WEST: usize = 1;
+const NORTH: usize = 2;
+const SOUTH: usize = 3;
+
+/// Per-VNET packet counters.
+#[derive(Debug, Clone, Default)]
+pub struct VnetCounters {
+    pub packets: u64,
+    /// `[h]`: packets that crossed `h` links.
+    pub hops: Vec<u64>,
+    pub latency_ps: u64,
+    pub wait_ps: u64,
+}
+
+/// Routers, lanes and the counters of every packet sent.
+#[derive(Debug, Clone)]
+pub struct MeshFabric {
+    cols: u32,
+    rows: u32,
+    /// Quadrant of each router.
+    quadrant: Vec<u8>,
+    quadrants: usize,
+    pub cycle_ps: u64,
+    router_ps: u64,
+    link_ps: u64,
+    inter_quadrant_ps: u64,
+    width: u32,
+    /// VNET groups per link direction (1 when one shared link carries all VNETs, else 4).
+    groups: usize,
+    lanes: usize,
+    /// `[((router · 4 + dir) · groups + group) · lanes + lane]`.
+    timelines: Vec<Timeline>,
+    busy_ps: Vec<u64>,
+    pub vnets: [VnetCounters; 4],
+    /// `[src quadrant · quadrants + dst quadrant]`: packets between the quadrants' devices.
+    pub inter_node: Vec<u64>,
+    /// No packet is sent before this: timelines drop what ends by it.
+    pub horizon_ps: u64,
+}
+
+impl MeshFabric {
+    pub fn new(m: &Mesh) -> MeshFabric {
+        let cycle_ps = ps(1.0 / m.freq_ghz);
+        let routers = m.routers();
+        let groups = if m.shared_link { 1 } else { 4 };
+        let lanes = m.links_per_vnet as usize;
+        let n = routers * 4 * groups * lanes;
+        let quadrant = (0..routers)
+            .map(|r| m.quadrant_of([r as u32 % m.cols, r as u32 / m.cols]) as u8)
+            .collect();
+        let max_hops = (m.cols + m.rows) as usize;
+        MeshFabric {
+            cols: m.cols,
+            rows: m.rows,
+            quadrant,
+            quadrants: m.quadrants(),
+            cycle_ps,
+            router_ps: cycle_ps * u64::from(m.router_cycles),
+            link_ps: cycle_ps * u64::from(m.link_cycles),
+            inter_quadrant_ps: cycle_ps * u64::from(m.inter_quadrant_link_cycles),
+            width: m.link_width_bytes,
+            groups,
+            lanes,
+            timelines: vec![Timeline::new(); n],
+            busy_ps: vec![0; n],
+            vnets: std::array::from_fn(|_| VnetCounters {
+                hops: vec![0; max_hops],
+                ..VnetCounters::default()
+            }),
+            inter_node: vec![0; m.quadrants() * m.quadrants()],
+            horizon_ps: 0,
+        }
+    }
+
+    pub fn quadrant_of_router(&self, r: usize) -> usize {
+        usize::from(self.quadrant[r])
+    }
+
+    /// Flits of a `bytes` packet.
+    pub fn flits(&self, bytes: u32) -> u64 {
+        u64::from(bytes.div_ceil(self.width).max(1))
+    }
+
+    /// XY hop count between two routers (closed form: |dx| + |dy|).
+    pub fn hops(&self, from: usize, to: usize) -> u32 {
+        let (fx, fy) = (from as u32 % self.cols, from as u32 / self.cols);
+        let (tx, ty) = (to as u32 % self.cols, to as u32 / self.cols);
+        fx.abs_diff(tx) + fy.abs_diff(ty)
+    }
+
+    /// Sends a `bytes` packet on `vnet` from router `from` to router `to`, injected at `t`;
+    /// returns when its tail reaches `to`.
+    pub fn send(&mut self, vnet: Vnet, from: usize, to: usize, bytes: u32, t: u64) -> u64 {
+        let flits = self.flits(bytes);
+        let service = flits * self.cycle_ps;
+        let group = if self.groups == 1 { 0 } else { vnet as usize };
+        let (tx, ty) = (to as u32 % self.cols, to as u32 / self.cols);
+        let (mut x, mut y) = (from as u32 % self.cols, from as u32 / self.cols);
+        let mut now = t;
+        let mut wait = 0;
+        let mut hops = 0usize;
+        while (x, y) != (tx, ty) {
+            now += self.router_ps;
+            // X first, then Y (deadlock-free dimension order).
+            let (dir, nx, ny) = if x < tx {
+                (EAST, x + 1, y)
+            } else if x > tx {
+                (WEST, x - 1, y)
+            } else if y < ty {
+                (NORTH, x, y + 1)
+            } else {
+                (SOUTH, x, y - 1)
+            };
+            let here = (y * self.cols + x) as usize;
+            let next = (ny * self.cols + nx) as usize;
+            let base = ((here * 4 + dir) * self.groups + group) * self.lanes;
+            // The lane whose earliest full-length gap comes first (ties: lowest lane).
+            let mut best = (u64::MAX, 0);
+            for lane in 0..self.lanes {
+                let s = self.timelines[base + lane].peek_free(now, service);
+                if s < best.0 {
+                    best = (s, lane);
+                }
+            }
+            let (start, lane) = best;
+            self.timelines[base + lane].insert(start, service, self.horizon_ps);
+            self.busy_ps[base + lane] += service;
+            wait += start - now;
+            let link = if self.quadrant[here] == self.quadrant[next] {
+                self.link_ps
+            } else {
+                self.inter_quadrant_ps
+            };
+            now = start + link;
+            hops += 1;
+            (x, y) = (nx, ny);
+        }
+        now += self.router_ps + (flits - 1) * self.cycle_ps;
+        let c = &mut self.vnets[vnet as usize];
+        c.packets += 1;
+        if hops < c.hops.len() {
+            c.hops[hops] += 1;
+        }
+        c.latency_ps += now - t;
+        c.wait_ps += wait;
+        let (qa, qb) = (self.quadrant_of_router(from), self.quadrant_of_router(to));
+        self.inter_node[qa * self.quadrants + qb] += 1;
+        now
+    }
+
+    /// Unloaded latency of a `bytes` packet from `from` to `to`, ps (the closed form above).
+    pub fn unloaded_ps(&self, from: usize, to: usize, bytes: u32) -> u64 {
+        let (tx, ty) = (to as u32 % self.cols, to as u32 / self.cols);
+        let (mut x, mut y) = (from as u32 % self.cols, from as u32 / self.cols);
+        let mut t = 0;
+        while (x, y) != (tx, ty) {
+            let here = (y * self.cols + x) as usize;
+            if x != tx {
+                x = if x < tx { x + 1 } else { x - 1 };
+            } else {
+                y = if y < ty { y + 1 } else { y - 1 };
+            }
+            let next = (y * self.cols + x) as usize;
+            t += self.router_ps
+                + if self.quadrant[here] == self.quadrant[next] {
+                    self.link_ps
+                } else {
+                    self.inter_quadrant_ps
+                };
+        }
+        t + self.router_ps + (self.flits(bytes) - 1) * self.cycle_ps
+    }
+
+    /// Every existing lane's busy share of `[0, elapsed_ps)`.
+    pub fn link_use(&self, elapsed_ps: u64) -> Vec<LinkUse> {
+        let mut out = Vec::new();
+        for r in 0..(self.cols * self.rows) as usize {
+            let (x, y) = (r as u32 % self.cols, r as u32 / self.cols);
+            for dir in 0..4 {
+                let to = match dir {
+                    EAST if x + 1 < self.cols => [x + 1, y],
+                    WEST if x > 0 => [x - 1, y],
+                    NORTH if y + 1 < self.rows => [x, y + 1],
+                    SOUTH if y > 0 => [x, y - 1],
+                    _ => continue,
+                };
+                for g in 0..self.groups {
+                    for lane in 0..self.lanes {
+                        let i = ((r * 4 + dir) * self.groups + g) * self.lanes + lane;
+                        out.push(LinkUse {
+                            from: [x, y],
+                            to,
+                            vnet: if self.groups == 1 { "all" } else { Vnet::ALL[g].name() },
+                            lane: lane as u32,
+                            utilisation: if elapsed_ps == 0 {
+                                0.0
+                            } else {
+                                self.busy_ps[i] as f64 / elapsed_ps as f64
+                            },
+                        });
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// One lane's utilisation.
+#[derive(Debug, Clone, Serialize)]
+pub struct LinkUse {
+    pub from: [u32; 2],
+    pub to: [u32; 2],
+    pub vnet: &'static str,
+    pub lane: u32,
+    pub utilisation: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use numasim_machine::Machine;
+
+    fn mesh(name: &str) -> Mesh {
+        Machine::load(name).unwrap().mesh.unwrap()
+    }
+
+    #[test]
+    fn xy_hops_and_unloaded_latency_follow_the_closed_form() {
+        let m = mesh("neoverse-v1-mesh");
+        let f = MeshFabric::new(&m);
+        let c = f.cycle_ps;
+        assert_eq!(c, 500); // 2 GHz
+        for (a, b) in [
+            ([0, 0], [7, 7]),
+            ([1, 2], [5, 1]),
+            ([3, 3], [4, 4]),
+            ([2, 2], [2, 2]),
+            ([6, 0], [0, 6]),
+        ] {
+            let (ra, rb) = (m.router(a), m.router(b));
+            let h = a[0].abs_diff(b[0]) + a[1].abs_diff(b[1]);
+            assert_eq!(f.hops(ra, rb), h);
+            // Quadrant boundaries crossed: x = 3|4 and y = 3|4 at most once each on an XY path.
+            let k = u32::from((a[0] < 4) != (b[0] < 4)) + u32::from((a[1] < 4) != (b[1] < 4));
+            for bytes in [8u32, 72] {
+                let flits = u64::from(bytes.div_ceil(64u32));
+                let want = u64::from(h + 1) * c + u64::from(h - k) * c + u64::from(k) * 3 * c + (flits - 1) * c;
+                assert_eq!(f.unloaded_ps(ra, rb, bytes), want, "{a:?}->{b:?} {bytes} B");
+                let mut g = MeshFabric::new(&m);
+                assert_eq!(g.send(Vnet::Dat, ra, rb, bytes, 1000), 1000 + want);
+                assert_eq!(g.vnets[Vnet::Dat as usize].hops[h as usize], 1);
+                assert_eq!(g.vnets[Vnet::Dat as usize].wait_ps, 0);
+            }
+        }
+        // Mean XY distance over all ordered router pairs of an n x n mesh: 2 (n² − 1) / (3 n).
+        let n = 8usize;
+        let total: u64 = (0..n * n)
+            .flat_map(|a| (0..n * n).map(move |b| (a, b)))
+            .map(|(a, b)| u64::from(f.hops(a, b)))
+            .sum();
+        let mean = total as f64 / (n * n * n * n) as f64;
+        assert!(
+            (mean - 2.0 * (n * n - 1) as f64 / (3.0 * n as f64)).abs() < 1e-12,
+            "{mean}"
+        );
+    }
+
+    #[test]
+    fn vnet_queues_are_independent_unless_the_link_is_shared() {
+        let m = mesh("neoverse-v1-mesh");
+        let (a, b) = (m.router([0, 0]), m.router([3, 0]));
+        let mut f = MeshFabric::new(&m);
+        for _ in 0..50 {
+            f.send(Vnet::Dat, a, b, 72, 0);
+        }
+        assert!(f.vnets[Vnet::Dat as usize].wait_ps > 0);
+        // A REQ packet on the same path at the same time does not wait behind the data.
+        let t = f.send(Vnet::Req, a, b, 8, 0);
+        assert_eq!(t, f.unloaded_ps(a, b, 8));
+        assert_eq!(f.vnets[Vnet::Req as usize].wait_ps, 0);
+        // With one shared link (L0) it does.
+        let mut shared = m.clone();
+        shared.shared_link = true;
+        let mut g = MeshFabric::new(&shared);
+        for _ in 0..50 {
+            g.send(Vnet::Dat, a, b, 72, 0);
+        }
+        let t = g.send(Vnet::Req, a, b, 8, 0);
+        assert!(t > g.unloaded_ps(a, b, 8) + 50 * g.cycle_ps, "{t}");
+        // Two lanes per VNET (L2) halve the queue of back-to-back packets.
+        let mut two = m.clone();
+        two.links_per_vnet = 2;
+        let mut h = MeshFabric::new(&two);
+        let last1 = (0..40).map(|_| f.send(Vnet::Rsp, a, b, 72, 10_000_000)).max().unwrap();
+        let last2 = (0..40).map(|_| h.send(Vnet::Rsp, a, b, 72, 10_000_000)).max().unwrap();
+        assert!(last2 - 10_000_000 < (last1 - 10_000_000) * 6 / 10, "{last1} {last2}");
+    }
+
+    #[test]
+    fn lanes_are_never_booked_beyond_one_flit_per_cycle() {
+        let m = mesh("neoverse-v1-mesh-2q");
+        let mut f = MeshFabric::new(&m);
+        // Every router floods every other with data, presented out of time order.
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut end = 0;
+        for i in 0..20_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let (a, b) = ((x % 32) as usize, ((x >> 8) % 32) as usize);
+            let t = (i * 20) ^ ((x >> 20) & 0x3ff);
+            f.horizon_ps = (i * 20).saturating_sub(2_000);
+            end = end.max(f.send(Vnet::ALL[(x >> 40) as usize % 4], a, b, 72, t));
+        }
+        let uses = f.link_use(end);
+        let max = uses.iter().map(|u| u.utilisation).fold(0.0, f64::max);
+        assert!(max <= 1.0 && max > 0.5, "max utilisation {max}");
+    }
+}

@@ -1,0 +1,626 @@
+//! Timing of a mesh machine (issue 20): cores on request nodes, SLC slices on home nodes,
+//! memory controllers at the edge, every message a packet booked on the [`MeshFabric`], every
+//! memory access booked on the same [`MemoryController`] as the socket-level engine.
+//!
+//! Why a driver of its own rather than a mode of `TimingSim`: the socket engine's LLC is one
+//! cache per socket, while the mesh's SLC is a chip-wide set of slices whose home for a line
+//! depends on the address map (interleaved over all slices, or per NUMA node with cache
+//! groups), so a line's home can be in another quadrant than its requester or its memory.
+//! This driver keeps the engine's rules (each core issues in program order at its own clock,
+//! bounded misses in flight, cores interleaved slowest first with a lookahead, whole
+//! transactions booked at issue on timelines) and replaces the socket LLC and socket links by
+//! slices and packets. It has no coherence between cores (no snoops are generated, so the SNP
+//! VNET stays empty), no migration and no per-phase records; it reads any
+//! [`AccessSource`], so every generator runs on it.
+//!
+//! A miss in a core's private cache (write-allocate: a store fetches its line too) is:
+//! REQ core → home slice; slice lookup; on a hit DAT slice → core; on a miss REQ slice →
+//! controller, DRAM read, DAT controller → slice, DAT slice → core; then RSP (CompAck) core →
+//! slice. Dirty private victims go REQ (WriteBack) core → slice, RSP slice → core, DAT
+//! core → slice, into the slice dirty; dirty slice victims go DAT slice → controller and a
+//! posted DRAM write.
+//!
+//! Address map. Pages are placed by first touch on the toucher's quadrant (NUMA on), on one
+//! node over every controller (NUMA off), or all on `membind`. Physical memory is one
+//! contiguous range per node; within a node, `mc_interleave_bytes` go to each of its
+//! controllers in turn. A line's home slice is a hash of its physical line address over every
+//! slice, or — cache groups — over its node's quadrant's slices only.
+
+use super::dram::{ps, AddressMap, DramConfig, MemoryController};
+use super::mesh::{LinkUse, MeshFabric, Vnet};
+use crate::cache::{Outcome, SetAssocCache};
+use numasim_machine::mesh::Mesh;
+use numasim_machine::Machine;
+use numasim_trace::{Access, AccessKind, AccessSource};
+use serde::Serialize;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+/// Core-side parameters (not in the paper; each an assumption, recorded in the results).
+#[derive(Debug, Clone, Serialize)]
+pub struct MeshCoreParams {
+    /// Core of each thread (`cores_per_request_node` consecutive cores share a request node).
+    pub cores: Vec<usize>,
+    /// Every page on this NUMA node instead of first touch.
+    pub membind: Option<usize>,
+    /// Every page on the node of this thread's core, whoever touches it first: the main thread
+    /// allocates and initialises the data (the unbalanced programs of §4.3).
+    pub first_touch_by: Option<usize>,
+    /// Misses in flight per core (loads and stores).
+    pub mshrs: usize,
+    /// Cycles per non-memory instruction.
+    pub base_cpi: f64,
+    /// Private cache per core (the last private level), bytes and ways.
+    pub private_bytes: u64,
+    pub private_ways: usize,
+    pub page_bytes: u64,
+    /// Fixed controller + PHY time before the DRAM commands, ns.
+    pub controller_ns: f64,
+    /// Stop each thread after this many accesses (0: run the source to its end).
+    pub max_accesses_per_thread: u64,
+}
+
+impl MeshCoreParams {
+    pub fn new(cores: Vec<usize>) -> Self {
+        MeshCoreParams {
+            cores,
+            membind: None,
+            first_touch_by: None,
+            mshrs: 16,
+            base_cpi: 0.5,
+            private_bytes: 1 << 20,
+            private_ways: 8,
+            page_bytes: 4096,
+            controller_ns: 20.0,
+            max_accesses_per_thread: 0,
+        }
+    }
+}
+
+/// What a mesh run measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct MeshResults {
+    pub sim_time_ns: f64,
+    pub accesses: u64,
+    pub private_misses: u64,
+    pub dram_reads: u64,
+    pub dram_writes: u64,
+    /// DRAM bytes moved (reads + writes) per ns.
+    pub dram_gbps: f64,
+    pub vnets: Vec<VnetReport>,
+    /// Mean hops over every packet of every VNET.
+    pub avg_packet_distance: f64,
+    pub link_utilisation_max: f64,
+    pub link_utilisation_mean: f64,
+    pub links: Vec<LinkUse>,
+    /// Per quadrant: SLC lookups and hits of its slices.
+    pub slc: Vec<NodeSlc>,
+    /// Per quadrant: reads and writes of its controllers.
+    pub controllers: Vec<NodeMc>,
+    /// `[src][dst]` quadrant packets.
+    pub inter_node_packets: Vec<Vec<u64>>,
+    pub params: MeshCoreParams,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct VnetReport {
+    pub vnet: &'static str,
+    pub packets: u64,
+    pub hop_histogram: Vec<u64>,
+    pub avg_hops: f64,
+    pub avg_latency_cycles: f64,
+    pub avg_queueing_cycles: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeSlc {
+    pub node: usize,
+    pub lookups: u64,
+    pub hits: u64,
+    pub hit_ratio: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeMc {
+    pub node: usize,
+    pub reads: u64,
+    pub writes: u64,
+}
+
+const NONE: u64 = u64::MAX;
+
+/// A mesh machine being timed.
+pub struct MeshSim {
+    mesh: Mesh,
+    p: MeshCoreParams,
+    fabric: MeshFabric,
+    /// Router of each request node, home node, controller.
+    rn_router: Vec<usize>,
+    hn_router: Vec<usize>,
+    mc_router: Vec<usize>,
+    mcs: Vec<MemoryController>,
+    mc_reads: Vec<u64>,
+    mc_writes: Vec<u64>,
+    slc: SetAssocCache,
+    slc_lookups: Vec<u64>,
+    slc_hits: Vec<u64>,
+    private: SetAssocCache,
+    /// NUMA nodes: quadrants, or 1 with NUMA off.
+    nodes: usize,
+    node_bytes: u64,
+    next_frame: Vec<u64>,
+    pages: HashMap<u64, u64>,
+    header: u32,
+    data: u32,
+    slc_ps: u64,
+    controller_ps: u64,
+    core_cycle_ps: f64,
+}
+
+impl MeshSim {
+    pub fn new(m: &Machine, p: MeshCoreParams) -> Result<MeshSim, String> {
+        let mesh = m
+            .mesh
+            .clone()
+            .ok_or_else(|| format!("machine `{}` has no [mesh] table", m.name))?;
+        if p.cores.is_empty() {
+            return Err("no threads placed on cores".into());
+        }
+        if let Some(&c) = p.cores.iter().find(|&&c| c >= mesh.cores()) {
+            return Err(format!("core {c} does not exist: the mesh has {} cores", mesh.cores()));
+        }
+        let nodes = if mesh.numa { mesh.quadrants() } else { 1 };
+        if let Some(t) = p.first_touch_by.filter(|&t| t >= p.cores.len()) {
+            return Err(format!("first_touch_by = {t}, but there are {} threads", p.cores.len()));
+        }
+        if let Some(n) = p.membind.filter(|&n| n >= nodes) {
+            return Err(format!("membind = {n}, but the machine has {nodes} NUMA nodes"));
+        }
+        if !((1..=1024).contains(&p.mshrs) && p.base_cpi.is_finite() && p.base_cpi >= 0.0) {
+            return Err("mshrs must be 1..=1024 and base_cpi finite and non-negative".into());
+        }
+        if !p.page_bytes.is_power_of_two() || p.page_bytes < 4096 || p.page_bytes > 1 << 30 {
+            return Err("page_bytes must be a power of two between 4 KiB and 1 GiB".into());
+        }
+        let map = AddressMap::parse("RoBaRaCoCh").expect("a fixed mapping parses");
+        let node_bytes = m.memory_nodes.iter().map(|n| n.capacity_bytes).min().unwrap_or(0);
+        let mc_count_per_node = if mesh.numa {
+            mesh.controllers_in.iter().map(Vec::len).max().unwrap_or(1)
+        } else {
+            mesh.memory_controllers.len()
+        } as u64;
+        let mut mcs = Vec::new();
+        for (i, &at) in mesh.memory_controllers.iter().enumerate() {
+            let node = &m.memory_nodes[mesh.quadrant_of(at)];
+            let burst_ns = 64.0 / node.dram.channel_peak_gbps();
+            let cfg = DramConfig {
+                channels: mesh.channels_per_controller[i],
+                page_bytes: p.page_bytes,
+                row_bytes: 8192,
+                capacity_bytes: node_bytes * nodes as u64 / mc_count_per_node.max(1) + p.page_bytes,
+                refresh: true,
+                closed_page: false,
+                map,
+                write_queue_high: 26,
+                write_queue_low: 6,
+            };
+            mcs.push(MemoryController::new(&node.dram_timing, burst_ns, &cfg));
+        }
+        let slc = SetAssocCache::try_partitioned(mesh.slices(), mesh.slc_slice_bytes, mesh.slc_ways as usize)?;
+        let private = SetAssocCache::try_partitioned(p.cores.len(), p.private_bytes, p.private_ways)?;
+        let fabric = MeshFabric::new(&mesh);
+        let core_freq = m.sockets[0].freq_ghz;
+        Ok(MeshSim {
+            rn_router: mesh.request_nodes.iter().map(|&a| mesh.router(a)).collect(),
+            hn_router: mesh.home_nodes.iter().map(|&a| mesh.router(a)).collect(),
+            mc_router: mesh.memory_controllers.iter().map(|&a| mesh.router(a)).collect(),
+            mc_reads: vec![0; mcs.len()],
+            mc_writes: vec![0; mcs.len()],
+            mcs,
+            slc_lookups: vec![0; mesh.slices()],
+            slc_hits: vec![0; mesh.slices()],
+            slc,
+            private,
+            nodes,
+            node_bytes: if mesh.numa {
+                node_bytes
+            } else {
+                node_bytes * mesh.quadrants() as u64
+            },
+            next_frame: vec![0; nodes],
+            pages: HashMap::new(),
+            header: mesh.header_bytes,
+            data: mesh.header_bytes + 64,
+            slc_ps: fabric.cycle_ps * u64::from(mesh.slc_hit_cycles),
+            controller_ps: ps(p.controller_ns),
+            core_cycle_ps: 1000.0 / core_freq,
+            fabric,
+            mesh,
+            p,
+        })
+    }
+
+    /// The quadrant of a thread's core.
+    pub fn quadrant_of_core(&self, core: usize) -> usize {
+        let rn = core / self.mesh.cores_per_request_node as usize;
+        self.mesh.quadrant_of(self.mesh.request_nodes[rn])
+    }
+
+    /// Node of physical line `line`.
+    fn node_of(&self, line: u64) -> usize {
+        ((line << 6) / self.node_bytes) as usize
+    }
+
+    /// Home slice of physical line `line`.
+    pub fn slice_of(&self, line: u64) -> usize {
+        // SplitMix-style mixing, so strided arrays spread over the slices.
+        let mut h = line.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        h ^= h >> 29;
+        h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        h ^= h >> 32;
+        let per = self.mesh.slices_per_home_node as usize;
+        if self.mesh.cache_groups {
+            let group = &self.mesh.home_nodes_in[self.node_of(line)];
+            let k = (h % (group.len() * per) as u64) as usize;
+            group[k / per] * per + k % per
+        } else {
+            (h % self.mesh.slices() as u64) as usize
+        }
+    }
+
+    /// Controller of physical line `line` and the line's address inside it.
+    fn controller_of(&self, line: u64) -> (usize, u64) {
+        let node = self.node_of(line);
+        let local = (line << 6) - node as u64 * self.node_bytes;
+        let il = self.mesh.mc_interleave_bytes;
+        let (list_len, pick) = if self.mesh.numa {
+            let list = &self.mesh.controllers_in[node];
+            let k = ((local / il) % list.len() as u64) as usize;
+            (list.len() as u64, list[k])
+        } else {
+            let n = self.mesh.memory_controllers.len();
+            (n as u64, ((local / il) % n as u64) as usize)
+        };
+        let inside = (local / (il * list_len)) * il + local % il;
+        (pick, inside >> 6)
+    }
+
+    /// Physical line of `vaddr` touched by `core`, placing its page on first touch.
+    fn translate(&mut self, vaddr: u64, core: usize) -> Result<u64, String> {
+        let vpage = vaddr / self.p.page_bytes;
+        let base = match self.pages.get(&vpage) {
+            Some(&b) => b,
+            None => {
+                let node = match (self.p.membind, self.p.first_touch_by) {
+                    (Some(n), _) => n,
+                    _ if self.nodes == 1 => 0,
+                    (None, Some(t)) => self.quadrant_of_core(self.p.cores[t]),
+                    (None, None) => self.quadrant_of_core(core),
+                };
+                let frame = self.next_frame[node];
+                if (frame + 1) * self.p.page_bytes > self.node_bytes {
+                    return Err(format!("NUMA node {node} is full ({} bytes)", self.node_bytes));
+                }
+                self.next_frame[node] += 1;
+                let b = node as u64 * self.node_bytes + frame * self.p.page_bytes;
+                self.pages.insert(vpage, b);
+                b
+            }
+        };
+        Ok((base + vaddr % self.p.page_bytes) >> 6)
+    }
+
+    fn dram(&mut self, mc: usize, addr: u64, write: bool, t: u64) -> u64 {
+        if write {
+            self.mc_writes[mc] += 1;
+        } else {
+            self.mc_reads[mc] += 1;
+        }
+        self.mcs[mc]
+            .access_at(t + self.controller_ps, addr, write, self.fabric.horizon_ps)
+            .done_ps
+    }
+
+    /// A dirty line from slice `slice` (at `t`) to its controller.
+    fn slice_writeback(&mut self, slice: usize, line: u64, t: u64) {
+        let hn = self.hn_router[slice / self.mesh.slices_per_home_node as usize];
+        let (mc, addr) = self.controller_of(line);
+        let at = self.fabric.send(Vnet::Dat, hn, self.mc_router[mc], self.data, t);
+        self.dram(mc, addr, true, at);
+    }
+
+    /// Brings `line` to slice `slice` (at `t`), reading it from memory on a miss; returns when
+    /// the slice has it.
+    fn slice_read(&mut self, slice: usize, line: u64, t: u64) -> u64 {
+        self.slc_lookups[slice] += 1;
+        let t = t + self.slc_ps;
+        match self.slc.access_in(slice, line, false) {
+            Outcome::Hit { .. } => {
+                self.slc_hits[slice] += 1;
+                t
+            }
+            Outcome::Miss { writeback } => {
+                let hn = self.hn_router[slice / self.mesh.slices_per_home_node as usize];
+                let (mc, addr) = self.controller_of(line);
+                let mr = self.mc_router[mc];
+                let at = self.fabric.send(Vnet::Req, hn, mr, self.header, t);
+                let done = self.dram(mc, addr, false, at);
+                let back = self.fabric.send(Vnet::Dat, mr, hn, self.data, done);
+                if let Some(victim) = writeback {
+                    self.slice_writeback(slice, victim, t);
+                }
+                back
+            }
+        }
+    }
+
+    /// A private-cache miss of thread `thread` on `line` issued at `t` (a store's too: it
+    /// fetches the line, and the private cache holds it dirty); returns when the data is back.
+    fn miss(&mut self, thread: usize, line: u64, victim: Option<u64>, t: u64) -> u64 {
+        let core = self.p.cores[thread];
+        let rn = self.rn_router[core / self.mesh.cores_per_request_node as usize];
+        let slice = self.slice_of(line);
+        let hn = self.hn_router[slice / self.mesh.slices_per_home_node as usize];
+        let at = self.fabric.send(Vnet::Req, rn, hn, self.header, t);
+        let ready = self.slice_read(slice, line, at);
+        let done = self.fabric.send(Vnet::Dat, hn, rn, self.data, ready);
+        // CompAck: traffic only.
+        self.fabric.send(Vnet::Rsp, rn, hn, self.header, done);
+        if let Some(v) = victim {
+            let vs = self.slice_of(v);
+            let vh = self.hn_router[vs / self.mesh.slices_per_home_node as usize];
+            let a = self.fabric.send(Vnet::Req, rn, vh, self.header, t);
+            let r = self.fabric.send(Vnet::Rsp, vh, rn, self.header, a + self.slc_ps);
+            let d = self.fabric.send(Vnet::Dat, rn, vh, self.data, r);
+            self.slc_lookups[vs] += 1;
+            match self.slc.access_in(vs, v, true) {
+                Outcome::Hit { .. } => self.slc_hits[vs] += 1,
+                Outcome::Miss { writeback: Some(w) } => self.slice_writeback(vs, w, d + self.slc_ps),
+                Outcome::Miss { writeback: None } => {}
+            }
+        }
+        done
+    }
+
+    /// Runs `src` (one thread per entry of `cores`) to its end.
+    pub fn run(mut self, src: &mut dyn AccessSource) -> Result<MeshResults, String> {
+        let threads = self.p.cores.len();
+        if src.threads() != threads {
+            return Err(format!(
+                "the workload has {} threads, {} cores were given",
+                src.threads(),
+                threads
+            ));
+        }
+        let lookahead_ps = 100_000;
+        let mut clock = vec![0u64; threads];
+        let mut last_instr = vec![0u64; threads];
+        let mut mshr: Vec<Vec<u64>> = vec![Vec::with_capacity(self.p.mshrs); threads];
+        let mut batch: Vec<Vec<Access>> = vec![Vec::new(); threads];
+        let mut pos = vec![0usize; threads];
+        let mut count = vec![0u64; threads];
+        let mut last_line = vec![NONE; threads];
+        let mut end_ps = 0u64;
+        let (mut accesses, mut misses) = (0u64, 0u64);
+        let mut heap: BinaryHeap<Reverse<(u64, usize)>> = (0..threads).map(|t| Reverse((0, t))).collect();
+        while let Some(Reverse((t0, th))) = heap.pop() {
+            self.fabric.horizon_ps = t0;
+            let until = t0 + lookahead_ps;
+            let mut finished = false;
+            while clock[th] < until {
+                if pos[th] >= batch[th].len() {
+                    src.next_batch(th, &mut batch[th]).map_err(|e| e.to_string())?;
+                    pos[th] = 0;
+                    if batch[th].is_empty() {
+                        finished = true;
+                        break;
+                    }
+                }
+                let a = batch[th][pos[th]];
+                pos[th] += 1;
+                count[th] += 1;
+                if self.p.max_accesses_per_thread > 0 && count[th] > self.p.max_accesses_per_thread {
+                    finished = true;
+                    break;
+                }
+                accesses += 1;
+                let d = a.instr.saturating_sub(last_instr[th]);
+                last_instr[th] = a.instr;
+                clock[th] += (d as f64 * self.p.base_cpi * self.core_cycle_ps) as u64;
+                let write = a.kind == AccessKind::Write;
+                let line = self.translate(a.vaddr, self.p.cores[th])?;
+                if line == last_line[th] && !write {
+                    continue;
+                }
+                last_line[th] = line;
+                match self.private.access_in(th, line, write) {
+                    Outcome::Hit { .. } => {}
+                    Outcome::Miss { writeback } => {
+                        misses += 1;
+                        let slots = &mut mshr[th];
+                        let mut t = clock[th];
+                        if slots.len() == self.p.mshrs {
+                            // Wait for the earliest outstanding miss.
+                            let (k, &first) = slots.iter().enumerate().min_by_key(|&(_, &v)| v).expect("full");
+                            t = t.max(first);
+                            slots.swap_remove(k);
+                        }
+                        clock[th] = t;
+                        let done = self.miss(th, line, writeback, t);
+                        mshr[th].push(done);
+                        end_ps = end_ps.max(done);
+                    }
+                }
+            }
+            if !finished {
+                heap.push(Reverse((clock[th], th)));
+            } else {
+                end_ps = end_ps.max(clock[th]);
+            }
+        }
+        Ok(self.results(end_ps, accesses, misses))
+    }
+
+    fn results(self, end_ps: u64, accesses: u64, private_misses: u64) -> MeshResults {
+        let cyc = self.fabric.cycle_ps as f64;
+        let vnets: Vec<VnetReport> = Vnet::ALL
+            .iter()
+            .map(|&v| {
+                let c = &self.fabric.vnets[v as usize];
+                let n = c.packets.max(1) as f64;
+                let hop_sum: u64 = c.hops.iter().enumerate().map(|(h, &k)| h as u64 * k).sum();
+                VnetReport {
+                    vnet: v.name(),
+                    packets: c.packets,
+                    hop_histogram: c.hops.clone(),
+                    avg_hops: hop_sum as f64 / n,
+                    avg_latency_cycles: c.latency_ps as f64 / n / cyc,
+                    avg_queueing_cycles: c.wait_ps as f64 / n / cyc,
+                }
+            })
+            .collect();
+        let packets: u64 = vnets.iter().map(|v| v.packets).sum();
+        let dist: f64 = vnets.iter().map(|v| v.avg_hops * v.packets as f64).sum::<f64>() / packets.max(1) as f64;
+        let links = self.fabric.link_use(end_ps);
+        let used: Vec<f64> = links.iter().map(|l| l.utilisation).collect();
+        let q = self.mesh.quadrants();
+        let per = self.mesh.slices_per_home_node as usize;
+        let mut slc: Vec<NodeSlc> = (0..q)
+            .map(|node| NodeSlc {
+                node,
+                lookups: 0,
+                hits: 0,
+                hit_ratio: 0.0,
+            })
+            .collect();
+        for s in 0..self.mesh.slices() {
+            let node = self.mesh.quadrant_of(self.mesh.home_nodes[s / per]);
+            slc[node].lookups += self.slc_lookups[s];
+            slc[node].hits += self.slc_hits[s];
+        }
+        for n in &mut slc {
+            n.hit_ratio = n.hits as f64 / n.lookups.max(1) as f64;
+        }
+        let mut controllers: Vec<NodeMc> = (0..q)
+            .map(|node| NodeMc {
+                node,
+                reads: 0,
+                writes: 0,
+            })
+            .collect();
+        for (i, &at) in self.mesh.memory_controllers.iter().enumerate() {
+            let node = self.mesh.quadrant_of(at);
+            controllers[node].reads += self.mc_reads[i];
+            controllers[node].writes += self.mc_writes[i];
+        }
+        let (reads, writes) = (self.mc_reads.iter().sum::<u64>(), self.mc_writes.iter().sum::<u64>());
+        let sim_time_ns = end_ps as f64 / 1000.0;
+        MeshResults {
+            sim_time_ns,
+            accesses,
+            private_misses,
+            dram_reads: reads,
+            dram_writes: writes,
+            dram_gbps: if end_ps == 0 {
+                0.0
+            } else {
+                (reads + writes) as f64 * 64.0 / sim_time_ns
+            },
+            vnets,
+            avg_packet_distance: dist,
+            link_utilisation_max: used.iter().copied().fold(0.0, f64::max),
+            link_utilisation_mean: used.iter().sum::<f64>() / used.len().max(1) as f64,
+            links,
+            slc,
+            controllers,
+            inter_node_packets: (0..q)
+                .map(|a| self.fabric.inter_node[a * q..(a + 1) * q].to_vec())
+                .collect(),
+            params: self.p,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use numasim_trace::VecSource;
+
+    fn sim(name: &str, edit: impl Fn(&mut Mesh), cores: Vec<usize>) -> MeshSim {
+        let mut m = Machine::load(name).unwrap();
+        edit(m.mesh.as_mut().unwrap());
+        MeshSim::new(&m, MeshCoreParams::new(cores)).unwrap()
+    }
+
+    #[test]
+    fn cache_groups_keep_a_nodes_lines_in_its_quadrant() {
+        let s = sim("neoverse-v1-mesh", |_| {}, vec![0]);
+        let per = s.mesh.slices_per_home_node as usize;
+        for node in 0..4u64 {
+            let mut seen = vec![false; s.mesh.slices()];
+            for l in 0..20_000u64 {
+                let line = ((node * s.node_bytes) >> 6) + l * 7;
+                let slice = s.slice_of(line);
+                assert_eq!(s.mesh.quadrant_of(s.mesh.home_nodes[slice / per]), node as usize);
+                seen[slice] = true;
+            }
+            // ... and spread over all 16 of the quadrant's slices.
+            assert_eq!(seen.iter().filter(|&&x| x).count(), 16);
+        }
+        // Without groups a node's lines go to every quadrant's slices.
+        let s = sim("neoverse-v1-mesh", |m| m.cache_groups = false, vec![0]);
+        let quads: std::collections::BTreeSet<usize> = (0..1000u64)
+            .map(|l| s.mesh.quadrant_of(s.mesh.home_nodes[s.slice_of(l) / per]))
+            .collect();
+        assert_eq!(quads.len(), 4);
+    }
+
+    #[test]
+    fn controllers_interleave_within_a_node() {
+        let s = sim("neoverse-v1-mesh", |_| {}, vec![0]);
+        // Node 1's memory goes only to quadrant 1's four controllers, 256 B each in turn.
+        let base = s.node_bytes >> 6;
+        let mcs: Vec<usize> = (0..16).map(|k| s.controller_of(base + k * 4).0).collect();
+        assert_eq!(&mcs[..4], &s.mesh.controllers_in[1][..]);
+        assert_eq!(&mcs[4..8], &s.mesh.controllers_in[1][..]);
+    }
+
+    fn stream_reads(threads: usize, lines: u64) -> VecSource {
+        let per: Vec<Vec<Access>> = (0..threads)
+            .map(|t| {
+                (0..lines)
+                    .map(|i| Access::read(i * 4, ((t as u64) << 32) + i * 64, 8))
+                    .collect()
+            })
+            .collect();
+        VecSource::new(per)
+    }
+
+    #[test]
+    fn a_remote_buffer_crosses_quadrants_and_counts_every_output() {
+        let m = Machine::load("neoverse-v1-mesh").unwrap();
+        let run = |membind| {
+            let mut p = MeshCoreParams::new((0..4).collect());
+            p.membind = Some(membind);
+            MeshSim::new(&m, p).unwrap().run(&mut stream_reads(4, 3000)).unwrap()
+        };
+        let local = run(0);
+        let far = run(3);
+        assert_eq!(local.dram_reads, 12_000);
+        assert_eq!(local.controllers[0].reads, 12_000);
+        assert_eq!(far.controllers[3].reads, 12_000);
+        assert_eq!(local.inter_node_packets[0][3], 0);
+        assert!(far.inter_node_packets[0][3] > 0);
+        assert!(far.avg_packet_distance > local.avg_packet_distance);
+        assert!(far.sim_time_ns > local.sim_time_ns);
+        assert!(local.link_utilisation_max <= 1.0 && far.link_utilisation_max <= 1.0);
+        assert_eq!(local.slc[0].lookups, 12_000);
+        assert_eq!(local.slc[0].hits, 0);
+        // Deterministic.
+        let again = run(3);
+        assert_eq!(
+            serde_json::to_string(&far).unwrap(),
+            serde_json::to_string(&again).unwrap()
+        );
+    }
+}

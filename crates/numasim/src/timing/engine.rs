@@ -135,6 +135,11 @@ pub struct TimingSim {
     page_mem_ps: Vec<u64>,
     /// Per page id: time its migration copy lands (empty until a page moves).
     page_ready_ps: Vec<u64>,
+    /// move-pages: when each moved page's copy began (empty for the other mechanisms).
+    page_copy_start_ps: Vec<u64>,
+    /// The machine has a core no simulated thread runs on (where a migration daemon's
+    /// `move_pages` call runs without taking an application core).
+    spare_core: bool,
     /// Moves chosen at this boundary, not yet charged: (page, from, to, old frame).
     pending_moves: Vec<(u32, u16, u16, u32)>,
     /// Socket each memory node is attached to (`None`: the pool).
@@ -229,6 +234,8 @@ impl TimingSim {
             ready: BinaryHeap::new(),
             page_mem_ps: Vec::new(),
             page_ready_ps: Vec::new(),
+            page_copy_start_ps: Vec::new(),
+            spare_core: m.total_cores() > thread_socket.len() as u64,
             pending_moves: Vec::new(),
             node_socket: m.memory_nodes.iter().map(|n| n.attached_socket).collect(),
             cycle_ps: m.sockets.iter().map(|s| 1000.0 / s.freq_ghz).collect(),
@@ -646,7 +653,8 @@ impl TimingSim {
         let t_request = t0;
         // A page still being copied by a migration: the access waits until it lands.
         if let Some(&r) = self.page_ready_ps.get(page as usize) {
-            if r > t0 {
+            // (move-pages: a page whose copy has not begun is still mapped where it was.)
+            if r > t0 && self.page_copy_start_ps.get(page as usize).is_none_or(|&s| t0 >= s) {
                 self.timing.migration_stalls += 1;
                 self.timing.migration_stall_ps += r - t0;
                 t0 = r;
@@ -757,6 +765,15 @@ impl TimingSim {
     /// `shootdown_initiator_cycles` per page, and with software shootdowns every other core
     /// stalls `shootdown_handler_cycles` per page. Cached lines stay valid: caches are tagged
     /// by virtual line here, and the copy reads memory (dirty cached data is not flushed first).
+    ///
+    /// `shootdown = "move-pages"` charges Linux `move_pages(2)` instead (HyDM's mechanism on
+    /// KNL): one kernel thread handles the pages one after another, each page's lines booked
+    /// when the previous page is done plus `shootdown_initiator_cycles` of kernel work (unmap,
+    /// flush, remap); a page is waited for only from its own turn on (before that it is still
+    /// mapped at its old home; its accesses are timed at the new home, a small error). Every
+    /// application core but the caller pays `shootdown_handler_cycles` per page (IPIs). The
+    /// caller is a daemon on a spare core when the machine has more cores than threads (then
+    /// core 0 only pays the IPIs too), else core 0, which is busy for the whole copy.
     pub fn charge_moves(&mut self, cost: &CostParams, scan_cycles: u64) -> MoveTiming {
         let moves = std::mem::take(&mut self.pending_moves);
         // The boundary has read this phase's memory time; the next phase starts afresh.
@@ -772,17 +789,35 @@ impl TimingSim {
         if self.page_ready_ps.len() < self.memory.home.len() {
             self.page_ready_ps.resize(self.memory.home.len(), 0);
         }
+        let move_pages = cost.shootdown == crate::migrate::mechanism::Shootdown::MovePages;
+        if move_pages && self.page_copy_start_ps.len() < self.memory.home.len() {
+            self.page_copy_start_ps.resize(self.memory.home.len(), 0);
+        }
+        // move_pages(2): one kernel thread unmaps, copies and remaps one page after another,
+        // paying `shootdown_initiator_cycles` of kernel work per page (on core 0's clock).
+        let kernel_page_ps = (cost.shootdown_initiator_cycles as f64
+            * self.cycle_ps[self.cores.first().map_or(0, |k| k.socket)])
+        .round() as u64;
+        // The daemon calling move_pages runs on a spare core when there is one; else on core 0.
+        let daemon_on_core0 = move_pages && !self.spare_core;
         let page_bytes = 1u64 << self.memory.table.page_shift();
         let mut last = t0;
+        let mut start = t0;
         for &(page, from, to, old_frame) in &moves {
             let (from, to) = (from as usize, to as usize);
             let s = self.node_socket[to].or(self.node_socket[from]).unwrap_or(0);
             let new_frame = u64::from(self.memory.frame[page as usize]);
-            let mut landed = t0;
+            let mut landed = start;
             for off in (0..page_bytes).step_by(64) {
                 let from_row = self.book.row_of(from, u64::from(old_frame), off);
                 let to_row = self.book.row_of(to, new_frame, off);
-                landed = landed.max(self.book.copy_line(from, from_row, s, to, to_row, t0));
+                landed = landed.max(self.book.copy_line(from, from_row, s, to, to_row, start));
+            }
+            if move_pages {
+                // Before its turn the page is still mapped at its old home: no wait.
+                self.page_copy_start_ps[page as usize] = start;
+                landed += kernel_page_ps;
+                start = landed;
             }
             self.page_ready_ps[page as usize] = landed;
             last = last.max(landed);
@@ -795,16 +830,22 @@ impl TimingSim {
         self.book.latest_ps = self.book.latest_ps.max(last);
         timing.copy_span_ps = last - t0;
         let n = moves.len() as u64;
-        let software = cost.shootdown == crate::migrate::mechanism::Shootdown::Software;
+        let software = cost.shootdown.is_software();
         for (i, k) in self.cores.iter_mut().enumerate() {
-            let cycles = if i == 0 {
+            let cycles = if i == 0 && !move_pages {
                 n * cost.shootdown_initiator_cycles + scan_cycles
+            } else if i == 0 && daemon_on_core0 {
+                // The calling thread is busy in the kernel for the whole copy.
+                scan_cycles
             } else if software {
                 n * cost.shootdown_handler_cycles
             } else {
                 0
             };
-            let stall = (cycles as f64 * self.cycle_ps[k.socket]).round() as u64;
+            let mut stall = (cycles as f64 * self.cycle_ps[k.socket]).round() as u64;
+            if i == 0 && daemon_on_core0 {
+                stall += last - t0;
+            }
             k.t = k.t.max(t0) + stall;
             timing.core_stall_ps += stall;
         }

@@ -135,8 +135,11 @@ pub struct TimingSim {
     page_mem_ps: Vec<u64>,
     /// Per page id: time its migration copy lands (empty until a page moves).
     page_ready_ps: Vec<u64>,
-    /// move-pages: when each moved page's copy began (empty for the other mechanisms).
-    page_copy_start_ps: Vec<u64>,
+    /// move-pages: per moved page, when its copy begins and where it was until then (node,
+    /// frame); empty for the other mechanisms.
+    page_before_copy: Vec<(u64, u16, u32)>,
+    /// move-pages: when the migration daemon finishes the copies it has been given.
+    daemon_free_ps: u64,
     /// The machine has a core no simulated thread runs on (where a migration daemon's
     /// `move_pages` call runs without taking an application core).
     spare_core: bool,
@@ -234,7 +237,8 @@ impl TimingSim {
             ready: BinaryHeap::new(),
             page_mem_ps: Vec::new(),
             page_ready_ps: Vec::new(),
-            page_copy_start_ps: Vec::new(),
+            page_before_copy: Vec::new(),
+            daemon_free_ps: 0,
             spare_core: m.total_cores() > thread_socket.len() as u64,
             pending_moves: Vec::new(),
             node_socket: m.memory_nodes.iter().map(|n| n.attached_socket).collect(),
@@ -627,7 +631,7 @@ impl TimingSim {
         self.counts.llc_misses += 1;
         self.cores[c].llc_misses += 1;
         let page = self.page_of(socket, a.vaddr)?;
-        let node = self.memory.home[page as usize] as usize;
+        let mut node = self.memory.home[page as usize] as usize;
         self.counts.demand[socket * self.nodes + node] += 1;
         self.memory.pages.record(page, socket);
         let di = self.dir.index(page, line);
@@ -652,15 +656,31 @@ impl TimingSim {
         t0 = self.cores[c].take_miss_slot(write, t0);
         let t_request = t0;
         // A page still being copied by a migration: the access waits until it lands.
+        let mut old_frame = None;
         if let Some(&r) = self.page_ready_ps.get(page as usize) {
-            // (move-pages: a page whose copy has not begun is still mapped where it was.)
-            if r > t0 && self.page_copy_start_ps.get(page as usize).is_none_or(|&s| t0 >= s) {
-                self.timing.migration_stalls += 1;
-                self.timing.migration_stall_ps += r - t0;
-                t0 = r;
+            if r > t0 {
+                match self.page_before_copy.get(page as usize) {
+                    // move-pages: the daemon has not reached the page, which is still mapped
+                    // at its old home.
+                    Some(&(start, from, frame)) if t0 < start => {
+                        node = from as usize;
+                        old_frame = Some(frame);
+                    }
+                    _ => {
+                        self.timing.migration_stalls += 1;
+                        self.timing.migration_stall_ps += r - t0;
+                        t0 = r;
+                    }
+                }
             }
         }
-        let row = self.dram_row(node, page, a.vaddr);
+        let row = match old_frame {
+            Some(f) => {
+                let offset = a.vaddr & ((1u64 << self.memory.table.page_shift()) - 1);
+                self.book.row_of(node, u64::from(f), offset)
+            }
+            None => self.dram_row(node, page, a.vaddr),
+        };
         let lat = self.book.fetch(socket, node, miss.supplier, miss.inval_msgs, row, t0);
         if !write {
             let class = if bt {
@@ -770,10 +790,12 @@ impl TimingSim {
     /// KNL): one kernel thread handles the pages one after another, each page's lines booked
     /// when the previous page is done plus `shootdown_initiator_cycles` of kernel work (unmap,
     /// flush, remap); a page is waited for only from its own turn on (before that it is still
-    /// mapped at its old home; its accesses are timed at the new home, a small error). Every
-    /// application core but the caller pays `shootdown_handler_cycles` per page (IPIs). The
-    /// caller is a daemon on a spare core when the machine has more cores than threads (then
-    /// core 0 only pays the IPIs too), else core 0, which is busy for the whole copy.
+    /// mapped at its old home and its accesses are timed there). Every application core but
+    /// the caller pays `shootdown_handler_cycles` per page (IPIs). The caller is a daemon on a
+    /// spare core when the machine has more cores than threads: it runs beside the program (the
+    /// phase barrier does not wait for it; a boundary's copies queue behind the previous
+    /// boundary's) and core 0 only pays the IPIs. Without a spare core it is core 0, busy for
+    /// the whole copy.
     pub fn charge_moves(&mut self, cost: &CostParams, scan_cycles: u64) -> MoveTiming {
         let moves = std::mem::take(&mut self.pending_moves);
         // The boundary has read this phase's memory time; the next phase starts afresh.
@@ -790,8 +812,8 @@ impl TimingSim {
             self.page_ready_ps.resize(self.memory.home.len(), 0);
         }
         let move_pages = cost.shootdown == crate::migrate::mechanism::Shootdown::MovePages;
-        if move_pages && self.page_copy_start_ps.len() < self.memory.home.len() {
-            self.page_copy_start_ps.resize(self.memory.home.len(), 0);
+        if move_pages && self.page_before_copy.len() < self.memory.home.len() {
+            self.page_before_copy.resize(self.memory.home.len(), (0, 0, 0));
         }
         // move_pages(2): one kernel thread unmaps, copies and remaps one page after another,
         // paying `shootdown_initiator_cycles` of kernel work per page (on core 0's clock).
@@ -802,7 +824,14 @@ impl TimingSim {
         let daemon_on_core0 = move_pages && !self.spare_core;
         let page_bytes = 1u64 << self.memory.table.page_shift();
         let mut last = t0;
-        let mut start = t0;
+        // One daemon: this boundary's pages wait for the previous boundary's (on core 0 the
+        // previous copy is over, core 0 having stalled through it).
+        let mut start = if move_pages && !daemon_on_core0 {
+            t0.max(self.daemon_free_ps)
+        } else {
+            t0
+        };
+        let latest_before = self.book.latest_ps;
         for &(page, from, to, old_frame) in &moves {
             let (from, to) = (from as usize, to as usize);
             let s = self.node_socket[to].or(self.node_socket[from]).unwrap_or(0);
@@ -815,7 +844,7 @@ impl TimingSim {
             }
             if move_pages {
                 // Before its turn the page is still mapped at its old home: no wait.
-                self.page_copy_start_ps[page as usize] = start;
+                self.page_before_copy[page as usize] = (start, from as u16, old_frame);
                 landed += kernel_page_ps;
                 start = landed;
             }
@@ -827,7 +856,13 @@ impl TimingSim {
                 k.forget_vpage(vpage);
             }
         }
-        self.book.latest_ps = self.book.latest_ps.max(last);
+        if move_pages && !daemon_on_core0 {
+            // The daemon runs beside the program: the phase barrier does not wait for it.
+            self.book.latest_ps = latest_before;
+            self.daemon_free_ps = last;
+        } else {
+            self.book.latest_ps = self.book.latest_ps.max(last);
+        }
         timing.copy_span_ps = last - t0;
         let n = moves.len() as u64;
         let software = cost.shootdown.is_software();

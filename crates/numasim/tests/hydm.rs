@@ -122,3 +122,67 @@ fn move_pages_serialises_the_copy_on_a_daemon_and_charges_ipis() {
         th.core_stall_ns
     );
 }
+
+/// Algorithm 4 on a small MCDRAM (2 MiB, 1 MiB groups): promotions stop at t = 0.9 of it; when
+/// a promotion does not fit, a promoted group that never improved goes back to DDR (checkFlops)
+/// and no promotion happens at that boundary; a rolled-back group is on V and never promoted
+/// again, so every ping-pong (a page returning to the node it left) is a rollback to DDR.
+#[test]
+fn threshold_rollback_and_the_v_list_on_a_small_mcdram() {
+    let text = r#"
+machine = "knl-flat"
+seed = 2
+phase_instructions = 300000
+[workload]
+kind = "cg"
+threads = 8
+rows = 20000
+iterations = 8
+[llc]
+enabled = false
+[placement.capacity_bytes]
+mcdram = 2097152
+[migration]
+policy = "hydm"
+group_bytes = 1048576
+"#;
+    let exp = Experiment::from_source(Source::from_text("t.toml", text), "t").unwrap_or_else(|e| panic!("{e}"));
+    let r = numasim::experiment::simulate(&exp, &mut |_| {})
+        .unwrap_or_else(|e| panic!("{e}"))
+        .1;
+    let (mut promotions, mut rollbacks) = (0u64, 0u64);
+    for p in &r.phases {
+        let m = &p.migration;
+        let (used, cap) = (m.pages_per_node["mcdram"], m.capacity_pages_per_node["mcdram"]);
+        assert!(used as f64 <= 0.9 * cap as f64, "phase {}: {used} of {cap}", p.index);
+        let now = (
+            m.policy_state["promotions"].as_u64().unwrap(),
+            m.policy_state["rollbacks"].as_u64().unwrap(),
+        );
+        let back = m
+            .moves_from_to
+            .get("mcdram")
+            .and_then(|t| t.get("ddr"))
+            .copied()
+            .unwrap_or(0);
+        let up = m
+            .moves_from_to
+            .get("ddr")
+            .and_then(|t| t.get("mcdram"))
+            .copied()
+            .unwrap_or(0);
+        if now.1 > rollbacks {
+            assert!(back > 0 && up == 0 && now.0 == promotions, "phase {}: {m:?}", p.index);
+        } else {
+            assert_eq!(back, 0, "phase {}: pages left MCDRAM without a rollback", p.index);
+        }
+        (promotions, rollbacks) = now;
+    }
+    assert!(
+        rollbacks > 0 && promotions > rollbacks,
+        "{promotions} promotions, {rollbacks} rollbacks"
+    );
+    let to_ddr = r.migration.moves_to.get("ddr").copied().unwrap_or(0);
+    assert!(to_ddr > 0);
+    assert_eq!(r.migration.ping_pongs, to_ddr, "a rolled-back page was promoted again");
+}

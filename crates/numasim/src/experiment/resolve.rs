@@ -125,6 +125,9 @@ fn check_machine_fits(exp: &Experiment, m: &Machine) -> Result<(), ConfigError> 
             ),
         ));
     }
+    if exp.migration.policy == PolicyKind::Hydm {
+        check_hydm_fast_node(exp, m)?;
+    }
     if exp.spec.placement.policy == PlacementPolicyName::RoundRobin
         && m.memory_nodes.iter().all(|n| n.attached_socket.is_none())
     {
@@ -133,6 +136,42 @@ fn check_machine_fits(exp: &Experiment, m: &Machine) -> Result<(), ConfigError> 
             format!(
                 "round-robin spreads pages over socket-attached memory, and every memory node of machine `{}` is standalone; use `interleave` with `nodes`",
                 m.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// HyDM's fast tier must exist: a misspelt `fast_node`, or a machine without an MCDRAM/HBM
+/// node when none is named, would otherwise leave the policy with nothing to promote to.
+fn check_hydm_fast_node(exp: &Experiment, m: &Machine) -> Result<(), ConfigError> {
+    use crate::param::ParamSet;
+    let p = crate::migrate::hydm::HydmParams::from_table(&exp.migration.params);
+    let names: Vec<&str> = m.memory_nodes.iter().map(|n| n.name.as_str()).collect();
+    if p.fast_node.is_empty() {
+        use numasim_machine::dram::MemoryKind;
+        if !m
+            .memory_nodes
+            .iter()
+            .any(|n| matches!(n.kind, MemoryKind::Mcdram | MemoryKind::Hbm))
+        {
+            return Err(exp.source.error(
+                "migration.policy",
+                format!(
+                    "hydm promotes to a fast tier, and machine `{}` has no memory node of kind mcdram or hbm; name one with `fast_node` (nodes: {})",
+                    m.name,
+                    names.join(", ")
+                ),
+            ));
+        }
+    } else if !names.contains(&p.fast_node.as_str()) {
+        return Err(exp.source.error(
+            "migration.fast_node",
+            format!(
+                "machine `{}` has no memory node `{}`; nodes: {}",
+                m.name,
+                p.fast_node,
+                names.join(", ")
             ),
         ));
     }

@@ -47,6 +47,10 @@ impl Policy for Hydm {
          rollback when progress does not improve";
     const PAPER: &'static str = "hydm-hybrid-memory-migration §III";
     const DEFAULT_PROFILER: ProfilerKind = ProfilerKind::HydmSampling;
+    /// Only `hydm-sampling` gathers the per-page flops and page faults HyDM's arithmetic
+    /// intensity and fault filter are computed from; with any other profiler the flops would
+    /// read as zero and the selection would be meaningless.
+    const PROFILERS: Option<&'static [ProfilerKind]> = Some(&[ProfilerKind::HydmSampling]);
     type Params = HydmParams;
 
     fn new(p: &HydmParams, env: &PolicyEnv) -> Self {

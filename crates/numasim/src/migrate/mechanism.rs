@@ -10,6 +10,9 @@
 //! - TLB shootdowns: one per moved page. Hardware-assisted (StarNUMA, [64]): only the initiating
 //!   core pays `shootdown_initiator_cycles`. Software: the initiator pays that plus every other
 //!   core pays `shootdown_handler_cycles` (IPI + kernel entry + handler).
+//!   `move-pages`: Linux `move_pages(2)` as HyDM uses it on KNL: software shootdowns as above,
+//!   and in timing mode the kernel copies one page after another on the calling thread (see
+//!   `TimingSim::charge_moves`) instead of a copy engine moving every page at once.
 //! - stalls: an access to a page still being copied waits. Without a clock, the copy is
 //!   modelled as proceeding in move order at `inflight_accesses_per_page` memory accesses of the
 //!   next phase per page; accesses to a page before it lands are counted as stalled.
@@ -122,12 +125,25 @@ pub enum Shootdown {
     /// dedicated core"): no application core stalls; in timing mode the k-th moved page is
     /// usable only once the scan and k shootdowns are done on that core.
     Dedicated,
+    /// Linux `move_pages(2)`: software shootdowns, and the calling thread copies the pages
+    /// one after another in the kernel (timing mode).
+    MovePages,
 }
 
 impl Shootdown {
     /// The `shootdown` parameter's words, in the order of [`Shootdown::ALL`].
-    pub const WORDS: &'static [&'static str] = &["hardware", "software", "dedicated"];
-    pub const ALL: [Shootdown; 3] = [Shootdown::Hardware, Shootdown::Software, Shootdown::Dedicated];
+    pub const WORDS: &'static [&'static str] = &["hardware", "software", "dedicated", "move-pages"];
+    pub const ALL: [Shootdown; 4] = [
+        Shootdown::Hardware,
+        Shootdown::Software,
+        Shootdown::Dedicated,
+        Shootdown::MovePages,
+    ];
+
+    /// Every other core runs an IPI handler per page.
+    pub fn is_software(self) -> bool {
+        matches!(self, Shootdown::Software | Shootdown::MovePages)
+    }
 
     /// From the `shootdown` parameter (validated against [`Shootdown::WORDS`]).
     pub fn from_word(word: &str) -> Option<Shootdown> {
@@ -157,7 +173,7 @@ impl crate::param::ParamValue for Shootdown {
 crate::param::declare_params! {
     /// Named cost parameters (see the module docs), common to every policy but `none`.
     pub struct CostParams {
-        /// TLB shootdown: hardware-assisted (initiator only), software IPIs, or hardware from a dedicated OS core
+        /// TLB shootdown: hardware-assisted (initiator only), software IPIs, hardware from a dedicated OS core, or move-pages (software IPIs and the kernel copying page by page on the calling thread)
         shootdown: Shootdown = Shootdown::Hardware, unit "-", Check::Words(Shootdown::WORDS);
         /// cycles on the initiating core per page (StarNUMA: ~3K; timing mode stalls core 0)
         shootdown_initiator_cycles: u64 = 3000, unit "cycles", Check::Range(0.0, 1e12);
@@ -339,7 +355,7 @@ pub fn move_costs(mach: &MachineInfo, params: &CostParams, moves: &[Move]) -> Co
         }
     }
     c.shootdowns = moves.len() as u64;
-    let per_page = if params.shootdown == Shootdown::Software {
+    let per_page = if params.shootdown.is_software() {
         params.shootdown_initiator_cycles + mach.total_cores.saturating_sub(1) * params.shootdown_handler_cycles
     } else {
         params.shootdown_initiator_cycles

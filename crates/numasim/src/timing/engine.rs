@@ -137,6 +137,14 @@ pub struct TimingSim {
     page_mem_ps: Vec<u64>,
     /// Per page id: time its migration copy lands (empty until a page moves).
     page_ready_ps: Vec<u64>,
+    /// move-pages: per moved page, when its copy begins and where it was until then (node,
+    /// frame); empty for the other mechanisms.
+    page_before_copy: Vec<(u64, u16, u32)>,
+    /// move-pages: when the migration daemon finishes the copies it has been given.
+    daemon_free_ps: u64,
+    /// The machine has a core no simulated thread runs on (where a migration daemon's
+    /// `move_pages` call runs without taking an application core).
+    spare_core: bool,
     /// Moves chosen at this boundary, not yet charged: (page, from, to, old frame).
     pending_moves: Vec<(u32, u16, u16, u32)>,
     /// Socket each memory node is attached to (`None`: the pool).
@@ -231,6 +239,9 @@ impl TimingSim {
             ready: BinaryHeap::new(),
             page_mem_ps: Vec::new(),
             page_ready_ps: Vec::new(),
+            page_before_copy: Vec::new(),
+            daemon_free_ps: 0,
+            spare_core: m.total_cores() > thread_socket.len() as u64,
             pending_moves: Vec::new(),
             node_socket: m.memory_nodes.iter().map(|n| n.attached_socket).collect(),
             cycle_ps: m.sockets.iter().map(|s| 1000.0 / s.freq_ghz).collect(),
@@ -622,7 +633,7 @@ impl TimingSim {
         self.counts.llc_misses += 1;
         self.cores[c].llc_misses += 1;
         let page = self.page_of(socket, a.vaddr)?;
-        let node = self.memory.home[page as usize] as usize;
+        let mut node = self.memory.home[page as usize] as usize;
         self.counts.demand[socket * self.nodes + node] += 1;
         self.memory.pages.record(page, socket);
         let di = self.dir.index(page, line);
@@ -647,14 +658,31 @@ impl TimingSim {
         t0 = self.cores[c].take_miss_slot(write, t0);
         let t_request = t0;
         // A page still being copied by a migration: the access waits until it lands.
+        let mut old_frame = None;
         if let Some(&r) = self.page_ready_ps.get(page as usize) {
             if r > t0 {
-                self.timing.migration_stalls += 1;
-                self.timing.migration_stall_ps += r - t0;
-                t0 = r;
+                match self.page_before_copy.get(page as usize) {
+                    // move-pages: the daemon has not reached the page, which is still mapped
+                    // at its old home.
+                    Some(&(start, from, frame)) if t0 < start => {
+                        node = from as usize;
+                        old_frame = Some(frame);
+                    }
+                    _ => {
+                        self.timing.migration_stalls += 1;
+                        self.timing.migration_stall_ps += r - t0;
+                        t0 = r;
+                    }
+                }
             }
         }
-        let row = self.dram_row(node, page, a.vaddr);
+        let row = match old_frame {
+            Some(f) => {
+                let offset = a.vaddr & ((1u64 << self.memory.table.page_shift()) - 1);
+                self.book.row_of(node, u64::from(f), offset)
+            }
+            None => self.dram_row(node, page, a.vaddr),
+        };
         let lat = if self.book.nc.is_some() {
             self.book
                 .fetch_nc(socket, node, miss.supplier, miss.inval_msgs, row, t0, a.vaddr, write)
@@ -774,6 +802,17 @@ impl TimingSim {
     /// With `shootdown = "dedicated"` no core stalls: the scan and the per-page initiator
     /// cycles run on an OS core of their own, and the k-th page lands no earlier than after the
     /// scan and k of them.
+    ///
+    /// `shootdown = "move-pages"` charges Linux `move_pages(2)` instead (HyDM's mechanism on
+    /// KNL): one kernel thread handles the pages one after another, each page's lines booked
+    /// when the previous page is done plus `shootdown_initiator_cycles` of kernel work (unmap,
+    /// flush, remap); a page is waited for only from its own turn on (before that it is still
+    /// mapped at its old home and its accesses are timed there). Every application core but
+    /// the caller pays `shootdown_handler_cycles` per page (IPIs). The caller is a daemon on a
+    /// spare core when the machine has more cores than threads: it runs beside the program (the
+    /// phase barrier does not wait for it; a boundary's copies queue behind the previous
+    /// boundary's) and core 0 only pays the IPIs. Without a spare core it is core 0, busy for
+    /// the whole copy.
     pub fn charge_moves(&mut self, cost: &CostParams, scan_cycles: u64) -> MoveTiming {
         let moves = std::mem::take(&mut self.pending_moves);
         // The boundary has read this phase's memory time; the next phase starts afresh.
@@ -789,21 +828,46 @@ impl TimingSim {
         if self.page_ready_ps.len() < self.memory.home.len() {
             self.page_ready_ps.resize(self.memory.home.len(), 0);
         }
+        let move_pages = cost.shootdown == crate::migrate::mechanism::Shootdown::MovePages;
+        if move_pages && self.page_before_copy.len() < self.memory.home.len() {
+            self.page_before_copy.resize(self.memory.home.len(), (0, 0, 0));
+        }
+        // move_pages(2): one kernel thread unmaps, copies and remaps one page after another,
+        // paying `shootdown_initiator_cycles` of kernel work per page (on core 0's clock).
+        let kernel_page_ps = (cost.shootdown_initiator_cycles as f64
+            * self.cycle_ps[self.cores.first().map_or(0, |k| k.socket)])
+        .round() as u64;
+        // The daemon calling move_pages runs on a spare core when there is one; else on core 0.
+        let daemon_on_core0 = move_pages && !self.spare_core;
         let page_bytes = 1u64 << self.memory.table.page_shift();
         let mut last = t0;
         let dedicated = cost.shootdown == crate::migrate::mechanism::Shootdown::Dedicated;
         // A dedicated OS core (socket 0's clock) scans, then shoots pages down one by one.
         let os_ps = |cycles: u64| (cycles as f64 * self.cycle_ps[0]).round() as u64;
         let (scan_ps, per_page_ps) = (os_ps(scan_cycles), os_ps(cost.shootdown_initiator_cycles));
+        // One daemon: this boundary's pages wait for the previous boundary's (on core 0 the
+        // previous copy is over, core 0 having stalled through it).
+        let mut start = if move_pages && !daemon_on_core0 {
+            t0.max(self.daemon_free_ps)
+        } else {
+            t0
+        };
+        let latest_before = self.book.latest_ps;
         for (k, &(page, from, to, old_frame)) in moves.iter().enumerate() {
             let (from, to) = (from as usize, to as usize);
             let s = self.node_socket[to].or(self.node_socket[from]).unwrap_or(0);
             let new_frame = u64::from(self.memory.frame[page as usize]);
-            let mut landed = t0;
+            let mut landed = start;
             for off in (0..page_bytes).step_by(64) {
                 let from_row = self.book.row_of(from, u64::from(old_frame), off);
                 let to_row = self.book.row_of(to, new_frame, off);
-                landed = landed.max(self.book.copy_line(from, from_row, s, to, to_row, t0));
+                landed = landed.max(self.book.copy_line(from, from_row, s, to, to_row, start));
+            }
+            if move_pages {
+                // Before its turn the page is still mapped at its old home: no wait.
+                self.page_before_copy[page as usize] = (start, from as u16, old_frame);
+                landed += kernel_page_ps;
+                start = landed;
             }
             if dedicated {
                 landed = landed.max(t0 + scan_ps + (k as u64 + 1) * per_page_ps);
@@ -816,21 +880,33 @@ impl TimingSim {
                 k.forget_vpage(vpage);
             }
         }
-        self.book.latest_ps = self.book.latest_ps.max(last);
+        if move_pages && !daemon_on_core0 {
+            // The daemon runs beside the program: the phase barrier does not wait for it.
+            self.book.latest_ps = latest_before;
+            self.daemon_free_ps = last;
+        } else {
+            self.book.latest_ps = self.book.latest_ps.max(last);
+        }
         timing.copy_span_ps = last - t0;
         let n = moves.len() as u64;
-        let software = cost.shootdown == crate::migrate::mechanism::Shootdown::Software;
+        let software = cost.shootdown.is_software();
         for (i, k) in self.cores.iter_mut().enumerate() {
             let cycles = if dedicated {
                 0
-            } else if i == 0 {
+            } else if i == 0 && !move_pages {
                 n * cost.shootdown_initiator_cycles + scan_cycles
+            } else if i == 0 && daemon_on_core0 {
+                // The calling thread is busy in the kernel for the whole copy.
+                scan_cycles
             } else if software {
                 n * cost.shootdown_handler_cycles
             } else {
                 0
             };
-            let stall = (cycles as f64 * self.cycle_ps[k.socket]).round() as u64;
+            let mut stall = (cycles as f64 * self.cycle_ps[k.socket]).round() as u64;
+            if i == 0 && daemon_on_core0 {
+                stall += last - t0;
+            }
             k.t = k.t.max(t0) + stall;
             timing.core_stall_ps += stall;
         }

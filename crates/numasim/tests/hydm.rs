@@ -186,3 +186,39 @@ group_bytes = 1048576
     assert!(to_ddr > 0);
     assert_eq!(r.migration.ping_pongs, to_ddr, "a rolled-back page was promoted again");
 }
+
+/// move-pages with no spare core (64 threads on the 64-core two-socket machine): the caller is
+/// core 0, busy in the kernel for each boundary's whole copy, and the 63 others take the IPIs.
+#[test]
+fn move_pages_without_a_spare_core_stalls_core_0_for_the_copy() {
+    let text = r#"
+machine = "two-socket"
+seed = 1
+mode = "timing"
+phase_instructions = 20000
+[workload]
+kind = "stream"
+threads = 64
+array_bytes = 1048576
+[migration]
+policy = "hydm"
+fast_node = "m1"
+group_bytes = 65536
+shootdown = "move-pages"
+scan_cycles_per_entry = 0
+"#;
+    let exp = Experiment::from_source(Source::from_text("t.toml", text), "t").unwrap_or_else(|e| panic!("{e}"));
+    let r = numasim::experiment::simulate(&exp, &mut |_| {})
+        .unwrap_or_else(|e| panic!("{e}"))
+        .1;
+    let t = &r.timing.as_ref().unwrap().migration;
+    assert!(t.pages > 0, "nothing moved");
+    let ipis_ns = 63.0 * t.pages as f64 * 5000.0 / 2.8;
+    let want = t.copy_span_ns + ipis_ns;
+    assert!(
+        (t.core_stall_ns - want).abs() <= 1e-6 * want + 64.0,
+        "{} vs {want}",
+        t.core_stall_ns
+    );
+    assert!(t.copy_span_ns >= t.pages as f64 * 3000.0 / 2.8 * 0.999);
+}

@@ -266,6 +266,7 @@ mod tests {
         use crate::migrate::mechanism::Shootdown;
         assert_eq!(Shootdown::from_word("software"), Some(Shootdown::Software));
         assert_eq!(Shootdown::from_word("hardware"), Some(Shootdown::Hardware));
+        assert_eq!(Shootdown::from_word("dedicated"), Some(Shootdown::Dedicated));
         assert_eq!(Shootdown::from_word("magic"), None);
     }
 }

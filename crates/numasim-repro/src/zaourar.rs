@@ -7,7 +7,8 @@
 //! cache groups) and 3 (NUMA, no cache groups), on a balanced program (STREAM), a balanced
 //! shared-data program (uniform random over one shared region) and an unbalanced one (the same
 //! region allocated and initialised by the main thread, the situation the paper gives for
-//! Barnes and FMM); `barnes` and `fmm` themselves run too when the workload registry has them.
+//! Barnes and FMM); `barnes` and `fmm` themselves run too when the workload registry has them,
+//! and the full study adds the WaLBerla-style `lbm` sweep.
 //!
 //! Why these runs do not go through `numasim run`: the mesh is timed by its own driver (see
 //! `mesh_sim`'s docs), so each run's inputs are written to `configs/<id>.toml` as a record
@@ -426,6 +427,18 @@ impl Study for Zaourar {
             ("uniform", "synthetic", uniform(64, size), None),
             ("unbalanced", "synthetic", uniform(64, size), Some(0)),
         ];
+        // WaLBerla's uniform-grid sweep (64 z planes or more: one slab per thread at least);
+        // full size only, it would take most of the --quick budget.
+        if !ctx.options.quick {
+            let t = table(&[
+                ("threads", toml::Value::Integer(64)),
+                ("nx", toml::Value::Integer(64)),
+                ("ny", toml::Value::Integer(64)),
+                ("nz", toml::Value::Integer(128)),
+                ("timesteps", toml::Value::Integer(2)),
+            ]);
+            programs.push(("lbm", "lbm", t, None));
+        }
         // The SPLASH-2 programs of §4.3, when this build has their generators.
         for name in ["barnes", "fmm"] {
             if numasim_workload::list().iter().any(|g| g.name == name) {

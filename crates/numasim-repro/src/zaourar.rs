@@ -14,8 +14,8 @@
 //! `mesh_sim`'s docs), so each run's inputs are written to `configs/<id>.toml` as a record
 //! (machine, edits, workload, core parameters) and its outputs to `runs/<id>/results.json`,
 //! and `report.md` lists every run's mesh outputs. `--quick` shrinks the arrays and, so that
-//! the SLC still matters at that size, the SLC slices (from 1 MiB to 64 KiB, every other
-//! parameter as the preset); it is checked on directions only.
+//! the caches still matter at that size, the SLC slices and the private caches (both from
+//! 1 MiB to 64 KiB, every other parameter as the preset); it is checked on directions only.
 
 use crate::{io_err, Comparison, Expect, ReproError, Study, StudyContext};
 use numasim::timing::mesh_sim::{MeshCoreParams, MeshResults, MeshSim};
@@ -43,9 +43,9 @@ const FULL: Size = Size {
 };
 
 const QUICK: Size = Size {
-    stream_array_bytes: 2 << 20,
+    stream_array_bytes: 1 << 20,
     region_bytes: 3 << 19,
-    region_accesses: 30_000,
+    region_accesses: 12_000,
     slice_bytes: 64 << 10,
 };
 
@@ -117,6 +117,8 @@ fn run(ctx: &mut StudyContext, size: &Size, r: Run, report: &mut String) -> Resu
     let m = Machine::from_text(&format!("<{} as edited by repro zaourar>", r.config.preset), &text)
         .map_err(|e| fail(e.to_string()))?;
     let mut p = MeshCoreParams::new(r.cores.clone());
+    // The paper's private L2 is 1 MiB, the size of a slice: --quick scales both alike.
+    p.private_bytes = size.slice_bytes;
     p.membind = r.membind;
     p.first_touch_by = r.first_touch_by;
     let mut record = format!(

@@ -18,6 +18,8 @@ use serde::Deserialize;
 
 /// Largest mesh side (routers per row or column).
 pub const MAX_MESH_SIDE: u32 = 64;
+/// Quadrants (NUMA nodes) of one mesh: per-pair packet counters are quadrants².
+pub const MAX_QUADRANTS: usize = 256;
 /// Parallel links per VNET (the paper's L2 has 2).
 pub const MAX_LINKS_PER_VNET: u32 = 16;
 /// Cycles of any one per-hop latency (router pipeline, link).
@@ -239,6 +241,12 @@ pub(crate) fn build(
         );
     }
     let quadrants = (spec.quadrant_cols * spec.quadrant_rows) as usize;
+    if quadrants > MAX_QUADRANTS {
+        return err(
+            "quadrant_cols",
+            format!("at most {MAX_QUADRANTS} quadrants, got {quadrants}"),
+        );
+    }
     if quadrants != sockets.len() {
         return err(
             "quadrant_cols",

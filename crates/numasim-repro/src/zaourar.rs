@@ -7,14 +7,15 @@
 //! cache groups) and 3 (NUMA, no cache groups), on a balanced program (STREAM), a balanced
 //! shared-data program (uniform random over one shared region) and an unbalanced one (the same
 //! region allocated and initialised by the main thread, the situation the paper gives for
-//! Barnes and FMM); `barnes` and `fmm` themselves run too when the workload registry has them.
+//! Barnes and FMM); `barnes` and `fmm` themselves run too when the workload registry has them,
+//! and the full study adds the WaLBerla-style `lbm` sweep.
 //!
 //! Why these runs do not go through `numasim run`: the mesh is timed by its own driver (see
 //! `mesh_sim`'s docs), so each run's inputs are written to `configs/<id>.toml` as a record
 //! (machine, edits, workload, core parameters) and its outputs to `runs/<id>/results.json`,
 //! and `report.md` lists every run's mesh outputs. `--quick` shrinks the arrays and, so that
-//! the SLC still matters at that size, the SLC slices (from 1 MiB to 64 KiB, every other
-//! parameter as the preset); it is checked on directions only.
+//! the caches still matter at that size, the SLC slices and the private caches (both from
+//! 1 MiB to 64 KiB, every other parameter as the preset); it is checked on directions only.
 
 use crate::{io_err, Comparison, Expect, ReproError, Study, StudyContext};
 use numasim::timing::mesh_sim::{MeshCoreParams, MeshResults, MeshSim};
@@ -42,9 +43,9 @@ const FULL: Size = Size {
 };
 
 const QUICK: Size = Size {
-    stream_array_bytes: 2 << 20,
+    stream_array_bytes: 1 << 20,
     region_bytes: 3 << 19,
-    region_accesses: 30_000,
+    region_accesses: 12_000,
     slice_bytes: 64 << 10,
 };
 
@@ -116,6 +117,8 @@ fn run(ctx: &mut StudyContext, size: &Size, r: Run, report: &mut String) -> Resu
     let m = Machine::from_text(&format!("<{} as edited by repro zaourar>", r.config.preset), &text)
         .map_err(|e| fail(e.to_string()))?;
     let mut p = MeshCoreParams::new(r.cores.clone());
+    // The paper's private L2 is 1 MiB, the size of a slice: --quick scales both alike.
+    p.private_bytes = size.slice_bytes;
     p.membind = r.membind;
     p.first_touch_by = r.first_touch_by;
     let mut record = format!(
@@ -426,6 +429,18 @@ impl Study for Zaourar {
             ("uniform", "synthetic", uniform(64, size), None),
             ("unbalanced", "synthetic", uniform(64, size), Some(0)),
         ];
+        // WaLBerla's uniform-grid sweep (64 z planes or more: one slab per thread at least);
+        // full size only, it would take most of the --quick budget.
+        if !ctx.options.quick {
+            let t = table(&[
+                ("threads", toml::Value::Integer(64)),
+                ("nx", toml::Value::Integer(64)),
+                ("ny", toml::Value::Integer(64)),
+                ("nz", toml::Value::Integer(128)),
+                ("timesteps", toml::Value::Integer(2)),
+            ]);
+            programs.push(("lbm", "lbm", t, None));
+        }
         // The SPLASH-2 programs of §4.3, when this build has their generators.
         for name in ["barnes", "fmm"] {
             if numasim_workload::list().iter().any(|g| g.name == name) {

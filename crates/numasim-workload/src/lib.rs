@@ -9,6 +9,7 @@
 pub mod genomics;
 pub mod graph;
 pub mod kv;
+pub mod lbm;
 pub mod npb;
 pub mod oltp;
 pub mod omp;

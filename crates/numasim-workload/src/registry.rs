@@ -65,6 +65,7 @@ const ENTRIES: &[Entry] = &[
     Entry { info: crate::genomics::poa::info, build: crate::genomics::poa::build, defaults: defaults_of::<crate::genomics::poa::PoaParams> },
     Entry { info: crate::kv::masstree::info, build: crate::kv::masstree::build, defaults: defaults_of::<crate::kv::masstree::MasstreeParams> },
     Entry { info: crate::oltp::tpcc::info, build: crate::oltp::tpcc::build, defaults: defaults_of::<crate::oltp::tpcc::TpccParams> },
+    Entry { info: crate::lbm::info, build: crate::lbm::build, defaults: defaults_of::<crate::lbm::LbmParams> },
 ];
 
 /// All generators, in registry order.

@@ -70,7 +70,7 @@ pub struct MeshFabric {
     cols: u32,
     rows: u32,
     /// Quadrant of each router.
-    quadrant: Vec<u8>,
+    quadrant: Vec<u16>,
     quadrants: usize,
     pub cycle_ps: u64,
     router_ps: u64,
@@ -98,7 +98,7 @@ impl MeshFabric {
         let lanes = m.links_per_vnet as usize;
         let n = routers * 4 * groups * lanes;
         let quadrant = (0..routers)
-            .map(|r| m.quadrant_of([r as u32 % m.cols, r as u32 / m.cols]) as u8)
+            .map(|r| m.quadrant_of([r as u32 % m.cols, r as u32 / m.cols]) as u16)
             .collect();
         let max_hops = (m.cols + m.rows) as usize;
         MeshFabric {

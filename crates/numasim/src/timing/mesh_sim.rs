@@ -184,11 +184,6 @@ impl MeshSim {
         }
         let map = AddressMap::parse("RoBaRaCoCh").expect("a fixed mapping parses");
         let node_bytes = m.memory_nodes.iter().map(|n| n.capacity_bytes).min().unwrap_or(0);
-        let mc_count_per_node = if mesh.numa {
-            mesh.controllers_in.iter().map(Vec::len).max().unwrap_or(1)
-        } else {
-            mesh.memory_controllers.len()
-        } as u64;
         let mut mcs = Vec::new();
         for (i, &at) in mesh.memory_controllers.iter().enumerate() {
             let node = &m.memory_nodes[mesh.quadrant_of(at)];
@@ -197,7 +192,12 @@ impl MeshSim {
                 channels: mesh.channels_per_controller[i],
                 page_bytes: p.page_bytes,
                 row_bytes: 8192,
-                capacity_bytes: node_bytes * nodes as u64 / mc_count_per_node.max(1) + p.page_bytes,
+                // The bytes this controller serves: its node's share, or all memory's share.
+                capacity_bytes: if mesh.numa {
+                    node_bytes / mesh.controllers_in[mesh.quadrant_of(at)].len() as u64
+                } else {
+                    node_bytes * mesh.quadrants() as u64 / mesh.memory_controllers.len() as u64
+                } + p.page_bytes,
                 refresh: true,
                 closed_page: false,
                 map,

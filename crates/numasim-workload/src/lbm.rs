@@ -11,11 +11,10 @@
 
 use crate::omp::{Kernel, Loop, OmpSource, Sched};
 use crate::params::{check, parse};
-use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
+use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::thread_emit::ThreadEmitter as Emitter;
 use crate::vspace::AddressSpace;
 use numasim_trace::AccessSource;
-use serde::{Deserialize, Serialize};
 
 /// Loop overhead per cell, instructions.
 const LOOP: u64 = 4;
@@ -45,55 +44,22 @@ const C: [[i64; 3]; 19] = [
     [0, -1, 1],
 ];
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct LbmParams {
-    pub threads: usize,
-    /// Cells along x, y, z.
-    pub nx: usize,
-    pub ny: usize,
-    pub nz: usize,
-    pub timesteps: u32,
-}
-
-impl Default for LbmParams {
-    fn default() -> Self {
-        LbmParams {
-            threads: 16,
-            nx: 64,
-            ny: 64,
-            nz: 64,
-            timesteps: 2,
-        }
+crate::workload_params! {
+    pub struct LbmParams {
+        threads: usize = 16 => "OpenMP threads (access streams)";
+        nx: usize = 64 => "cells along x";
+        ny: usize = 64 => "cells along y";
+        nz: usize = 64 => "cells along z (split statically over the threads)";
+        timesteps: u32 = 2 => "time steps (each a full sweep, fields swapped)";
     }
 }
 
 pub fn info() -> GeneratorInfo {
-    let d = LbmParams::default();
-    let p = |name, default: String, description| ParamDoc {
-        name,
-        default,
-        description,
-    };
     GeneratorInfo {
         name: "lbm",
         summary: "WaLBerla-style uniform-grid D3Q19 lattice Boltzmann sweep, SoA fields, z slabs per thread",
         paper: "Zaourar et al. §4.3 (WaLBerla UniformGrid)",
-        params: vec![
-            p("threads", d.threads.to_string(), "OpenMP threads (access streams)"),
-            p("nx", d.nx.to_string(), "cells along x"),
-            p("ny", d.ny.to_string(), "cells along y"),
-            p(
-                "nz",
-                d.nz.to_string(),
-                "cells along z (split statically over the threads)",
-            ),
-            p(
-                "timesteps",
-                d.timesteps.to_string(),
-                "time steps (each a full sweep, fields swapped)",
-            ),
-        ],
+        params: LbmParams::param_docs(),
     }
 }
 

@@ -15,7 +15,7 @@
 
 use crate::omp::{Kernel, Loop, OmpSource, Sched};
 use crate::params::{check, parse};
-use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
+use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::thread_emit::ThreadEmitter as Emitter;
 use crate::vspace::AddressSpace;
 use numasim_trace::AccessSource;
@@ -42,59 +42,22 @@ pub enum Init {
     Serial,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct StreamParams {
-    pub threads: usize,
-    /// Size of each of the three arrays.
-    pub array_bytes: u64,
-    pub kernel: StreamKernel,
-    pub iterations: u32,
-    pub init: Init,
-}
-
-impl Default for StreamParams {
-    fn default() -> Self {
-        StreamParams {
-            threads: 16,
-            array_bytes: 16 << 20,
-            kernel: StreamKernel::Triad,
-            iterations: 5,
-            init: Init::Parallel,
-        }
+crate::workload_params! {
+    pub struct StreamParams {
+        threads: usize = 16 => "OpenMP threads (access streams)";
+        array_bytes: u64 = 16 << 20 => "bytes of each of the arrays a, b, c";
+        kernel: StreamKernel = StreamKernel::Triad => "copy | scale | add | triad | all (the four in order)";
+        iterations: u32 = 5 => "repetitions of the kernel(s)";
+        init: Init = Init::Parallel => "parallel (each thread its static slice) | serial (thread 0 initialises all)";
     }
 }
 
 pub fn info() -> GeneratorInfo {
-    let d = StreamParams::default();
-    let p = |name, default: String, description| ParamDoc {
-        name,
-        default,
-        description,
-    };
     GeneratorInfo {
         name: "stream",
         summary: "STREAM copy/scale/add/triad over three f64 arrays, static schedule",
         paper: "HyDM; Tikir & Hollingsworth (serial vs parallel first touch)",
-        params: vec![
-            p("threads", d.threads.to_string(), "OpenMP threads (access streams)"),
-            p(
-                "array_bytes",
-                d.array_bytes.to_string(),
-                "bytes of each of the arrays a, b, c",
-            ),
-            p(
-                "kernel",
-                "\"triad\"".into(),
-                "copy | scale | add | triad | all (the four in order)",
-            ),
-            p("iterations", d.iterations.to_string(), "repetitions of the kernel(s)"),
-            p(
-                "init",
-                "\"parallel\"".into(),
-                "parallel (each thread its static slice) | serial (thread 0 initialises all)",
-            ),
-        ],
+        params: StreamParams::param_docs(),
     }
 }
 

@@ -28,58 +28,29 @@ use super::Partition;
 use crate::npb::Init;
 use crate::omp::{Kernel, Loop, OmpSource, Sched};
 use crate::params::{check, parse};
-use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
+use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::stream;
 use crate::thread_emit::ThreadEmitter as Emitter;
 use crate::vspace::AddressSpace;
 use numasim_trace::AccessSource;
 use rand::Rng as _;
-use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct GeParams {
-    pub threads: usize,
-    pub n: usize,
-    pub init: Init,
-    pub partition: Partition,
-    pub pivoting: bool,
-}
-
-impl Default for GeParams {
-    fn default() -> Self {
-        GeParams {
-            threads: 8,
-            n: 512,
-            init: Init::Parallel,
-            partition: Partition::NonContiguous,
-            pivoting: true,
-        }
+crate::workload_params! {
+    pub struct GeParams {
+        threads: usize = 8 => "number of threads";
+        n: usize = 512 => "matrix order (Talbot & Kelly: 512)";
+        init: Init = Init::Parallel => Init::doc();
+        partition: Partition = Partition::NonContiguous => Partition::doc();
+        pivoting: bool = true => "partial pivoting (data-dependent rows); false = diagonally dominant matrix, no swaps";
     }
 }
 
 pub fn info() -> GeneratorInfo {
-    let d = GeParams::default();
-    let p = |name, default: String, description| ParamDoc {
-        name,
-        default,
-        description,
-    };
     GeneratorInfo {
         name: "ge",
         summary: "Gaussian elimination (dense, no pivoting): pivot row widely shared, shifting row ownership",
         paper: "Talbot & Kelly (first-touch page placement and reactive proxies)",
-        params: vec![
-            p("threads", d.threads.to_string(), "number of threads"),
-            p("n", d.n.to_string(), "matrix order (Talbot & Kelly: 512)"),
-            p("init", "\"parallel\"".into(), Init::doc()),
-            p("partition", "\"non-contiguous\"".into(), Partition::doc()),
-            p(
-                "pivoting",
-                d.pivoting.to_string(),
-                "partial pivoting (data-dependent rows); false = diagonally dominant matrix, no swaps",
-            ),
-        ],
+        params: GeParams::param_docs(),
     }
 }
 

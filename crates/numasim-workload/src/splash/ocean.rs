@@ -29,68 +29,31 @@ use super::Partition;
 use crate::npb::{static_range, Init};
 use crate::omp::{Kernel, Loop, OmpSource, Sched};
 use crate::params::{check, parse};
-use crate::registry::{GeneratorInfo, ParamDoc, WorkloadError};
+use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::stream;
 use crate::thread_emit::ThreadEmitter as Emitter;
 use crate::vspace::AddressSpace;
 use numasim_trace::AccessSource;
 use rand::Rng as _;
-use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct OceanParams {
-    pub threads: usize,
-    pub n: usize,
-    pub grids: usize,
-    pub init: Init,
-    pub partition: Partition,
-    pub tolerance: f64,
-    pub max_sweeps: usize,
-}
-
-impl Default for OceanParams {
-    fn default() -> Self {
-        OceanParams {
-            threads: 8,
-            n: 128,
-            grids: 4,
-            init: Init::Parallel,
-            partition: Partition::NonContiguous,
-            tolerance: 1e-6,
-            max_sweeps: 5000,
-        }
+crate::workload_params! {
+    pub struct OceanParams {
+        threads: usize = 8 => "number of threads";
+        n: usize = 128 => "interior points per grid side (SPLASH-2 Ocean: 256 for a 258 grid)";
+        grids: usize = 4 => "number of grids solved one after another";
+        init: Init = Init::Parallel => Init::doc();
+        partition: Partition = Partition::NonContiguous => Partition::doc();
+        tolerance: f64 = 1e-6 => "a grid has converged when its largest update in a sweep is below this";
+        max_sweeps: usize = 5000 => "cap on sweeps per grid";
     }
 }
 
 pub fn info() -> GeneratorInfo {
-    let d = OceanParams::default();
-    let p = |name, default: String, description| ParamDoc {
-        name,
-        default,
-        description,
-    };
     GeneratorInfo {
         name: "ocean",
         summary: "SPLASH-2 Ocean core: red-black SOR on several 2-D grids to a tolerance, 2-D block partition",
         paper: "Talbot & Kelly (Ocean contiguous vs non-contiguous under first touch / round-robin)",
-        params: vec![
-            p("threads", d.threads.to_string(), "number of threads"),
-            p(
-                "n",
-                d.n.to_string(),
-                "interior points per grid side (SPLASH-2 Ocean: 256 for a 258 grid)",
-            ),
-            p("grids", d.grids.to_string(), "number of grids solved one after another"),
-            p("init", "\"parallel\"".into(), Init::doc()),
-            p("partition", "\"non-contiguous\"".into(), Partition::doc()),
-            p(
-                "tolerance",
-                d.tolerance.to_string(),
-                "a grid has converged when its largest update in a sweep is below this",
-            ),
-            p("max_sweeps", d.max_sweeps.to_string(), "cap on sweeps per grid"),
-        ],
+        params: OceanParams::param_docs(),
     }
 }
 

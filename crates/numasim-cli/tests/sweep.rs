@@ -50,7 +50,7 @@ fn set_overrides_are_typed_checked_and_recorded() {
         ),
         (
             "placement.page_bytes=1000",
-            "error: --set placement.page_bytes=1000: key `placement.page_bytes`: must be 4096",
+            "error: --set placement.page_bytes=1000: key `placement.page_bytes`: must be a power of two from 4096",
         ),
         (
             "nosuchkey=1",

@@ -76,11 +76,11 @@ fn ocean_contig_is_slower_under_round_robin() {
     assert!(value("Ocean-Contig: round-robin slowdown vs first-touch, finite") > 0.0);
 }
 
-/// Fig. 1.5: GE is 7.3 % faster under round-robin with infinite buffers. Measured −20.2 % at
-/// the quick size (+6.2 % at n = 256 without node-controller occupancy; with it the home
-/// controllers of the pivot rows' owners dominate under both placements). See REPRODUCTION.md.
+/// Fig. 1.5: GE is 7.3 % faster under round-robin with infinite buffers. Reproduced at the
+/// paper's 512² (+13.2 %), not at the quick 128² (−20.2 %: too short for first touch's late
+/// concentration to matter). See REPRODUCTION.md.
 #[test]
-#[ignore = "not reproduced: GE round-robin is slower with node-controller occupancy (-20.2 % quick)"]
+#[ignore = "not reproduced at the quick size: GE round-robin -20.2 % (full size +13.2 %)"]
 fn ge_round_robin_beats_first_touch_with_infinite_buffers() {
     assert!(value("GE: round-robin speedup over first-touch, infinite") > 0.0);
 }

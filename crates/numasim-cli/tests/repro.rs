@@ -8,26 +8,11 @@ use common::{numasim, ok};
 /// The quick study's comparisons, as `--json` prints them (run once per test binary).
 fn quick_study() -> &'static (tempfile::TempDir, serde_json::Value) {
     static STUDY: std::sync::OnceLock<(tempfile::TempDir, serde_json::Value)> = std::sync::OnceLock::new();
-    STUDY.get_or_init(|| {
-        let tmp = tempfile::tempdir().unwrap();
-        let out = ok(&numasim(
-            &["repro", "starnuma", "--quick", "-o", "sq", "--json"],
-            tmp.path(),
-        ));
-        let v = serde_json::from_str(&out).unwrap();
-        (tmp, v)
-    })
+    STUDY.get_or_init(|| common::run_quick_study("starnuma", "sq"))
 }
 
 fn value(quantity_starts: &str) -> f64 {
-    let (_, v) = quick_study();
-    let c = v["comparisons"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["quantity"].as_str().unwrap().starts_with(quantity_starts))
-        .unwrap_or_else(|| panic!("no comparison {quantity_starts}"));
-    c["numasim"].as_f64().unwrap()
+    common::comparison_value(&quick_study().1, |q| q.starts_with(quantity_starts), quantity_starts)
 }
 
 #[test]

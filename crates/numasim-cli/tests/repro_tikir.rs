@@ -3,19 +3,9 @@
 
 mod common;
 
-use common::{numasim, ok};
-
 fn quick_study() -> &'static (tempfile::TempDir, serde_json::Value) {
     static STUDY: std::sync::OnceLock<(tempfile::TempDir, serde_json::Value)> = std::sync::OnceLock::new();
-    STUDY.get_or_init(|| {
-        let tmp = tempfile::tempdir().unwrap();
-        let out = ok(&numasim(
-            &["repro", "tikir", "--quick", "-o", "tq", "--json"],
-            tmp.path(),
-        ));
-        let v = serde_json::from_str(&out).unwrap();
-        (tmp, v)
-    })
+    STUDY.get_or_init(|| common::run_quick_study("tikir", "tq"))
 }
 
 fn comparisons() -> &'static [serde_json::Value] {
@@ -23,12 +13,7 @@ fn comparisons() -> &'static [serde_json::Value] {
 }
 
 fn value(quantity: &str) -> f64 {
-    comparisons()
-        .iter()
-        .find(|c| c["quantity"].as_str().unwrap() == quantity)
-        .unwrap_or_else(|| panic!("no comparison {quantity}"))["numasim"]
-        .as_f64()
-        .unwrap()
+    common::comparison_value(&quick_study().1, |q| q == quantity, quantity)
 }
 
 #[test]

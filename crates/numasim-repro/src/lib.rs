@@ -87,6 +87,25 @@ pub struct Comparison {
     pub expect: Expect,
 }
 
+/// One row: the studies' shorthand for building a [`Comparison`].
+pub fn cmp(
+    source: &str,
+    quantity: impl Into<String>,
+    unit: &'static str,
+    paper: Option<f64>,
+    numasim: f64,
+    expect: Expect,
+) -> Comparison {
+    Comparison {
+        source: source.into(),
+        quantity: quantity.into(),
+        unit,
+        paper,
+        numasim,
+        expect,
+    }
+}
+
 impl Comparison {
     /// numasim relative to the paper, when the paper gives a non-zero value.
     pub fn relative_difference(&self) -> Option<f64> {

@@ -25,7 +25,7 @@
 //! *rates*: each count is scaled by `phase_instructions / 1e9` (at least 1). T0's sharer count
 //! (16) is not a rate.
 
-use crate::{number, Comparison, Expect, ReproError, Study, StudyContext};
+use crate::{cmp, number, Comparison, Expect, ReproError, Study, StudyContext};
 
 pub struct StarNuma;
 
@@ -356,7 +356,7 @@ impl Study for StarNuma {
                 }
                 out.push(cmp(
                     "Fig. 8c",
-                    &format!("BFS LLC misses to {class}, {label}"),
+                    format!("BFS LLC misses to {class}, {label}"),
                     "%",
                     None,
                     class_share(run, class),
@@ -399,7 +399,7 @@ impl Study for StarNuma {
             speedups.push(speedup);
             out.push(cmp(
                 "Fig. 8a",
-                &format!("{kind}: speedup, StarNUMA T16 over baseline"),
+                format!("{kind}: speedup, StarNUMA T16 over baseline"),
                 "×",
                 (kind == "bfs").then_some(1.7).or((kind == "poa").then_some(1.0)),
                 speedup,
@@ -433,7 +433,7 @@ impl Study for StarNuma {
             ] {
                 out.push(cmp(
                     "Fig. 8b",
-                    &format!("{kind}: contention share of the baseline's AMAT, {label}"),
+                    format!("{kind}: contention share of the baseline's AMAT, {label}"),
                     "%",
                     None,
                     share(&b, which),
@@ -469,7 +469,7 @@ impl Study for StarNuma {
             }
             out.push(cmp(
                 "Fig. 8b",
-                &format!("{kind}: AMAT change, T16 vs baseline"),
+                format!("{kind}: AMAT change, T16 vs baseline"),
                 "%",
                 None,
                 change,
@@ -477,7 +477,7 @@ impl Study for StarNuma {
             ));
             out.push(cmp(
                 "Table III",
-                &format!("{kind}: baseline per-core IPC (timed windows)"),
+                format!("{kind}: baseline per-core IPC (timed windows)"),
                 "IPC",
                 Some(paper_ipc),
                 number(&b, &["timing", "ipc", "mean"]).unwrap_or(0.0),
@@ -491,7 +491,7 @@ impl Study for StarNuma {
             }
             out.push(cmp(
                 "Table IV",
-                &format!("{kind}: share of migrations to the pool ({moves} pages moved)"),
+                format!("{kind}: share of migrations to the pool ({moves} pages moved)"),
                 "%",
                 Some(paper_pool),
                 share,
@@ -500,7 +500,7 @@ impl Study for StarNuma {
             let footprint = number(&t, &["totals", "footprint_bytes"]).unwrap_or(0.0);
             out.push(cmp(
                 "§IV-B",
-                &format!("{kind}: footprint (paper ~10 GB per workload)"),
+                format!("{kind}: footprint (paper ~10 GB per workload)"),
                 "GB",
                 Some(10.0),
                 footprint / 1e9,
@@ -687,7 +687,7 @@ impl StarNuma {
             );
             out.push(cmp(
                 "Fig. 9",
-                &format!("{kind}: oracle static placement, baseline machine, over baseline with migration"),
+                format!("{kind}: oracle static placement, baseline machine, over baseline with migration"),
                 "×",
                 Some(1.0),
                 sb,
@@ -695,7 +695,7 @@ impl StarNuma {
             ));
             out.push(cmp(
                 "Fig. 9",
-                &format!("{kind}: oracle static placement on StarNUMA (pool ≤ 20 %) / StarNUMA T16 (paper: slightly above 1)"),
+                format!("{kind}: oracle static placement on StarNUMA (pool ≤ 20 %) / StarNUMA T16 (paper: slightly above 1)"),
                 "×",
                 None,
                 sp / s16,
@@ -703,7 +703,7 @@ impl StarNuma {
             ));
             out.push(cmp(
                 "Fig. 9",
-                &format!("{kind}: oracle static placement, StarNUMA over baseline machine"),
+                format!("{kind}: oracle static placement, StarNUMA over baseline machine"),
                 "×",
                 None,
                 sp / sb,
@@ -743,7 +743,7 @@ impl StarNuma {
             ] {
                 out.push(cmp(
                     "Fig. 11",
-                    &format!("{kind}: speedup over baseline, {label}"),
+                    format!("{kind}: speedup over baseline, {label}"),
                     "×",
                     paper,
                     v,
@@ -753,7 +753,7 @@ impl StarNuma {
             let ratio = if s2 > 0.0 { s16 / s2 } else { 0.0 };
             out.push(cmp(
                 "Fig. 11",
-                &format!("{kind}: StarNUMA T16 speedup / baseline 2×BW speedup (paper: BFS below 1, the exception)"),
+                format!("{kind}: StarNUMA T16 speedup / baseline 2×BW speedup (paper: BFS below 1, the exception)"),
                 "×",
                 None,
                 ratio,
@@ -828,7 +828,7 @@ impl StarNuma {
                 for (label, t, best) in [("baseline", tb, &mut best_b), ("StarNUMA T16", tt, &mut best_t)] {
                     out.push(cmp(
                         "§IV-C",
-                        &format!("{kind}: {label} time with a {k} K-page limit / with 256 K"),
+                        format!("{kind}: {label} time with a {k} K-page limit / with 256 K"),
                         "×",
                         None,
                         t / if label == "baseline" {
@@ -845,7 +845,7 @@ impl StarNuma {
             }
             out.push(cmp(
                 "§IV-C",
-                &format!(
+                format!(
                     "{kind}: speedup with the searched limits (baseline best at {} K, T16 at {} K pages per 1 B instructions)",
                     best_b.1 / 1024,
                     best_t.1 / 1024
@@ -857,7 +857,7 @@ impl StarNuma {
             ));
             out.push(cmp(
                 "§IV-C",
-                &format!("{kind}: speedup with the searched limits / with the default 256 K"),
+                format!("{kind}: speedup with the searched limits / with the default 256 K"),
                 "×",
                 None,
                 (best_b.0 / best_t.0) / default_speedup,
@@ -879,24 +879,6 @@ fn read_run(ctx: &StudyContext, id: &str) -> Result<serde_json::Value, ReproErro
         id: id.into(),
         message: e.to_string(),
     })
-}
-
-fn cmp(
-    source: &str,
-    quantity: &str,
-    unit: &'static str,
-    paper: Option<f64>,
-    numasim: f64,
-    expect: Expect,
-) -> Comparison {
-    Comparison {
-        source: source.into(),
-        quantity: quantity.into(),
-        unit,
-        paper,
-        numasim,
-        expect,
-    }
 }
 
 /// Writes `configs/<preset>-<suffix>.toml`: `preset` with each named link type's bandwidth
@@ -1010,7 +992,7 @@ fn latencies() -> Result<Vec<Comparison>, ReproError> {
         .filter_map(|i| {
             Some(cmp(
                 "Fig. 1",
-                &format!("unloaded load latency, {}", names[i]),
+                format!("unloaded load latency, {}", names[i]),
                 "ns",
                 Some(paper[i]),
                 found[i]?,

@@ -11,7 +11,7 @@
 //! data for GE — "entire matrix" — Barnes and FFT; numasim's Ocean has no multigrid arrays, so
 //! its `q_multi`/`rhs_multi` marking has no counterpart and all data is marked).
 
-use crate::{number, Comparison, Expect, ReproError, Study, StudyContext};
+use crate::{cmp, number, Comparison, Expect, ReproError, Study, StudyContext};
 
 pub struct Talbot;
 
@@ -129,24 +129,6 @@ fn gain(base: f64, new: f64) -> f64 {
 
 fn change(base: f64, new: f64) -> f64 {
     (new / base.max(1e-9) - 1.0) * 100.0
-}
-
-fn cmp(
-    source: &str,
-    quantity: String,
-    unit: &'static str,
-    paper: Option<f64>,
-    numasim: f64,
-    expect: Expect,
-) -> Comparison {
-    Comparison {
-        source: source.into(),
-        quantity,
-        unit,
-        paper,
-        numasim,
-        expect,
-    }
 }
 
 impl Study for Talbot {

@@ -26,7 +26,7 @@
 //! Not reproduced: Table 4 / Fig. 3 and Table 7 (execution time), and migration intervals in
 //! simulated time (phases are instruction windows); see docs/REPRODUCTION.md.
 
-use crate::{number, Comparison, Expect, ReproError, Study, StudyContext};
+use crate::{cmp, number, Comparison, Expect, ReproError, Study, StudyContext};
 use numasim::profile::ProfilerKind;
 
 pub struct Tikir;
@@ -183,24 +183,6 @@ fn non_local(r: &serde_json::Value) -> f64 {
     100.0 * (1.0 - number(r, &["totals", "local_fraction"]).unwrap_or(1.0))
 }
 
-fn cmp(
-    source: &str,
-    quantity: String,
-    unit: &'static str,
-    paper: Option<f64>,
-    numasim: f64,
-    expect: Expect,
-) -> Comparison {
-    Comparison {
-        source: source.into(),
-        quantity,
-        unit,
-        paper,
-        numasim,
-        expect,
-    }
-}
-
 /// Table 1 / Fig. 2: D and pages covered for interval sampling at each interval and for
 /// maximum-rate sampling, on CG (the paper's Table 1 workload).
 fn table1(ctx: &mut StudyContext, cg: &App) -> Result<Vec<Comparison>, ReproError> {
@@ -282,7 +264,7 @@ fn table1(ctx: &mut StudyContext, cg: &App) -> Result<Vec<Comparison>, ReproErro
     if let Some(m) = a.sources.iter().find(|s| s.source == "interconnect-maxrate") {
         out.push(cmp(
             "Table 1",
-            "CG D max-rate minus D every 1024".into(),
+            "CG D max-rate minus D every 1024",
             "",
             Some(0.56 - 0.02),
             m.mean_distance - d_1024,
@@ -437,7 +419,7 @@ impl Study for Tikir {
                         .fold(0.0, f64::max);
                     out.push(cmp(
                         "Table 6",
-                        "mg: TLB-miss non-local minus the worst other source".into(),
+                        "mg: TLB-miss non-local minus the worst other source",
                         "points",
                         Some(46.3 - 14.8),
                         tlb - worst_other,
@@ -448,7 +430,7 @@ impl Study for Tikir {
         }
         out.push(cmp(
             "Table 2",
-            "mean reduction of non-local accesses".into(),
+            "mean reduction of non-local accesses",
             "%",
             Some(58.3),
             reductions.iter().sum::<f64>() / reductions.len().max(1) as f64,
@@ -456,7 +438,7 @@ impl Study for Tikir {
         ));
         out.push(cmp(
             "§5.2.3",
-            "static placement's reduction below dynamic's (mean, relative)".into(),
+            "static placement's reduction below dynamic's (mean, relative)",
             "%",
             Some(28.6),
             static_gap.iter().sum::<f64>() / static_gap.len().max(1) as f64,

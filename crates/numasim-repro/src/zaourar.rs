@@ -17,7 +17,7 @@
 //! the caches still matter at that size, the SLC slices and the private caches (both from
 //! 1 MiB to 64 KiB, every other parameter as the preset); it is checked on directions only.
 
-use crate::{io_err, Comparison, Expect, ReproError, Study, StudyContext};
+use crate::{cmp, io_err, Comparison, Expect, ReproError, Study, StudyContext};
 use numasim::timing::mesh_sim::{MeshCoreParams, MeshResults, MeshSim};
 use numasim_machine::Machine;
 use std::fmt::Write as _;
@@ -227,24 +227,6 @@ fn uniform(threads: usize, size: &Size) -> toml::Table {
     ])
 }
 
-fn cmp(
-    source: &str,
-    quantity: String,
-    unit: &'static str,
-    paper: Option<f64>,
-    numasim: f64,
-    expect: Expect,
-) -> Comparison {
-    Comparison {
-        source: source.into(),
-        quantity,
-        unit,
-        paper,
-        numasim,
-        expect,
-    }
-}
-
 fn peak_gbps(m: &Machine, nodes: &[usize]) -> f64 {
     nodes
         .iter()
@@ -398,7 +380,7 @@ impl Study for Zaourar {
         }
         out.push(cmp(
             "Fig. 3a",
-            "bandwidth node 1 / node 0 buffer".into(),
+            "bandwidth node 1 / node 0 buffer",
             "×",
             Some(36.0 / 72.69),
             fig3[1].0 / fig3[0].0,
@@ -406,7 +388,7 @@ impl Study for Zaourar {
         ));
         out.push(cmp(
             "Fig. 3a",
-            "bandwidth node 3 / node 1 buffer".into(),
+            "bandwidth node 3 / node 1 buffer",
             "×",
             Some(32.0 / 36.0),
             fig3[2].0 / fig3[1].0,
@@ -414,7 +396,7 @@ impl Study for Zaourar {
         ));
         out.push(cmp(
             "Fig. 3b",
-            "REQ queueing, node 1 minus node 0 buffer".into(),
+            "REQ queueing, node 1 minus node 0 buffer",
             "cycles",
             Some(213.0),
             fig3[1].1.vnets[0].avg_queueing_cycles - fig3[0].1.vnets[0].avg_queueing_cycles,

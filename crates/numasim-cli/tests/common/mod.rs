@@ -23,3 +23,25 @@ pub fn ok(out: &Output) -> String {
     );
     String::from_utf8(out.stdout.clone()).unwrap()
 }
+
+/// `numasim repro STUDY --quick -o OUT --json` in a fresh directory: the directory (kept alive
+/// with the value) and the printed comparisons. Each repro test binary runs it once, in a
+/// `OnceLock`, and its tests read the same study.
+pub fn run_quick_study(study: &str, out: &str) -> (tempfile::TempDir, serde_json::Value) {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = ok(&numasim(&["repro", study, "--quick", "-o", out, "--json"], tmp.path()));
+    let v = serde_json::from_str(&text).unwrap();
+    (tmp, v)
+}
+
+/// numasim's value of the first comparison whose quantity `matches`.
+pub fn comparison_value(study: &serde_json::Value, matches: impl Fn(&str) -> bool, what: &str) -> f64 {
+    study["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| matches(c["quantity"].as_str().unwrap()))
+        .unwrap_or_else(|| panic!("no comparison {what}"))["numasim"]
+        .as_f64()
+        .unwrap()
+}

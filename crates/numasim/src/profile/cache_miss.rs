@@ -2,7 +2,7 @@
 //! on-chip monitors; default N = 512). The worked example of docs/architecture.md ("Adding a
 //! profiler"): a profiler is this file plus one line in the registry of `profile/mod.rs`.
 
-use super::{ObserverCounts, PageProfile, Profiler, SampledCounts};
+use super::{EveryNth, ObserverCounts, PageProfile, Profiler, SampledCounts};
 use crate::param::declare_params;
 use numasim_trace::Access;
 
@@ -16,9 +16,8 @@ declare_params! {
 
 #[derive(Debug, Clone)]
 pub struct CacheMiss {
-    interval: u64,
-    /// LLC misses of each socket this phase.
-    ticks: Vec<u64>,
+    /// Every N-th LLC miss of each socket this phase.
+    sampler: EveryNth,
     counts: SampledCounts,
 }
 
@@ -29,8 +28,7 @@ impl Profiler for CacheMiss {
 
     fn new(p: &CacheMissParams, sockets: usize) -> Self {
         CacheMiss {
-            interval: p.sample_interval.max(1),
-            ticks: vec![0; sockets],
+            sampler: EveryNth::new(p.sample_interval, sockets),
             counts: SampledCounts::new(sockets),
         }
     }
@@ -42,11 +40,9 @@ impl Profiler for CacheMiss {
     }
     #[inline]
     fn observe(&mut self, socket: usize, page: u32, _: &Access, mem: bool, phase: &mut ObserverCounts) {
-        if mem {
-            self.ticks[socket] += 1;
-            if self.ticks[socket].is_multiple_of(self.interval) {
-                self.counts.bump(page as usize, socket, 1, phase);
-            }
+        // Only LLC misses (`mem`) advance the socket's sampling clock.
+        if mem && self.sampler.tick(socket) {
+            self.counts.bump(page as usize, socket, 1, phase);
         }
     }
     fn profile(&self, _: &[u32], pages: usize) -> PageProfile {
@@ -54,7 +50,7 @@ impl Profiler for CacheMiss {
     }
     fn end_phase(&mut self, _: usize, _: &[u32], _: &mut ObserverCounts) -> u64 {
         self.counts.clear();
-        self.ticks.iter_mut().for_each(|t| *t = 0);
+        self.sampler.restart();
         0
     }
 }

@@ -211,6 +211,34 @@ pub struct ObserverCounts {
     pub hinting_faults: u64,
 }
 
+/// Per-socket event counters that fire on every N-th event: the clock of the interval-sampling
+/// profilers (`tlb-miss`, `tlb-content`/`atc`, `cache-miss`), restarted at each phase.
+#[derive(Debug, Clone)]
+pub struct EveryNth {
+    interval: u64,
+    ticks: Vec<u64>,
+}
+
+impl EveryNth {
+    /// `interval` 0 is taken as 1 (every event).
+    pub fn new(interval: u64, sockets: usize) -> Self {
+        EveryNth {
+            interval: interval.max(1),
+            ticks: vec![0; sockets],
+        }
+    }
+    /// Counts one event of `socket`; true when it is a sampled one.
+    #[inline]
+    pub fn tick(&mut self, socket: usize) -> bool {
+        let t = &mut self.ticks[socket];
+        *t += 1;
+        t.is_multiple_of(self.interval)
+    }
+    pub fn restart(&mut self) {
+        self.ticks.iter_mut().for_each(|t| *t = 0);
+    }
+}
+
 /// A sampled per-page per-socket profile: the counts most profilers build.
 #[derive(Debug, Clone, Default)]
 pub struct SampledCounts {

@@ -6,7 +6,7 @@
 //!   read into the profile and cleared (16K).
 
 use super::tlb::{self, Tlb, TlbParams};
-use super::{ObserverCounts, PageProfile, Profiler, SampledCounts};
+use super::{EveryNth, ObserverCounts, PageProfile, Profiler, SampledCounts};
 use crate::param::declare_params;
 use numasim_trace::Access;
 
@@ -22,8 +22,8 @@ declare_params! {
 /// TLB sampler; `ATC`: entries carry translation counters.
 #[derive(Debug, Clone)]
 pub struct TlbSampler<const ATC: bool> {
-    interval: u64,
-    ticks: Vec<u64>,
+    /// Every N-th translation of each socket this phase.
+    sampler: EveryNth,
     tlbs: Vec<Tlb>,
     counts: SampledCounts,
 }
@@ -58,8 +58,7 @@ impl<const ATC: bool> Profiler for TlbSampler<ATC> {
 
     fn new(p: &TlbSampleParams, sockets: usize) -> Self {
         TlbSampler {
-            interval: p.sample_interval.max(1),
-            ticks: vec![0; sockets],
+            sampler: EveryNth::new(p.sample_interval, sockets),
             tlbs: tlb::per_socket(&p.tlb, sockets),
             counts: SampledCounts::new(sockets),
         }
@@ -80,8 +79,7 @@ impl<const ATC: bool> Profiler for TlbSampler<ATC> {
             let c = &mut self.tlbs[socket].count[t.slot];
             *c = c.saturating_add(1);
         }
-        self.ticks[socket] += 1;
-        if self.ticks[socket].is_multiple_of(self.interval) {
+        if self.sampler.tick(socket) {
             self.sample_tlb(socket, phase);
         }
     }
@@ -90,7 +88,7 @@ impl<const ATC: bool> Profiler for TlbSampler<ATC> {
     }
     fn end_phase(&mut self, known_pages: usize, moved: &[u32], _: &mut ObserverCounts) -> u64 {
         self.counts.clear();
-        self.ticks.iter_mut().for_each(|t| *t = 0);
+        self.sampler.restart();
         tlb::shoot_down(&mut self.tlbs, known_pages, moved);
         0
     }

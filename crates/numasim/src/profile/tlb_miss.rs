@@ -2,7 +2,7 @@
 //! TLB model.
 
 use super::tlb::{self, Tlb, TlbParams};
-use super::{ObserverCounts, PageProfile, Profiler, SampledCounts};
+use super::{EveryNth, ObserverCounts, PageProfile, Profiler, SampledCounts};
 use crate::param::declare_params;
 use numasim_trace::Access;
 
@@ -17,8 +17,8 @@ declare_params! {
 
 #[derive(Debug, Clone)]
 pub struct TlbMiss {
-    interval: u64,
-    ticks: Vec<u64>,
+    /// Every N-th TLB miss of each socket this phase.
+    sampler: EveryNth,
     tlbs: Vec<Tlb>,
     counts: SampledCounts,
 }
@@ -30,8 +30,7 @@ impl Profiler for TlbMiss {
 
     fn new(p: &TlbMissParams, sockets: usize) -> Self {
         TlbMiss {
-            interval: p.sample_interval.max(1),
-            ticks: vec![0; sockets],
+            sampler: EveryNth::new(p.sample_interval, sockets),
             tlbs: tlb::per_socket(&p.tlb, sockets),
             counts: SampledCounts::new(sockets),
         }
@@ -46,8 +45,7 @@ impl Profiler for TlbMiss {
     fn observe(&mut self, socket: usize, page: u32, _: &Access, _: bool, phase: &mut ObserverCounts) {
         if !self.tlbs[socket].translate(page).hit {
             phase.tlb_misses += 1;
-            self.ticks[socket] += 1;
-            if self.ticks[socket].is_multiple_of(self.interval) {
+            if self.sampler.tick(socket) {
                 self.counts.bump(page as usize, socket, 1, phase);
             }
         }
@@ -57,7 +55,7 @@ impl Profiler for TlbMiss {
     }
     fn end_phase(&mut self, known_pages: usize, moved: &[u32], _: &mut ObserverCounts) -> u64 {
         self.counts.clear();
-        self.ticks.iter_mut().for_each(|t| *t = 0);
+        self.sampler.restart();
         tlb::shoot_down(&mut self.tlbs, known_pages, moved);
         0
     }

@@ -16,12 +16,13 @@ const TEMPLATE: &str = include_str!("../templates/report.html");
 const CSS: &str = include_str!("../templates/report.css");
 
 /// Ids of every view the report can contain, in page order.
-pub const VIEWS: [&str; 10] = [
+pub const VIEWS: [&str; 11] = [
     "summary",
     "machine",
     "access-classes",
     "amat",
     "speedup",
+    "processes",
     "timing",
     "sharing",
     "placement",
@@ -353,6 +354,75 @@ fn amat_table(runs: &[Run]) -> Option<TableCtx> {
     })
 }
 
+/// Multi-process runs side by side: each process's counts, where its pages are, and (timing)
+/// its finish time, also relative to the same-named process of the first run that has it (the
+/// per-program normalised execution time HyDM reports).
+fn processes_view(runs: &[Run]) -> Option<ViewCtx> {
+    if runs.iter().all(|r| r.results.processes.is_empty()) {
+        return None;
+    }
+    let mut nodes: Vec<String> = Vec::new();
+    for p in runs.iter().flat_map(|r| &r.results.processes) {
+        for n in p.pages_per_node.keys() {
+            if !nodes.contains(n) {
+                nodes.push(n.clone());
+            }
+        }
+    }
+    let baseline = |name: &str| {
+        runs.iter()
+            .flat_map(|r| &r.results.processes)
+            .find(|p| p.name == name)
+            .and_then(|p| p.finish_time_ns)
+    };
+    let mut header: Vec<String> = ["Run", "process", "threads", "accesses", "flops", "LLC misses", "pages"]
+        .map(String::from)
+        .to_vec();
+    header.extend(nodes.iter().map(|n| format!("on {n}")));
+    header.extend(["finish time", "vs first run", "AMAT"].map(String::from));
+    let mut rows = Vec::new();
+    for r in runs {
+        for p in &r.results.processes {
+            let mut row = vec![
+                r.label.clone(),
+                p.name.clone(),
+                p.threads.to_string(),
+                format_count(p.accesses),
+                format_count(p.flops),
+                format_count(p.llc_misses),
+                format_count(p.footprint_pages),
+            ];
+            for n in &nodes {
+                let on = p.pages_per_node.get(n).copied().unwrap_or(0);
+                row.push(format!("{:.1}%", 100.0 * on as f64 / p.footprint_pages.max(1) as f64));
+            }
+            row.push(p.finish_time_ns.map_or("—".into(), |t| format!("{:.1} µs", t / 1000.0)));
+            row.push(match (p.finish_time_ns, baseline(&p.name)) {
+                (Some(t), Some(b)) if b > 0.0 && t.is_finite() => format!("{:.3}×", t / b),
+                _ => "—".into(),
+            });
+            row.push(p.amat_ns.map_or("—".into(), |a| format!("{a:.1} ns")));
+            rows.push(row);
+        }
+    }
+    Some(ViewCtx {
+        id: "processes",
+        title: "Processes",
+        description: "Programs sharing the machine ([[process]] experiments): each one's accesses, \
+             flops and LLC misses, where its pages are at the end of the run, and in timing mode \
+             when it finished, also relative to the same process in the first run (HyDM's \
+             normalised execution time), and the AMAT of its LLC-miss loads."
+            .into(),
+        figures: vec![],
+        tables: vec![TableCtx {
+            caption: "Per process, per run".into(),
+            header,
+            rows,
+        }],
+        wide: false,
+    })
+}
+
 /// The speedup view's numbers: simulated time and speedup of each timing run over the first.
 fn speedup_table(runs: &[Run]) -> Option<TableCtx> {
     let (s, geo) = crate::timing::speedups(runs)?;
@@ -524,6 +594,7 @@ pub fn render(runs: &[Run]) -> Result<String, ReportError> {
         v.tables.extend(speedup_table(runs));
         views.push(v);
     }
+    views.extend(processes_view(runs));
     views.extend(timing_view(runs)?);
     if let Some(mut v) = single(
         "sharing",
@@ -610,6 +681,34 @@ mod tests {
                 "link_utilisation": {"mean": 0.1, "max": 0.3, "busiest": {"s0→s1": 0.3}},
                 "channel_utilisation": {"m0": 0.2, "m1": 0.05, "pool": 0.0}}})));
         r
+    }
+
+    #[test]
+    fn processes_view_shows_each_process_and_its_time_relative_to_the_first_run() {
+        let procs = |t_cg: f64| {
+            let mut r = base("x");
+            r["processes"] = json!([
+                {"name": "cg.0", "threads": 2, "accesses": 100, "flops": 50, "llc_misses": 10,
+                 "footprint_pages": 4, "pages_per_node": {"m0": 1, "m1": 3}, "finish_time_ns": t_cg, "amat_ns": 120.0},
+                {"name": "ep.0", "threads": 1, "accesses": 7, "footprint_pages": 1, "pages_per_node": {"m0": 1}}]);
+            r
+        };
+        let (mut a, mut b) = (procs(2000.0), procs(1500.0));
+        a["name"] = json!("default");
+        b["name"] = json!("hydm");
+        let (_d1, ra) = run_from(a);
+        let (_d2, rb) = run_from(b);
+        let html = render(&[ra, rb]).unwrap();
+        let s = section(&html, "processes").expect("processes view");
+        assert!(s.contains("cg.0") && s.contains("ep.0"), "{s}");
+        assert!(s.contains("75.0%"), "share of cg.0's pages on m1: {s}");
+        assert!(s.contains("0.750×"), "hydm's cg.0 relative to the default run's: {s}");
+        assert!(s.contains("2.0 µs") && s.contains("120.0 ns"), "{s}");
+        let (_d3, plain) = run_from(base("plain"));
+        assert!(
+            section(&render(&[plain]).unwrap(), "processes").is_none(),
+            "no processes, no view"
+        );
     }
 
     #[test]

@@ -135,6 +135,31 @@ pub struct Results {
     pub phases: Vec<Phase>,
     #[serde(default)]
     pub perf: Option<Perf>,
+    /// Multi-process runs: each process's share.
+    #[serde(default)]
+    pub processes: Vec<ProcessRow>,
+}
+
+/// One entry of results.json's `processes`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ProcessRow {
+    pub name: String,
+    #[serde(default)]
+    pub threads: u64,
+    #[serde(default)]
+    pub accesses: u64,
+    #[serde(default)]
+    pub flops: u64,
+    #[serde(default)]
+    pub llc_misses: u64,
+    #[serde(default)]
+    pub footprint_pages: u64,
+    #[serde(default)]
+    pub pages_per_node: BTreeMap<String, u64>,
+    #[serde(default)]
+    pub finish_time_ns: Option<f64>,
+    #[serde(default)]
+    pub amat_ns: Option<f64>,
 }
 
 /// machine.json (`numasim_machine::MachineSummary`), the parts the report draws.

@@ -222,3 +222,47 @@ scan_cycles_per_entry = 0
     );
     assert!(t.copy_span_ns >= t.pages as f64 * 3000.0 / 2.8 * 0.999);
 }
+
+/// With several processes HyDM's unit is the application, as in the paper. In the first window
+/// STREAM faults in its 192 pages (more than the average of the two programs), so the fault
+/// filter passes it over and EP goes to MCDRAM; in the next STREAM (lowest intensity, no new
+/// faults) moves whole, every page in one boundary. The LLC filter is off so that STREAM's
+/// small arrays still reach memory (with them in the LLC it has no memory traffic to speak of,
+/// and HyDM rightly leaves it alone).
+#[test]
+fn with_processes_hydm_promotes_whole_applications_after_the_fault_filter() {
+    let text = r#"
+machine = "knl-flat"
+phase_instructions = 200000
+[[process]]
+workload = { kind = "ep", threads = 2, pairs_log2 = 18 }
+[[process]]
+workload = { kind = "stream", threads = 2, array_bytes = 262144, iterations = 60 }
+[llc]
+enabled = false
+[migration]
+policy = "hydm"
+"#;
+    let exp = Experiment::from_source(Source::from_text("t.toml", text), "t").unwrap_or_else(|e| panic!("{e}"));
+    let r = numasim::experiment::simulate(&exp, &mut |_| {})
+        .unwrap_or_else(|e| panic!("{e}"))
+        .1;
+    let state = |i: usize| r.phases[i].migration.policy_state["in_fast_tier"].clone();
+    let moved = |i: usize| r.phases[i].migration.moves_to.get("mcdram").copied().unwrap_or(0);
+    let (ep, stream) = (&r.processes[0], &r.processes[1]);
+    assert_eq!((ep.name.as_str(), stream.name.as_str()), ("ep.0", "stream.0"));
+    assert_eq!(state(0), serde_json::json!([0]), "STREAM faulting: EP first");
+    assert_eq!(moved(0), ep.footprint_pages);
+    assert_eq!(state(1), serde_json::json!([0, 1]), "then STREAM");
+    assert_eq!(
+        moved(1),
+        stream.footprint_pages,
+        "the whole application in one boundary"
+    );
+    assert_eq!(stream.pages_per_node["mcdram"], stream.footprint_pages);
+    assert_eq!(
+        r.migration.total_moves,
+        ep.footprint_pages + stream.footprint_pages,
+        "nothing moved twice"
+    );
+}

@@ -164,6 +164,28 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             );
         }
     }
+    for p in &r.processes {
+        let nodes: Vec<String> = p
+            .pages_per_node
+            .iter()
+            .filter(|(_, &n)| n > 0)
+            .map(|(n, k)| format!("{n} {k}"))
+            .collect();
+        let time = match (p.finish_time_ns, p.amat_ns) {
+            (Some(t), Some(a)) => format!(" · finished at {:.1} µs · AMAT {a:.1} ns", t / 1000.0),
+            (Some(t), None) => format!(" · finished at {:.1} µs", t / 1000.0),
+            _ => String::new(),
+        };
+        println!(
+            "process {} ({} threads): {} accesses · {} flops · {} LLC misses · pages {}{time}",
+            p.name,
+            p.threads,
+            p.accesses,
+            p.flops,
+            p.llc_misses,
+            nodes.join(" · ")
+        );
+    }
     println!(
         "{:.1} M accesses/s ({:.2} s simulating, {:.2} s setting up the workload)",
         r.perf.accesses_per_s / 1e6,

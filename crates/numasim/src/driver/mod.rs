@@ -21,10 +21,10 @@ mod sampled;
 pub use lookahead::{learn_lookahead, Lookahead};
 pub(crate) use results::sharing_report;
 pub use results::{
-    MachineBrief, Mode, Perf, PhaseRecord, Progress, RunError, RunResults, SharingReport, Totals,
+    MachineBrief, Mode, Perf, PhaseRecord, ProcessResults, Progress, RunError, RunResults, SharingReport, Totals,
     RESULTS_SCHEMA_VERSION,
 };
-pub use run::{Run, RunParts, SourceOpener};
+pub use run::{ProcessInfo, Run, RunParts, SourceOpener};
 pub use sampled::{SampledSim, SamplingReport, TimedWindow};
 
 use crate::mem::FixedHomes;
@@ -91,6 +91,12 @@ pub trait Engine: PageHost {
     fn run_report(&self, _report: Self::Report, _machine: &Machine) -> Option<TimingResults> {
         None
     }
+    /// What every thread did over the run (per-process results).
+    fn thread_totals(&self) -> Vec<crate::stats::ThreadTotals>;
+    /// Whether [`Engine::thread_totals`] carries time (timing mode over every instruction).
+    fn timed_totals(&self) -> bool {
+        false
+    }
     /// Sampled timing only: which instructions of the phase were timed.
     fn window(&self, _phase: &Self::Phase) -> Option<TimedWindow> {
         None
@@ -116,6 +122,9 @@ impl Engine for FunctionalSim {
     }
     fn memory_mut(&mut self) -> &mut crate::mem::Memory {
         &mut self.memory
+    }
+    fn thread_totals(&self) -> Vec<crate::stats::ThreadTotals> {
+        FunctionalSim::thread_totals(self).to_vec()
     }
 }
 
@@ -143,6 +152,12 @@ impl Engine for TimingSim {
     }
     fn memory_mut(&mut self) -> &mut crate::mem::Memory {
         &mut self.memory
+    }
+    fn thread_totals(&self) -> Vec<crate::stats::ThreadTotals> {
+        TimingSim::thread_totals(self)
+    }
+    fn timed_totals(&self) -> bool {
+        true
     }
     fn phase_report(
         &mut self,
@@ -239,7 +254,13 @@ pub fn drive<E: Engine>(
         max_phases: run.max_phases,
         setup_s,
     });
-    let mut migrator = Migrator::new(&run.migration, &run.machine, run.page_bytes, run.seed);
+    let mut migrator = Migrator::new(
+        &run.migration,
+        &run.machine,
+        run.page_bytes,
+        run.seed,
+        run.processes.len().max(1),
+    );
     if let Some(observer) = migrator.observer() {
         sim.set_observer(observer);
     }
@@ -307,6 +328,7 @@ pub fn drive<E: Engine>(
         Ok(())
     })?;
     let wall_s = started.elapsed().as_secs_f64();
+    let processes = results::process_results(&run.processes, &sim, &node_names);
     let footprint_pages = sim.table().pages() as u64;
     let sampling = sim.sampling();
     let timing = sim.run_report(report, machine);
@@ -352,6 +374,7 @@ pub fn drive<E: Engine>(
         },
         timing,
         sampling,
+        processes,
     })
 }
 

@@ -151,6 +151,78 @@ pub struct RunResults {
     /// covers the timed windows, `totals` and `phases` every instruction.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sampling: Option<super::SamplingReport>,
+    /// Multi-process experiments (`[[process]]`): each process's share of the run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub processes: Vec<ProcessResults>,
+}
+
+/// One process of a multi-process run. Counts sum to the run's totals over the processes.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProcessResults {
+    pub name: String,
+    pub threads: usize,
+    /// Its first thread among the run's (`thread_sockets` order).
+    pub first_thread: usize,
+    pub accesses: u64,
+    /// Floating-point operations its accesses carried.
+    pub flops: u64,
+    /// Accesses that reached memory.
+    pub llc_misses: u64,
+    /// Pages it touched, and where they are at the end of the run.
+    pub footprint_pages: u64,
+    pub pages_per_node: BTreeMap<String, u64>,
+    /// Timing mode (not sampled): when its last thread finished, ns from the run's start
+    /// (a late start included), and the AMAT of its LLC-miss loads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finish_time_ns: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub amat_ns: Option<f64>,
+}
+
+/// Per-process results from the engine's thread totals and page homes.
+pub(crate) fn process_results<E: super::Engine>(
+    processes: &[super::ProcessInfo],
+    sim: &E,
+    node_names: &[String],
+) -> Vec<ProcessResults> {
+    if processes.is_empty() {
+        return Vec::new();
+    }
+    let totals = sim.thread_totals();
+    let table = sim.table();
+    let home = sim.home();
+    let shift = table.page_shift();
+    let mut pages = vec![vec![0u64; node_names.len()]; processes.len()];
+    for (p, &node) in home.iter().enumerate().take(table.pages()) {
+        let proc_ = numasim_trace::processes::process_of_vpage(table.vpage(p as u32), shift);
+        if let Some(row) = pages.get_mut(proc_) {
+            row[node as usize] += 1;
+        }
+    }
+    processes
+        .iter()
+        .zip(pages)
+        .map(|(info, per_node)| {
+            let mut sum = crate::stats::ThreadTotals::default();
+            for t in totals.get(info.threads.clone()).unwrap_or(&[]) {
+                sum.add(t);
+            }
+            let timed = sim.timed_totals();
+            ProcessResults {
+                name: info.name.clone(),
+                threads: info.threads.len(),
+                first_thread: info.threads.start,
+                accesses: sum.accesses,
+                flops: sum.flops,
+                llc_misses: sum.llc_misses,
+                footprint_pages: per_node.iter().sum(),
+                pages_per_node: node_names.iter().cloned().zip(per_node).collect(),
+                finish_time_ns: timed.then(|| sum.finish_ps as f64 / 1000.0),
+                amat_ns: (timed && sum.miss_loads > 0)
+                    .then(|| sum.miss_load_ps as f64 / 1000.0 / sum.miss_loads as f64),
+            }
+        })
+        .collect()
 }
 
 pub(crate) fn sharing_report(h: crate::stats::SharingHistogram) -> SharingReport {

@@ -19,6 +19,14 @@ use numasim_trace::AccessSource;
 /// opening yields the same streams).
 pub type SourceOpener = Box<dyn Fn() -> Result<Box<dyn AccessSource>, ConfigError> + Send + Sync>;
 
+/// One program of a multi-process experiment: its name and its threads (a range of the run's
+/// threads; its pages are those whose number carries its tag, [`numasim_trace::processes`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcessInfo {
+    pub name: String,
+    pub threads: std::ops::Range<usize>,
+}
+
 /// Everything an engine needs, resolved and validated.
 pub struct Run {
     pub name: String,
@@ -43,6 +51,8 @@ pub struct Run {
     pub llc_enabled: bool,
     /// The experiment file, for located errors found only when an engine is built.
     pub origin: Source,
+    /// Multi-process experiments: every process (empty for one workload).
+    pub processes: Vec<ProcessInfo>,
     first_source: Option<Box<dyn AccessSource>>,
     reopen: SourceOpener,
 }
@@ -63,6 +73,8 @@ pub struct RunParts {
     pub page_bytes: u64,
     pub llc_enabled: bool,
     pub origin: Source,
+    /// Multi-process experiments: every process (empty for one workload).
+    pub processes: Vec<ProcessInfo>,
 }
 
 impl Run {
@@ -86,6 +98,7 @@ impl Run {
             page_bytes: parts.page_bytes,
             llc_enabled: parts.llc_enabled,
             origin: parts.origin,
+            processes: parts.processes,
             machine: parts.machine,
             first_source: Some(source),
             reopen,
@@ -120,12 +133,15 @@ impl Run {
 
     /// A timing engine over this run's settings (errors located at the experiment's `mode`).
     pub fn timing_sim(&self) -> Result<crate::timing::TimingSim, ConfigError> {
-        crate::timing::TimingSim::new(
+        let mut sim = crate::timing::TimingSim::new(
             &self.timing,
             &self.machine,
             self.thread_sockets.clone(),
             self.placement.clone(),
         )
-        .map_err(|m| self.origin.error("mode", m))
+        .map_err(|m| self.origin.error("mode", m))?;
+        let ranges: Vec<_> = self.processes.iter().map(|p| p.threads.clone()).collect();
+        sim.set_processes(&ranges);
+        Ok(sim)
     }
 }

@@ -369,6 +369,17 @@ impl Engine for SampledSim {
     fn memory_mut(&mut self) -> &mut Memory {
         &mut self.timing.memory
     }
+    /// Counts over both engines; no time (the timed windows cover a sample of each phase).
+    fn thread_totals(&self) -> Vec<crate::stats::ThreadTotals> {
+        let mut all = self.timing.thread_totals();
+        for (t, f) in all.iter_mut().zip(self.functional.thread_totals()) {
+            t.add(f);
+            t.finish_ps = 0;
+            t.miss_loads = 0;
+            t.miss_load_ps = 0;
+        }
+        all
+    }
     fn phase_report(
         &mut self,
         _report: &mut SampledReport,

@@ -34,8 +34,13 @@ pub struct ExperimentSpec {
     /// Interleaving granularity of threads, in instructions.
     #[serde(default = "default_quantum")]
     pub quantum_instructions: u64,
-    /// `kind = "<generator>"` with its parameters, or `trace = ...` with `format`.
-    pub workload: toml::Table,
+    /// `kind = "<generator>"` with its parameters, or `trace = ...` with `format`. One
+    /// workload is one process; `[[process]]` lists several instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<toml::Table>,
+    /// `[[process]]`: several programs sharing the machine (exclusive with `[workload]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub process: Vec<ProcessSpec>,
     #[serde(default)]
     pub placement: PlacementSpec,
     #[serde(default)]
@@ -49,6 +54,39 @@ pub struct ExperimentSpec {
     /// [`crate::timing::TimingSpec`]; every value is written to the resolved experiment).
     #[serde(default)]
     pub timing: crate::timing::TimingSpec,
+}
+
+/// One program of a multi-process experiment (`[[process]]`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessSpec {
+    /// Name in results; default `<kind>.<n>` (the n-th process of that generator: `cg.0`,
+    /// `cg.1`, as HyDM names its program instances) or `trace.<n>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The process's workload, as `[workload]` of a one-process experiment.
+    pub workload: toml::Table,
+    /// Instructions every thread of the process waits before its first one (a late start).
+    #[serde(default)]
+    pub start_instructions: u64,
+    /// The process's own placement policy (default: the experiment's `[placement]`). Page size
+    /// and capacities are the machine's, so only the policy and its nodes are per process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<ProcessPlacementSpec>,
+    /// The process's own thread mapping (default: the experiment's `[mapping]` over all
+    /// processes' threads in order).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mapping: Option<MappingSpec>,
+}
+
+/// `[process.placement]`: a placement policy and its nodes (see [`PlacementSpec`]).
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct ProcessPlacementSpec {
+    pub policy: PlacementPolicyName,
+    pub nodes: Vec<String>,
+    pub weights: Vec<u32>,
+    pub node: Option<String>,
 }
 
 fn default_seed() -> u64 {
@@ -118,6 +156,9 @@ pub enum MappingPolicyName {
     Compact,
     Scatter,
     Explicit,
+    /// Each thread on a core drawn at random (a seeded shuffle of the machine's cores; HyDM
+    /// assigns programs to cores at random): its socket is that core's.
+    Random,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
@@ -138,6 +179,25 @@ pub struct LlcSpec {
 impl Default for LlcSpec {
     fn default() -> Self {
         LlcSpec { enabled: true }
+    }
+}
+
+/// Exactly one of `[workload]` and `[[process]]`.
+fn check_workload_or_processes(spec: &ExperimentSpec, source: &Source) -> Result<(), ConfigError> {
+    match (&spec.workload, spec.process.len()) {
+        (Some(_), n) if n > 0 => Err(source.error(
+            "process",
+            "`[workload]` is one process; list every program as a `[[process]]` instead, not both",
+        )),
+        (None, 0) => Err(source.error(
+            "workload",
+            "needs a `[workload]` (one program) or `[[process]]` entries (several)",
+        )),
+        (None, n) if n > numasim_trace::processes::MAX_PROCESSES => Err(source.error(
+            "process",
+            format!("{n} processes; at most {} fit", numasim_trace::processes::MAX_PROCESSES),
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -180,6 +240,32 @@ impl Experiment {
     }
 
     pub fn from_source(source: Source, default_name: &str) -> Result<Self, ConfigError> {
+        Self::from_source_checked(source, default_name).and_then(|e| {
+            e.check_process_names()?;
+            Ok(e)
+        })
+    }
+
+    fn check_process_names(&self) -> Result<(), ConfigError> {
+        let names = self.process_names();
+        for (i, n) in names.iter().enumerate() {
+            if n.is_empty() || n.contains(['/', '\\', ',']) {
+                return Err(self.source.error(
+                    format!("process[{i}].name"),
+                    "must be a plain name (no slashes or commas)",
+                ));
+            }
+            if let Some(j) = names[..i].iter().position(|m| m == n) {
+                return Err(self.source.error(
+                    format!("process[{i}].name"),
+                    format!("`{n}` is already the name of process {j}; names must be unique"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn from_source_checked(source: Source, default_name: &str) -> Result<Self, ConfigError> {
         let mut spec: ExperimentSpec = source.parse()?;
         let migration = crate::migrate::params::resolve(&spec.migration, &source)?;
         spec.migration = crate::migrate::params::resolved_spec(&migration);
@@ -217,6 +303,7 @@ impl Experiment {
                 ));
             }
         }
+        check_workload_or_processes(&spec, &source)?;
         let name = spec.name.clone().unwrap_or_else(|| default_name.to_string());
         if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
             return Err(source.error("name", "must be a plain name (no slashes, not starting with '.')"));
@@ -236,19 +323,67 @@ impl Experiment {
     /// unset).
     pub fn resolved_toml(&self) -> String {
         let mut spec = self.spec.clone();
-        if let Some(kind) = spec.workload.get("kind").and_then(toml::Value::as_str) {
-            if let Some(info) = numasim_workload::registry::list().into_iter().find(|g| g.name == kind) {
-                for p in info.params {
-                    if spec.workload.contains_key(p.name) {
-                        continue;
-                    }
-                    let literal = format!("v = {}", p.default);
-                    if let Some(v) = literal.parse::<toml::Table>().ok().and_then(|mut t| t.remove("v")) {
-                        spec.workload.insert(p.name.to_string(), v);
-                    }
-                }
-            }
+        if let Some(w) = spec.workload.as_mut() {
+            fill_workload_defaults(w);
+        }
+        for p in &mut spec.process {
+            fill_workload_defaults(&mut p.workload);
         }
         toml::to_string_pretty(&spec).unwrap_or_else(|e| format!("# could not serialise: {e}\n"))
+    }
+
+    /// The experiment's workloads with the key each is configured at: `workload`, or
+    /// `process[i].workload` for each process.
+    pub fn workloads(&self) -> Vec<(String, &toml::Table)> {
+        match &self.spec.workload {
+            Some(w) => vec![("workload".to_string(), w)],
+            None => self
+                .spec
+                .process
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (format!("process[{i}].workload"), &p.workload))
+                .collect(),
+        }
+    }
+
+    /// Names of the processes (one workload: none), defaults filled in (`<kind>.<n>`).
+    pub fn process_names(&self) -> Vec<String> {
+        let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+        self.spec
+            .process
+            .iter()
+            .map(|p| {
+                let kind = p
+                    .workload
+                    .get("kind")
+                    .and_then(toml::Value::as_str)
+                    .unwrap_or("trace")
+                    .to_string();
+                let n = seen.entry(kind.clone()).or_insert(0);
+                *n += 1;
+                p.name.clone().unwrap_or_else(|| format!("{kind}.{}", *n - 1))
+            })
+            .collect()
+    }
+}
+
+/// Writes a generator's default for every parameter the table leaves out (those whose default
+/// is a value; an unset option such as a random source vertex stays unset).
+fn fill_workload_defaults(workload: &mut toml::Table) {
+    let Some(kind) = workload.get("kind").and_then(toml::Value::as_str) else {
+        return;
+    };
+    let Some(info) = numasim_workload::registry::list().into_iter().find(|g| g.name == kind) else {
+        return;
+    };
+    for p in info.params {
+        if workload.contains_key(p.name) {
+            continue;
+        }
+        let literal = format!("v = {}", p.default);
+        if let Some(v) = literal.parse::<toml::Table>().ok().and_then(|mut t| t.remove("v")) {
+            workload.insert(p.name.to_string(), v);
+        }
     }
 }

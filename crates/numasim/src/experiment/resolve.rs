@@ -45,8 +45,8 @@ impl Experiment {
     /// placement and engine settings, every name checked (errors name file, line and key).
     pub fn resolve(&self) -> Result<Run, ConfigError> {
         let machine = machine(self)?;
-        let src = source(self)?;
-        let thread_sockets = thread_sockets(self, &machine, src.threads())?;
+        let (src, ranges) = source_with_processes(self)?;
+        let thread_sockets = thread_sockets(self, &machine, &ranges)?;
         let placement = placement(self, &machine)?;
         let spec = &self.spec;
         let parts = RunParts {
@@ -64,6 +64,12 @@ impl Experiment {
             page_bytes: spec.placement.page_bytes,
             llc_enabled: spec.llc.enabled,
             origin: self.source.clone(),
+            processes: self
+                .process_names()
+                .into_iter()
+                .zip(ranges)
+                .map(|(name, threads)| crate::driver::ProcessInfo { name, threads })
+                .collect(),
         };
         let exp = self.clone();
         Ok(Run::new(parts, src, Box::new(move || source(&exp))))
@@ -128,16 +134,23 @@ fn check_machine_fits(exp: &Experiment, m: &Machine) -> Result<(), ConfigError> 
     if exp.migration.policy == PolicyKind::Hydm {
         check_hydm_fast_node(exp, m)?;
     }
-    if exp.spec.placement.policy == PlacementPolicyName::RoundRobin
-        && m.memory_nodes.iter().all(|n| n.attached_socket.is_none())
-    {
-        return Err(exp.source.error(
-            "placement.policy",
-            format!(
-                "round-robin spreads pages over socket-attached memory, and every memory node of machine `{}` is standalone; use `interleave` with `nodes`",
-                m.name
-            ),
-        ));
+    let round_robin = std::iter::once(("placement.policy".to_string(), exp.spec.placement.policy)).chain(
+        exp.spec.process.iter().enumerate().filter_map(|(i, p)| {
+            p.placement
+                .as_ref()
+                .map(|pp| (format!("process[{i}].placement.policy"), pp.policy))
+        }),
+    );
+    for (key, policy) in round_robin {
+        if policy == PlacementPolicyName::RoundRobin && m.memory_nodes.iter().all(|n| n.attached_socket.is_none()) {
+            return Err(exp.source.error(
+                key,
+                format!(
+                    "round-robin spreads pages over socket-attached memory, and every memory node of machine `{}` is standalone; use `interleave` with `nodes`",
+                    m.name
+                ),
+            ));
+        }
     }
     Ok(())
 }
@@ -185,12 +198,13 @@ pub fn input_files(exp: &Experiment) -> Vec<PathBuf> {
     if numasim_machine::presets::get(&exp.spec.machine).is_none() {
         files.push(exp.source.resolve_path(&exp.spec.machine));
     }
-    let table = exp.spec.workload.clone();
-    if table.contains_key("trace") {
-        if let Ok(tw) = toml::Value::Table(table).try_into::<TraceWorkload>() {
-            match tw.trace {
-                TracePaths::One(p) => files.push(exp.source.resolve_path(&p)),
-                TracePaths::Many(ps) => files.extend(ps.iter().map(|p| exp.source.resolve_path(p))),
+    for (_, table) in exp.workloads() {
+        if table.contains_key("trace") {
+            if let Ok(tw) = toml::Value::Table(table.clone()).try_into::<TraceWorkload>() {
+                match tw.trace {
+                    TracePaths::One(p) => files.push(exp.source.resolve_path(&p)),
+                    TracePaths::Many(ps) => files.extend(ps.iter().map(|p| exp.source.resolve_path(p))),
+                }
             }
         }
     }
@@ -201,29 +215,61 @@ pub fn input_files(exp: &Experiment) -> Vec<PathBuf> {
 /// or more it runs ahead on its own thread ([`numasim_trace::DecodeAhead`]), which changes
 /// when accesses are produced, never which (results are identical for every thread count).
 pub fn source(exp: &Experiment) -> Result<Box<dyn AccessSource>, ConfigError> {
-    let src = open_source(exp)?;
-    if exp.worker_threads < 2 {
-        return Ok(src);
-    }
-    numasim_trace::DecodeAhead::new(src)
-        .map(|d| Box::new(d) as Box<dyn AccessSource>)
-        .map_err(|e| exp.source.error("workload", e.to_string()))
+    source_with_processes(exp).map(|(s, _)| s)
 }
 
-fn open_source(exp: &Experiment) -> Result<Box<dyn AccessSource>, ConfigError> {
-    let mut table = exp.spec.workload.clone();
+/// [`source`], with the combined thread range of every process (one range for a one-workload
+/// experiment).
+pub fn source_with_processes(
+    exp: &Experiment,
+) -> Result<(Box<dyn AccessSource>, Vec<std::ops::Range<usize>>), ConfigError> {
+    let (src, ranges) = open_source(exp)?;
+    if exp.worker_threads < 2 {
+        return Ok((src, ranges));
+    }
+    let ahead = numasim_trace::DecodeAhead::new(src)
+        .map(|d| Box::new(d) as Box<dyn AccessSource>)
+        .map_err(|e| exp.source.error("workload", e.to_string()))?;
+    Ok((ahead, ranges))
+}
+
+fn open_source(exp: &Experiment) -> Result<(Box<dyn AccessSource>, Vec<std::ops::Range<usize>>), ConfigError> {
+    if exp.spec.process.is_empty() {
+        let (key, table) = exp.workloads().remove(0);
+        let src = open_workload(exp, &key, table)?;
+        let n = src.threads();
+        return Ok((src, vec![0..n]));
+    }
+    let names = exp.process_names();
+    let mut processes = Vec::with_capacity(names.len());
+    for (((key, table), name), spec) in exp.workloads().into_iter().zip(names).zip(&exp.spec.process) {
+        processes.push(numasim_trace::Process {
+            name,
+            source: open_workload(exp, &key, table)?,
+            start_instructions: spec.start_instructions,
+        });
+    }
+    let set = numasim_trace::ProcessSet::new(processes).map_err(|e| exp.source.error("process", e.to_string()))?;
+    let ranges = set.thread_ranges();
+    Ok((Box::new(set), ranges))
+}
+
+/// Opens one workload table configured at `key` (`workload` or `process[i].workload`).
+fn open_workload(exp: &Experiment, key: &str, table: &toml::Table) -> Result<Box<dyn AccessSource>, ConfigError> {
+    let mut table = table.clone();
     if table.contains_key("trace") {
         let tw: TraceWorkload = toml::Value::Table(table)
             .try_into()
-            .map_err(|e: toml::de::Error| exp.source.error("workload", e.message().trim().to_string()))?;
+            .map_err(|e: toml::de::Error| exp.source.error(key, e.message().trim().to_string()))?;
         let paths: Vec<PathBuf> = match tw.trace {
             TracePaths::One(p) => vec![exp.source.resolve_path(&p)],
             TracePaths::Many(ps) => ps.iter().map(|p| exp.source.resolve_path(p)).collect(),
         };
+        let trace_key = format!("{key}.trace");
         let opened: Result<Box<dyn AccessSource>, _> = match tw.format {
             TraceFormat::Native => {
                 if paths.len() != 1 {
-                    return Err(exp.source.error("workload.trace", "a native trace is one file"));
+                    return Err(exp.source.error(trace_key, "a native trace is one file"));
                 }
                 numasim_trace::native::NativeReader::open(&paths[0]).map(|r| Box::new(r) as Box<dyn AccessSource>)
             }
@@ -231,34 +277,33 @@ fn open_source(exp: &Experiment) -> Result<Box<dyn AccessSource>, ConfigError> {
                 numasim_trace::starnuma::StarnumaReader::open(&paths).map(|r| Box::new(r) as Box<dyn AccessSource>)
             }
         };
-        let src = opened.map_err(|e| exp.source.error("workload.trace", e.to_string()))?;
+        let src = opened.map_err(|e| exp.source.error(trace_key.as_str(), e.to_string()))?;
         if src.threads() == 0 {
-            return Err(exp.source.error(
-                "workload.trace",
-                "the trace has no threads, so a run would have no results",
-            ));
+            return Err(exp
+                .source
+                .error(trace_key, "the trace has no threads, so a run would have no results"));
         }
         return Ok(src);
     }
     let kind = match table.remove("kind") {
         Some(toml::Value::String(k)) => k,
-        Some(_) => return Err(exp.source.error("workload.kind", "must be a string")),
+        Some(_) => return Err(exp.source.error(format!("{key}.kind"), "must be a string")),
         None => {
             return Err(exp
                 .source
-                .error("workload", "needs `kind = \"<generator>\"` or `trace = \"<path>\"`"))
+                .error(key, "needs `kind = \"<generator>\"` or `trace = \"<path>\"`"))
         }
     };
     let src = numasim_workload::build(&kind, table, exp.spec.seed).map_err(|e| {
-        let key = if e.key.is_empty() {
-            "workload".to_string()
+        let k = if e.key.is_empty() {
+            key.to_string()
         } else {
-            format!("workload.{}", e.key)
+            format!("{key}.{}", e.key)
         };
-        exp.source.error(key, e.message)
+        exp.source.error(k, e.message)
     })?;
     if src.threads() == 0 {
-        return Err(exp.source.error("workload.threads", "must be at least 1"));
+        return Err(exp.source.error(format!("{key}.threads"), "must be at least 1"));
     }
     Ok(src)
 }
@@ -277,39 +322,45 @@ fn memory_index(exp: &Experiment, m: &Machine, key: &str, name: &str) -> Result<
     })
 }
 
-/// Builds the placement state from `[placement]`.
-pub fn placement(exp: &Experiment, m: &Machine) -> Result<Placement, ConfigError> {
-    let p = &exp.spec.placement;
-    let nodes = |key: &str| -> Result<Vec<usize>, ConfigError> {
-        if p.nodes.is_empty() {
-            return Err(exp.source.error(key, "needs a non-empty `nodes` list"));
+/// One placement policy, configured at `key` (`placement` or `process[i].placement`).
+fn placement_policy(
+    exp: &Experiment,
+    m: &Machine,
+    key: &str,
+    policy: PlacementPolicyName,
+    node_names: &[String],
+    weights: &[u32],
+    node: Option<&str>,
+) -> Result<PlacementPolicy, ConfigError> {
+    let nodes_key = format!("{key}.nodes");
+    let nodes = || -> Result<Vec<usize>, ConfigError> {
+        if node_names.is_empty() {
+            return Err(exp.source.error(nodes_key.as_str(), "needs a non-empty `nodes` list"));
         }
-        p.nodes
-            .iter()
-            .map(|n| memory_index(exp, m, "placement.nodes", n))
-            .collect()
+        node_names.iter().map(|n| memory_index(exp, m, &nodes_key, n)).collect()
     };
-    let policy = match p.policy {
+    Ok(match policy {
         PlacementPolicyName::FirstTouch => PlacementPolicy::FirstTouch,
-        PlacementPolicyName::Bind => PlacementPolicy::Bind(nodes("placement.nodes")?),
-        PlacementPolicyName::Interleave => PlacementPolicy::Interleave(nodes("placement.nodes")?),
+        PlacementPolicyName::Bind => PlacementPolicy::Bind(nodes()?),
+        PlacementPolicyName::Interleave => PlacementPolicy::Interleave(nodes()?),
         PlacementPolicyName::Preferred => {
-            let name = p.node.as_deref().ok_or_else(|| {
+            let node_key = format!("{key}.node");
+            let name = node.ok_or_else(|| {
                 exp.source
-                    .error("placement.node", "`preferred` needs `node = \"<memory node>\"`")
+                    .error(node_key.as_str(), "`preferred` needs `node = \"<memory node>\"`")
             })?;
-            PlacementPolicy::Preferred(memory_index(exp, m, "placement.node", name)?)
+            PlacementPolicy::Preferred(memory_index(exp, m, &node_key, name)?)
         }
         PlacementPolicyName::WeightedInterleave => {
-            let ns = nodes("placement.nodes")?;
-            if p.weights.len() != ns.len() || p.weights.iter().all(|&w| w == 0) {
+            let ns = nodes()?;
+            if weights.len() != ns.len() || weights.iter().all(|&w| w == 0) {
                 return Err(exp
                     .source
-                    .error("placement.weights", "needs one weight per node, not all zero"));
+                    .error(format!("{key}.weights"), "needs one weight per node, not all zero"));
             }
             PlacementPolicy::WeightedInterleave(
                 ns.into_iter()
-                    .zip(p.weights.iter().copied())
+                    .zip(weights.iter().copied())
                     .filter(|&(_, w)| w > 0)
                     .collect(),
             )
@@ -320,7 +371,31 @@ pub fn placement(exp: &Experiment, m: &Machine) -> Result<Placement, ConfigError
                 .collect();
             PlacementPolicy::RoundRobin(attached)
         }
-    };
+    })
+}
+
+/// Builds the placement state from `[placement]` (and each process's own policy).
+pub fn placement(exp: &Experiment, m: &Machine) -> Result<Placement, ConfigError> {
+    let p = &exp.spec.placement;
+    let policy = placement_policy(exp, m, "placement", p.policy, &p.nodes, &p.weights, p.node.as_deref())?;
+    let per_process = exp
+        .spec
+        .process
+        .iter()
+        .enumerate()
+        .map(|(i, proc_)| match &proc_.placement {
+            Some(pp) => placement_policy(
+                exp,
+                m,
+                &format!("process[{i}].placement"),
+                pp.policy,
+                &pp.nodes,
+                &pp.weights,
+                pp.node.as_deref(),
+            ),
+            None => Ok(policy.clone()),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let page = p.page_bytes;
     let mut capacity: Vec<Capacity> = m
         .memory_nodes
@@ -351,19 +426,60 @@ pub fn placement(exp: &Experiment, m: &Machine) -> Result<Placement, ConfigError
     let nearest = (0..m.sockets.len())
         .map(|s| m.nearest_memory_order(s).to_vec())
         .collect();
-    Ok(Placement::new(policy, capacity, nearest))
+    Ok(Placement::new(policy, capacity, nearest).with_process_policies(per_process, page))
 }
 
-/// Socket of every thread from `[mapping]`.
-pub fn thread_sockets(exp: &Experiment, m: &Machine, threads: usize) -> Result<Vec<usize>, ConfigError> {
-    let spec = &exp.spec.mapping;
+/// Socket of every thread from `[mapping]` (over all processes' threads in order), then each
+/// process's own `mapping` over its threads. `ranges`: the threads of every process (one range
+/// for a one-workload experiment).
+pub fn thread_sockets(
+    exp: &Experiment,
+    m: &Machine,
+    ranges: &[std::ops::Range<usize>],
+) -> Result<Vec<usize>, ConfigError> {
+    let threads = ranges.last().map_or(0, |r| r.end);
+    let mut sockets = map_threads(exp, m, "mapping", &exp.spec.mapping, threads, exp.spec.seed)?;
+    for (i, (p, range)) in exp.spec.process.iter().zip(ranges).enumerate() {
+        if let Some(spec) = &p.mapping {
+            let seed = exp.spec.seed.wrapping_add(i as u64 + 1);
+            let own = map_threads(exp, m, &format!("process[{i}].mapping"), spec, range.len(), seed)?;
+            sockets[range.clone()].copy_from_slice(&own);
+        }
+    }
+    Ok(sockets)
+}
+
+fn map_threads(
+    exp: &Experiment,
+    m: &Machine,
+    key: &str,
+    spec: &super::config::MappingSpec,
+    threads: usize,
+    seed: u64,
+) -> Result<Vec<usize>, ConfigError> {
+    let sockets_key = format!("{key}.sockets");
+    if spec.policy != MappingPolicyName::Explicit && !spec.sockets.is_empty() {
+        return Err(exp.source.error(
+            sockets_key,
+            "a socket list is for `policy = \"explicit\"`; remove it or set the policy",
+        ));
+    }
     let mapping = match spec.policy {
         MappingPolicyName::Compact => ThreadMapping::Compact,
         MappingPolicyName::Scatter => ThreadMapping::Scatter,
+        MappingPolicyName::Random => ThreadMapping::Random {
+            core_sockets: m
+                .sockets
+                .iter()
+                .enumerate()
+                .flat_map(|(i, s)| std::iter::repeat_n(i, s.cores as usize))
+                .collect(),
+            seed,
+        },
         MappingPolicyName::Explicit => {
             if spec.sockets.len() != threads {
                 return Err(exp.source.error(
-                    "mapping.sockets",
+                    sockets_key,
                     format!(
                         "lists {} sockets but the workload has {threads} threads",
                         spec.sockets.len()
@@ -376,7 +492,7 @@ pub fn thread_sockets(exp: &Experiment, m: &Machine, threads: usize) -> Result<V
                 .map(|n| {
                     m.socket_index(n).ok_or_else(|| {
                         exp.source
-                            .error("mapping.sockets", format!("no socket `{n}` in machine `{}`", m.name))
+                            .error(sockets_key.as_str(), format!("no socket `{n}` in machine `{}`", m.name))
                     })
                 })
                 .collect::<Result<Vec<_>, _>>()?;

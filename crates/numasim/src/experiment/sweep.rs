@@ -310,7 +310,13 @@ impl Sweep {
 /// sweep checks the workload keys it sets against the generator's documented parameters up
 /// front, so a misspelt axis is refused before hundreds of runs start, not in each of them.
 fn check_workload_keys(exp: &Experiment, overrides: &[Override]) -> Result<(), ConfigError> {
-    let Some(kind) = exp.spec.workload.get("kind").and_then(toml::Value::as_str) else {
+    let Some(kind) = exp
+        .spec
+        .workload
+        .as_ref()
+        .and_then(|w| w.get("kind"))
+        .and_then(toml::Value::as_str)
+    else {
         return Ok(());
     };
     let Some(info) = numasim_workload::registry::list().into_iter().find(|g| g.name == kind) else {
@@ -498,9 +504,18 @@ mod tests {
         let r = &sw.runs[5];
         assert_eq!(r.experiment.spec.seed, 3);
         assert_eq!(r.experiment.spec.max_phases, Some(2));
-        assert_eq!(r.experiment.spec.workload["threads"].as_integer(), Some(4));
-        assert_eq!(r.experiment.spec.workload["pattern"].as_str(), Some("shared-hot"));
-        assert_eq!(sw.runs[0].experiment.spec.workload["pattern"].as_str(), Some("zipf"));
+        assert_eq!(
+            r.experiment.spec.workload.as_ref().unwrap()["threads"].as_integer(),
+            Some(4)
+        );
+        assert_eq!(
+            r.experiment.spec.workload.as_ref().unwrap()["pattern"].as_str(),
+            Some("shared-hot")
+        );
+        assert_eq!(
+            sw.runs[0].experiment.spec.workload.as_ref().unwrap()["pattern"].as_str(),
+            Some("zipf")
+        );
         // Expansion is deterministic: same ids in the same order.
         let again = Sweep::load(&s, Some(&d.path().join("out"))).unwrap();
         let a: Vec<_> = again.runs.iter().map(|r| &r.id).collect();

@@ -47,6 +47,12 @@ pub enum PlacementError {
 #[derive(Debug, Clone)]
 pub struct Placement {
     policy: PlacementPolicy,
+    /// Multi-process experiments: the policy of each process after the first (process 0 uses
+    /// `policy`), each with its own round-robin turn; the process of a page is read from its
+    /// number ([`numasim_trace::processes`]). Empty for one workload.
+    per_process: Vec<(PlacementPolicy, u64)>,
+    /// Page-number shift that leaves the process number (48 − page shift).
+    process_shift: u32,
     capacity: Vec<Capacity>,
     used_pages: Vec<u64>,
     /// Per socket: memory nodes by increasing load latency.
@@ -64,7 +70,22 @@ impl Placement {
             used_pages: vec![0; n],
             nearest,
             rr_next: 0,
+            per_process: Vec::new(),
+            process_shift: 64,
         }
+    }
+
+    /// A policy per process (`policies[p]` for process p; the first replaces `policy`), for
+    /// pages of `page_bytes`.
+    pub fn with_process_policies(mut self, mut policies: Vec<PlacementPolicy>, page_bytes: u64) -> Self {
+        if policies.is_empty() {
+            return self;
+        }
+        self.policy = policies.remove(0);
+        self.per_process = policies.into_iter().map(|p| (p, 0)).collect();
+        self.process_shift =
+            numasim_trace::PROCESS_SHIFT - page_bytes.trailing_zeros().min(numasim_trace::PROCESS_SHIFT);
+        self
     }
 
     pub fn policy(&self) -> &PlacementPolicy {
@@ -110,11 +131,30 @@ impl Placement {
     /// Chooses and reserves a home for a new page touched by `socket`.
     /// `footprint_pages` includes the new page.
     pub fn place(&mut self, socket: usize, vpage: u64, footprint_pages: u64) -> Result<usize, PlacementError> {
-        if matches!(self.policy, PlacementPolicy::RoundRobin(_)) {
-            self.rr_next += 1;
+        let process = if self.per_process.is_empty() {
+            0
+        } else {
+            (vpage >> self.process_shift) as usize
+        };
+        // Each process's own policy and round-robin turn (process 0 and any process without
+        // one: the first policy).
+        let slot = process.checked_sub(1).filter(|&i| i < self.per_process.len());
+        let (policy, rr_next) = match slot {
+            Some(i) => {
+                let (p, rr) = &mut self.per_process[i];
+                (&*p, rr)
+            }
+            None => (&self.policy, &mut self.rr_next),
+        };
+        if matches!(policy, PlacementPolicy::RoundRobin(_)) {
+            *rr_next += 1;
         }
-        let rr_turn = self.rr_next.wrapping_sub(1);
-        let wanted = match &self.policy {
+        let rr_turn = rr_next.wrapping_sub(1);
+        let policy = match slot {
+            Some(i) => &self.per_process[i].0,
+            None => &self.policy,
+        };
+        let wanted = match policy {
             PlacementPolicy::FirstTouch => self.nearest[socket][0],
             PlacementPolicy::Preferred(n) => *n,
             PlacementPolicy::Bind(nodes) => {

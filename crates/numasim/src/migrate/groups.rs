@@ -14,6 +14,8 @@ pub struct Groups {
     shift: u32,
     pub group_of_page: Vec<u32>,
     pub pages_of: Vec<Vec<u32>>,
+    /// Key (virtual page number >> shift) of every group.
+    keys: Vec<u64>,
     index: HashMap<u64, u32>,
 }
 
@@ -25,6 +27,20 @@ impl Groups {
             shift: 63 - g.leading_zeros(),
             ..Default::default()
         }
+    }
+
+    /// Groups of `2^shift` pages (a shift of 48 − page shift groups pages by process).
+    pub fn with_shift(shift: u32) -> Self {
+        Groups {
+            shift: shift.min(63),
+            ..Default::default()
+        }
+    }
+
+    /// The group's key: its first virtual page number >> the group shift (a process number
+    /// when grouping by process).
+    pub fn key(&self, g: usize) -> u64 {
+        self.keys[g]
     }
 
     pub fn len(&self) -> usize {
@@ -43,6 +59,7 @@ impl Groups {
             let g = *self.index.entry(key).or_insert(next);
             if g == next {
                 self.pages_of.push(Vec::new());
+                self.keys.push(key);
             }
             self.pages_of[g as usize].push(p as u32);
             self.group_of_page.push(g);

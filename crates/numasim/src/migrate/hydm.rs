@@ -38,6 +38,8 @@ declare_params! {
         groups_per_window: u64 = 1, unit "groups", Check::Range(1.0, 1e9);
         /// fast-tier memory node (default: the node of kind mcdram/hbm, else none)
         fast_node: String = "", unit "node name", Check::Words(&[]);
+        /// unit promoted: process (the paper's applications), group (of group_bytes), auto (process if several)
+        unit: String = "auto", unit "name", Check::Words(&["auto", "process", "group"]);
     }
 }
 
@@ -60,18 +62,37 @@ impl Policy for Hydm {
         } else {
             mach.node_names.iter().position(|n| *n == p.fast_node)
         };
-        Hydm::new(
+        let mut h = Hydm::new(
             p.window as usize,
             p.threshold,
             p.group_bytes / env.page_bytes.max(1),
             p.groups_per_window,
             fast,
             env.sample_interval,
-        )
+        );
+        if p.unit == "process" || (p.unit == "auto" && env.processes > 1) {
+            let page_shift = env.page_bytes.max(1).trailing_zeros();
+            h.groups = Groups::with_shift(numasim_trace::PROCESS_SHIFT - page_shift.min(numasim_trace::PROCESS_SHIFT));
+            h.per_process = true;
+        }
+        h
     }
     fn decide(&mut self, ctx: &mut Ctx, input: &BoundaryInput, _: &mut SplitMix64) -> serde_json::Value {
         Hydm::decide(self, ctx, input.profile, &input.window.flops, &input.window.faulted);
-        serde_json::json!({"promotions": self.promotions, "rollbacks": self.rollbacks, "fast_node": self.fast.map(|n| ctx.mach.node_names[n].clone())})
+        let mut out = serde_json::json!({"promotions": self.promotions, "rollbacks": self.rollbacks, "fast_node": self.fast.map(|n| ctx.mach.node_names[n].clone())});
+        if self.per_process {
+            // Which processes are in the fast tier now and which are on the miss-prediction
+            // list, by process number (results' `processes` order).
+            let ids = |f: &dyn Fn(usize) -> bool| -> Vec<u64> {
+                (0..self.groups.len())
+                    .filter(|&g| f(g))
+                    .map(|g| self.groups.key(g))
+                    .collect()
+            };
+            out["in_fast_tier"] = ids(&|g| self.promoted[g].is_some()).into();
+            out["mispredicted"] = ids(&|g| self.victims[g]).into();
+        }
+        out
     }
 }
 
@@ -83,6 +104,8 @@ pub struct Hydm {
     pub fast: Option<usize>,
     pub interval: u64,
     pub groups: Groups,
+    /// Groups are whole processes (the paper's applications).
+    pub per_process: bool,
     history: Vec<VecDeque<f64>>,
     /// Miss-predicted groups (V).
     victims: Vec<bool>,
@@ -131,6 +154,7 @@ impl Hydm {
             fast,
             interval,
             groups: Groups::new(group_pages),
+            per_process: false,
             history: Vec::new(),
             victims: Vec::new(),
             promoted: Vec::new(),

@@ -64,6 +64,8 @@ pub struct PolicyEnv<'a> {
     pub page_bytes: u64,
     /// The chosen profiler's sampling interval (1 when it does not sample).
     pub sample_interval: u64,
+    /// Processes of the run (1 for one workload; HyDM's unit is then a process).
+    pub processes: usize,
 }
 
 /// A migration policy. Implemented by one type per file in this module and listed in the
@@ -240,13 +242,21 @@ fn add_moves(
 }
 
 impl Migrator {
-    pub fn new(resolved: &Resolved, machine: &numasim_machine::Machine, page_bytes: u64, seed: u64) -> Self {
+    /// `processes`: programs of the run (1 for one workload).
+    pub fn new(
+        resolved: &Resolved,
+        machine: &numasim_machine::Machine,
+        page_bytes: u64,
+        seed: u64,
+        processes: usize,
+    ) -> Self {
         let mach = MachineInfo::from_machine(machine, page_bytes);
         let r = resolved;
         let env = PolicyEnv {
             mach: &mach,
             page_bytes,
             sample_interval: r.profiler.sample_interval(&r.params).max(1),
+            processes,
         };
         let policy = r.policy.build(&r.params, &env);
         let cost = if r.policy.role() == Role::Off {

@@ -108,6 +108,8 @@ pub struct FunctionalSim {
     lines_per_page_shift: u32,
     counts: PhaseCounts,
     threads: Vec<ThreadCursor>,
+    /// Run totals of every thread (per-process results).
+    thread_totals: Vec<crate::stats::ThreadTotals>,
     phase_instructions: u64,
     quantum_instructions: u64,
     phase: u64,
@@ -169,6 +171,7 @@ impl FunctionalSim {
                     instr: 0,
                 })
                 .collect(),
+            thread_totals: vec![Default::default(); threads],
             phase_instructions: cfg.phase_instructions.max(1),
             quantum_instructions: cfg.quantum_instructions.max(1),
             phase: 0,
@@ -178,6 +181,11 @@ impl FunctionalSim {
             observer_thread: cfg.observer_thread,
             pipe: None,
         })
+    }
+
+    /// Run totals of every thread so far.
+    pub fn thread_totals(&self) -> &[crate::stats::ThreadTotals] {
+        &self.thread_totals
     }
 
     pub fn thread_socket(&self) -> &[usize] {
@@ -406,6 +414,8 @@ impl FunctionalSim {
             }
             let buf = std::mem::take(&mut self.threads[t].buf);
             let mut pos = self.threads[t].pos;
+            let span_start = pos;
+            let misses_before = self.counts.llc_misses;
             let mut last_instr = self.threads[t].instr;
             let mut result = Ok(());
             while pos < buf.len() {
@@ -426,6 +436,10 @@ impl FunctionalSim {
                 pos += 1;
             }
             let reached_limit = pos < buf.len();
+            let tt = &mut self.thread_totals[t];
+            tt.accesses += (pos - span_start) as u64;
+            tt.flops += buf[span_start..pos].iter().map(|a| u64::from(a.flops)).sum::<u64>();
+            tt.llc_misses += self.counts.llc_misses - misses_before;
             let c = &mut self.threads[t];
             c.buf = buf;
             c.pos = pos;

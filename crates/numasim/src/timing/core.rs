@@ -68,6 +68,12 @@ pub struct Core {
     pub instructions: u64,
     pub instr_at_phase_start: u64,
     pub llc_misses: u64,
+    /// Run totals for per-process results: accesses issued, their flops, LLC-miss loads and
+    /// their summed latency (ps).
+    pub accesses: u64,
+    pub flops: u64,
+    pub miss_loads: u64,
+    pub miss_load_ps: u64,
     pub end_ps: u64,
     /// Thousandths of a ps per non-memory instruction (base CPI at the socket's clock).
     pub cpi_milli_ps: u64,
@@ -94,6 +100,10 @@ impl Core {
             instructions: 0,
             instr_at_phase_start: 0,
             llc_misses: 0,
+            accesses: 0,
+            flops: 0,
+            miss_loads: 0,
+            miss_load_ps: 0,
             end_ps: 0,
             cpi_milli_ps: (base_cpi / freq_ghz * 1e6).round() as u64,
             limits,

@@ -151,6 +151,11 @@ pub struct TimingSim {
     node_socket: Vec<Option<usize>>,
     /// ps per core cycle, per socket.
     cycle_ps: Vec<f64>,
+    /// Multi-process runs: the process of every core's thread (empty: one process). A TLB
+    /// shootdown interrupts only the cores running the moved page's process.
+    core_process: Vec<u32>,
+    /// Multi-process runs: page-number shift that leaves the process number.
+    process_shift: u32,
     observer: Option<Box<Observer>>,
     observing: bool,
     counts: PhaseCounts,
@@ -245,6 +250,8 @@ impl TimingSim {
             pending_moves: Vec::new(),
             node_socket: m.memory_nodes.iter().map(|n| n.attached_socket).collect(),
             cycle_ps: m.sockets.iter().map(|s| 1000.0 / s.freq_ghz).collect(),
+            core_process: Vec::new(),
+            process_shift: 64,
             observer: None,
             observing: false,
             counts: PhaseCounts::new(sockets, nodes),
@@ -279,6 +286,40 @@ impl TimingSim {
     pub fn core_socket(&self, c: usize) -> usize {
         self.cores[c].socket
     }
+    /// Multi-process runs: the threads of every process, so that a page's TLB shootdown
+    /// interrupts only the cores of its own process (Linux sends the IPIs to the CPUs in the
+    /// page's address-space mask).
+    pub fn set_processes(&mut self, threads: &[std::ops::Range<usize>]) {
+        if threads.len() < 2 {
+            return;
+        }
+        self.core_process = vec![0; self.cores.len()];
+        for (p, r) in threads.iter().enumerate() {
+            for c in r.clone() {
+                if let Some(x) = self.core_process.get_mut(c) {
+                    *x = p as u32;
+                }
+            }
+        }
+        let page_shift = self.memory.table.page_shift().min(numasim_trace::PROCESS_SHIFT);
+        self.process_shift = numasim_trace::PROCESS_SHIFT - page_shift;
+    }
+
+    /// Run totals of every core's thread (per-process results).
+    pub fn thread_totals(&self) -> Vec<crate::stats::ThreadTotals> {
+        self.cores
+            .iter()
+            .map(|k| crate::stats::ThreadTotals {
+                accesses: k.accesses,
+                flops: k.flops,
+                llc_misses: k.llc_misses,
+                finish_ps: k.end_ps.max(k.t),
+                miss_loads: k.miss_loads,
+                miss_load_ps: k.miss_load_ps,
+            })
+            .collect()
+    }
+
     /// (instructions, LLC misses, finish time ps) of a core.
     pub fn core_stats(&self, c: usize) -> (u64, u64, u64) {
         let k = &self.cores[c];
@@ -495,6 +536,8 @@ impl TimingSim {
             }
             k.issue(a.instr);
             k.pos += 1;
+            k.accesses += 1;
+            k.flops += u64::from(a.flops);
             // The simulated L2 and LLC tag arrays far exceed the host's caches: ask for the
             // sets a later access of this core will probe (the LLC's only when it is modelled).
             if let Some(next) = k.buf.get(k.pos + PREFETCH_DISTANCE) {
@@ -702,6 +745,9 @@ impl TimingSim {
             cs.count += 1;
             cs.unloaded_ps += lat.unloaded_ps;
             cs.wait_ps += lat.wait_ps;
+            let k = &mut self.cores[c];
+            k.miss_loads += 1;
+            k.miss_load_ps += lat.unloaded_ps + lat.wait_ps;
             if self.observing {
                 let p = page as usize;
                 if self.page_mem_ps.len() <= p {
@@ -890,7 +936,22 @@ impl TimingSim {
         timing.copy_span_ps = last - t0;
         let n = moves.len() as u64;
         let software = cost.shootdown.is_software();
+        // Moves per process: a core takes the IPIs of its own process's pages only.
+        let mut per_process = Vec::new();
+        if !self.core_process.is_empty() {
+            per_process = vec![0u64; self.core_process.iter().max().map_or(1, |&p| p as usize + 1)];
+            for &(page, ..) in moves.iter() {
+                let p = (self.memory.table.vpage(page) >> self.process_shift) as usize;
+                if let Some(x) = per_process.get_mut(p) {
+                    *x += 1;
+                }
+            }
+        }
         for (i, k) in self.cores.iter_mut().enumerate() {
+            let interrupted = match self.core_process.get(i) {
+                Some(&p) => per_process[p as usize],
+                None => n,
+            };
             let cycles = if dedicated {
                 0
             } else if i == 0 && !move_pages {
@@ -899,7 +960,7 @@ impl TimingSim {
                 // The calling thread is busy in the kernel for the whole copy.
                 scan_cycles
             } else if software {
-                n * cost.shootdown_handler_cycles
+                interrupted * cost.shootdown_handler_cycles
             } else {
                 0
             };

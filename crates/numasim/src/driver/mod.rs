@@ -132,8 +132,13 @@ impl Engine for TimingSim {
     type Report = TimingReport;
 
     fn run_phase(&mut self, src: &mut dyn AccessSource) -> Result<Option<(PhaseCounts, Self::Phase)>, SimError> {
-        let phase_instructions = self.phase_instructions();
-        TimingSim::run_phase(self, src, phase_instructions)
+        match self.phase_ps() {
+            Some(phase_ps) => TimingSim::run_phase_timed(self, src, phase_ps),
+            None => {
+                let phase_instructions = self.phase_instructions();
+                TimingSim::run_phase(self, src, phase_instructions)
+            }
+        }
     }
     fn phase_index(&self) -> u64 {
         TimingSim::phase_index(self)
@@ -150,7 +155,12 @@ impl Engine for TimingSim {
         machine: &Machine,
         phase: &Self::Phase,
     ) -> Option<PhaseTiming> {
-        Some(report.tracker.phase(self, machine, phase))
+        let mut timing = report.tracker.phase(self, machine, phase);
+        if self.phase_ps().is_some() {
+            // Timed phases: where each phase lies on the simulated clock.
+            timing.span_ns = Some([phase.start_ps as f64 / 1000.0, phase.end_ps as f64 / 1000.0]);
+        }
+        Some(timing)
     }
     fn after_boundary(
         &mut self,

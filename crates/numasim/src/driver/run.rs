@@ -38,6 +38,8 @@ pub struct Run {
     /// `[migration]` validated, every default filled in.
     pub migration: crate::migrate::Resolved,
     pub phase_instructions: u64,
+    /// Timing mode: phases in simulated time instead (see [`crate::timing::TimingSim::run_phase_timed`]).
+    pub phase_ns: Option<u64>,
     pub max_phases: Option<u64>,
     pub page_bytes: u64,
     pub llc_enabled: bool,
@@ -59,6 +61,7 @@ pub struct RunParts {
     pub timing: TimingConfig,
     pub migration: crate::migrate::Resolved,
     pub phase_instructions: u64,
+    pub phase_ns: Option<u64>,
     pub max_phases: Option<u64>,
     pub page_bytes: u64,
     pub llc_enabled: bool,
@@ -82,6 +85,7 @@ impl Run {
             timing: parts.timing,
             migration: parts.migration,
             phase_instructions: parts.phase_instructions,
+            phase_ns: parts.phase_ns,
             max_phases: parts.max_phases,
             page_bytes: parts.page_bytes,
             llc_enabled: parts.llc_enabled,
@@ -120,12 +124,14 @@ impl Run {
 
     /// A timing engine over this run's settings (errors located at the experiment's `mode`).
     pub fn timing_sim(&self) -> Result<crate::timing::TimingSim, ConfigError> {
-        crate::timing::TimingSim::new(
+        let mut sim = crate::timing::TimingSim::new(
             &self.timing,
             &self.machine,
             self.thread_sockets.clone(),
             self.placement.clone(),
         )
-        .map_err(|m| self.origin.error("mode", m))
+        .map_err(|m| self.origin.error("mode", m))?;
+        sim.set_phase_ns(self.phase_ns);
+        Ok(sim)
     }
 }

@@ -85,9 +85,14 @@ fn a_policy_acts_once_per_phase_ns_of_simulated_time() {
         .collect();
     assert!(r.phases.len() >= 5, "{} phases over {sim_ns} ns", r.phases.len());
     assert!(r.migration.total_moves > 0, "the policy moved pages");
-    // One boundary (one record, one migration step) per multiple of phase_ns the run reaches.
+    // One record per multiple of phase_ns the run reaches, and one migration step per multiple
+    // it passes: the last phase, which the run finishes before its boundary, has none.
     assert_eq!(r.phases.len() as f64, (sim_ns / phase_ns).ceil(), "{sim_ns} ns");
     assert!(r.phases.iter().all(|p| p.phases_spanned == 1));
+    let steps = r.phases.iter().filter(|p| p.migration.home_match.is_some()).count();
+    assert_eq!(steps as f64, (sim_ns / phase_ns).floor(), "{sim_ns} ns");
+    let last = &r.phases.last().unwrap().migration;
+    assert!(last.home_match.is_none() && last.moves == 0 && last.costs.scan_entries == 0);
     // The records tile the clock: each starts where the previous ended, at or just past its
     // multiple of phase_ns (the barrier waits for accesses in flight and the moves' stalls).
     for (k, s) in spans.iter().enumerate() {

@@ -91,6 +91,12 @@ pub trait Engine: PageHost {
     fn run_report(&self, _report: Self::Report, _machine: &Machine) -> Option<TimingResults> {
         None
     }
+    /// Whether the phase just run ended at a migration boundary: always with instruction
+    /// phases; with phases in simulated time not when the run finished before the phase's
+    /// boundary (no migration step then, see [`crate::migrate::Migrator::boundary_if`]).
+    fn boundary_reached(&self) -> bool {
+        true
+    }
     /// Sampled timing only: which instructions of the phase were timed.
     fn window(&self, _phase: &Self::Phase) -> Option<TimedWindow> {
         None
@@ -142,6 +148,9 @@ impl Engine for TimingSim {
     }
     fn phase_index(&self) -> u64 {
         TimingSim::phase_index(self)
+    }
+    fn boundary_reached(&self) -> bool {
+        TimingSim::boundary_reached(self)
     }
     fn set_observer(&mut self, observer: Observer) {
         TimingSim::set_observer(self, observer)
@@ -294,7 +303,8 @@ pub fn drive<E: Engine>(
                 o.set_lookahead(next);
             }
         }
-        let migration = migrator.boundary(sim, &summary, phases.len() as u64 + 1);
+        let acting = sim.boundary_reached();
+        let migration = migrator.boundary_if(sim, &summary, phases.len() as u64 + 1, acting);
         sim.after_boundary(&mut report, &migrator, &migration, &mut timing, extra);
         phases.push(PhaseRecord {
             index: phases.len() as u64,

@@ -160,6 +160,8 @@ pub struct TimingSim {
     phase_instructions: u64,
     /// Phases in simulated time (`phase_ns`, ps): `None` runs phases of `phase_instructions`.
     phase_ps: Option<u64>,
+    /// The last phase ended at its boundary (false: a timed phase the run finished before it).
+    boundary_reached: bool,
     /// The running phase's time boundary: a core stops before an access that would issue at
     /// or after it (`u64::MAX`, never, outside [`Self::run_phase_timed`]).
     boundary_ps: u64,
@@ -260,6 +262,7 @@ impl TimingSim {
             phase: 0,
             phase_instructions: cfg.phase_instructions,
             phase_ps: None,
+            boundary_reached: true,
             boundary_ps: u64::MAX,
             lookahead_ps: ps(spec.lookahead_ns),
             spec,
@@ -281,6 +284,12 @@ impl TimingSim {
     /// [`Self::run_phase_timed`]); `None` goes back to phases of `phase_instructions`.
     pub fn set_phase_ns(&mut self, phase_ns: Option<u64>) {
         self.phase_ps = phase_ns.map(|n| n.saturating_mul(1000).max(1));
+    }
+
+    /// Whether the last phase ended at its boundary: false only for a timed phase in which every
+    /// thread finished (the run ended first; its timer never fired).
+    pub fn boundary_reached(&self) -> bool {
+        self.boundary_reached
     }
 
     /// Phase length in simulated time (ps), when phases are timed.
@@ -381,6 +390,8 @@ impl TimingSim {
         self.boundary_ps = boundary;
         let r = self.run_to(src, u64::MAX);
         self.boundary_ps = u64::MAX;
+        // Every thread finished inside the phase: the run ends before its boundary.
+        self.boundary_reached = self.cores.iter().any(|k| !k.finished);
         self.phase = next_phase;
         Ok(Some(r?))
     }

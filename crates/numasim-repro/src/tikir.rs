@@ -6,9 +6,10 @@
 //! profile-driven static placement against dynamic migration (§5.2.3), and the sensitivity to
 //! the migration interval (§5.2).
 //!
-//! All runs are functional on `sunfire6800`, 24 threads (one per CPU), serial initialisation
-//! (NPB's, which puts the pages on board 0 under first touch), policy `tikir` (each page to its
-//! most frequent accessor every interval, frozen for 3 intervals). Profile sources are sampled
+//! All runs but the execution-time ones (below) are functional on `sunfire6800`, 24 threads
+//! (one per CPU), serial initialisation (NPB's, which puts the pages on board 0 under first
+//! touch), policy `tikir` (each page to its most frequent accessor every interval, frozen for
+//! 3 intervals). Profile sources are sampled
 //! as the paper's Table 5 samples them: interconnect transactions every 512th (Table 2's real
 //! runs: every 1024th), cache misses and TLB misses every 512th miss event of each board, TLB
 //! and ATC content every 16K translations.

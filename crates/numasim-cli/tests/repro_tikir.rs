@@ -28,6 +28,34 @@ fn repro_tikir_quick_writes_its_outputs() {
 }
 
 #[test]
+fn execution_time_runs_use_the_papers_number_of_intervals_in_simulated_time() {
+    let (tmp, _) = quick_study();
+    let dir = tmp.path().join("tq");
+    let config = std::fs::read_to_string(dir.join("configs/mg-timing-tikir-5s.toml")).unwrap();
+    let line = config.lines().find(|l| l.starts_with("phase_ns = ")).unwrap();
+    let phase_ns: f64 = line["phase_ns = ".len()..].parse().unwrap();
+    let read = |id: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.join("runs").join(id).join("results.json")).unwrap()).unwrap()
+    };
+    let (none, tikir) = (read("mg-timing-none"), read("mg-timing-tikir-5s"));
+    let t0 = none["timing"]["sim_time_ns"].as_f64().unwrap();
+    // 5 s of the paper's 31 s MG run, scaled to this run's length.
+    assert!((phase_ns - t0 * 5.0 / 31.0).abs() <= 1.0, "{phase_ns} against {t0}");
+    assert_eq!(none["phases"].as_array().unwrap().len(), 1);
+    // One migration step per interval the run reaches: ceil(31 / 5) = 7 when migration leaves
+    // the run within 1/6 of its length.
+    let t1 = tikir["timing"]["sim_time_ns"].as_f64().unwrap();
+    let phases = tikir["phases"].as_array().unwrap().len();
+    assert_eq!(phases as f64, (t1 / phase_ns).ceil(), "{t1} ns in phases of {phase_ns}");
+    assert!((6..=8).contains(&phases), "{phases}");
+    value(&format!(
+        "mg execution-time improvement, migration every 5 s scaled ({:.0} µs = 5 s × {:.2} ms / 31 s)",
+        phase_ns / 1000.0,
+        t0 / 1e6
+    ));
+}
+
+#[test]
 fn every_profile_source_lowers_the_non_local_share() {
     for app in ["mg", "cg", "ft"] {
         let original = value(&format!("{app} non-local, original"));

@@ -6,9 +6,10 @@
 //! profile-driven static placement against dynamic migration (§5.2.3), and the sensitivity to
 //! the migration interval (§5.2).
 //!
-//! All runs are functional on `sunfire6800`, 24 threads (one per CPU), serial initialisation
-//! (NPB's, which puts the pages on board 0 under first touch), policy `tikir` (each page to its
-//! most frequent accessor every interval, frozen for 3 intervals). Profile sources are sampled
+//! All runs but the execution-time ones (below) are functional on `sunfire6800`, 24 threads
+//! (one per CPU), serial initialisation (NPB's, which puts the pages on board 0 under first
+//! touch), policy `tikir` (each page to its most frequent accessor every interval, frozen for
+//! 3 intervals). Profile sources are sampled
 //! as the paper's Table 5 samples them: interconnect transactions every 512th (Table 2's real
 //! runs: every 1024th), cache misses and TLB misses every 512th miss event of each board, TLB
 //! and ATC content every 16K translations.
@@ -23,8 +24,17 @@
 //! than the board caches in the full study), MG, EP, BT, SP and LU with it off (their arrays
 //! would fit the board caches at our sizes, the paper's do not fit the E-caches).
 //!
-//! Not reproduced: Table 4 / Fig. 3 and Table 7 (execution time), and migration intervals in
-//! simulated time (phases are instruction windows); see docs/REPRODUCTION.md.
+//! **Execution time (Table 4 / Fig. 3) in timing mode**, the one part with a clock: MG, CG, FT
+//! and SP (MG only at `--quick`) at small sizes, 12 threads two per board (scatter) as the
+//! paper's real runs, with and without `tikir` (interconnect, every 1024th transaction). The
+//! migration interval is in simulated time (`phase_ns`): the paper's 5 s scaled to the run, so
+//! each run gets the paper's number of intervals, `phase_ns = 5 s × T / T_paper` (T: the run's
+//! simulated time without migration, T_paper: the paper's original execution time of that
+//! code, Table 4). MG's interval sensitivity is repeated the same way at 1 s and 50 s (full
+//! study). The runs without migration are one phase (no barrier).
+//!
+//! Not reproduced: Table 7 (execution time per profile source on the real machine), and
+//! execution time at the paper's class sizes; see docs/REPRODUCTION.md.
 
 use crate::{cmp, number, Comparison, Expect, ReproError, Study, StudyContext};
 use numasim::profile::ProfilerKind;
@@ -274,6 +284,141 @@ fn table1(ctx: &mut StudyContext, cg: &App) -> Result<Vec<Comparison>, ReproErro
     Ok(out)
 }
 
+/// An application of the execution-time runs: its paper figures (Table 4's original execution
+/// time, s, and Fig. 3's improvement with migration, %) and its small size.
+struct TimedApp {
+    name: &'static str,
+    paper_original_s: f64,
+    paper_improvement_pct: f64,
+    workload: &'static str,
+    llc: bool,
+}
+
+fn timed_apps(quick: bool) -> Vec<TimedApp> {
+    let mg = TimedApp {
+        name: "mg",
+        paper_original_s: 31.0,
+        paper_improvement_pct: 15.9,
+        workload: "kind = \"mg\"\ngrid_log2 = 5\niterations = 4\n",
+        llc: false,
+    };
+    if quick {
+        return vec![mg];
+    }
+    vec![
+        TimedApp {
+            workload: "kind = \"mg\"\ngrid_log2 = 6\niterations = 4\n",
+            ..mg
+        },
+        TimedApp {
+            name: "cg",
+            paper_original_s: 625.0,
+            paper_improvement_pct: 14.5,
+            workload: "kind = \"cg\"\nrows = 14000\nnonzeros_per_row = 11\niterations = 6\n",
+            llc: false,
+        },
+        TimedApp {
+            name: "ft",
+            paper_original_s: 113.0,
+            paper_improvement_pct: -4.2,
+            workload: "kind = \"ft\"\nnx = 64\nny = 64\nnz = 32\niterations = 3\n",
+            llc: true,
+        },
+        TimedApp {
+            name: "sp",
+            paper_original_s: 3901.0,
+            paper_improvement_pct: 14.2,
+            workload: "kind = \"sp\"\nclass = \"S\"\n",
+            llc: false,
+        },
+    ]
+}
+
+/// The paper's migration interval, s.
+const PAPER_INTERVAL_S: f64 = 5.0;
+/// `phase_ns` of a run without migration: longer than any run here, so one phase.
+const ONE_PHASE_NS: u64 = 1_000_000_000_000_000;
+
+fn timed_experiment(a: &TimedApp, phase_ns: u64, migration: &str) -> String {
+    format!(
+        "# numasim repro tikir (execution time): see docs/REPRODUCTION.md (Tikir)\nmachine = \"sunfire6800\"\n\
+         seed = 1\nmode = \"timing\"\nphase_ns = {phase_ns}\n\n[workload]\nthreads = 12\ninit = \"serial\"\n{}\n\
+         [mapping]\npolicy = \"scatter\"\n\n[placement]\npolicy = \"first-touch\"\n\n[llc]\nenabled = {}\n\n[migration]\n{migration}",
+        a.workload, a.llc
+    )
+}
+
+/// Table 4 / Fig. 3: execution time with migration every 5 s of (scaled) simulated time
+/// against none; on MG also every 1 s and 50 s (full study).
+fn table4(ctx: &mut StudyContext, quick: bool) -> Result<Vec<Comparison>, ReproError> {
+    const TIKIR: &str = "policy = \"tikir\"\nprofiler = \"interconnect\"\nsample_interval = 1024\n";
+    let mut out = Vec::new();
+    for a in timed_apps(quick) {
+        let none = ctx.run_experiment(
+            &format!("{}-timing-none", a.name),
+            &timed_experiment(&a, ONE_PHASE_NS, "policy = \"none\"\n"),
+        )?;
+        let t0 = number(&none, &["timing", "sim_time_ns"]).unwrap_or(0.0);
+        let n0 = non_local(&none);
+        let intervals: &[f64] = if a.name == "mg" && !quick {
+            &[1.0, PAPER_INTERVAL_S, 50.0]
+        } else {
+            &[PAPER_INTERVAL_S]
+        };
+        for &paper_s in intervals {
+            let phase_ns = ((t0 * paper_s / a.paper_original_s).round() as u64).max(1);
+            let r = ctx.run_experiment(
+                &format!("{}-timing-tikir-{paper_s}s", a.name),
+                &timed_experiment(&a, phase_ns, TIKIR),
+            )?;
+            let t1 = number(&r, &["timing", "sim_time_ns"]).unwrap_or(0.0);
+            let gain = if t0 > 0.0 { 100.0 * (t0 - t1) / t0 } else { 0.0 };
+            let label = format!(
+                "migration every {paper_s} s scaled ({:.0} µs = {paper_s} s × {:.2} ms / {} s)",
+                phase_ns as f64 / 1000.0,
+                t0 / 1e6,
+                a.paper_original_s
+            );
+            if paper_s == PAPER_INTERVAL_S {
+                out.push(cmp(
+                    "Table 4 / Fig. 3",
+                    format!("{} execution-time improvement, {label}", a.name),
+                    "%",
+                    Some(a.paper_improvement_pct),
+                    gain,
+                    Expect::None,
+                ));
+                out.push(cmp(
+                    "Table 4",
+                    format!("{} pages migrated (timing)", a.name),
+                    "pages",
+                    None,
+                    number(&r, &["migration", "total_moves"]).unwrap_or(0.0),
+                    Expect::None,
+                ));
+                out.push(cmp(
+                    "Table 2 (timing)",
+                    format!("{} non-local, none → migration every 5 s scaled", a.name),
+                    "points",
+                    None,
+                    non_local(&r) - n0,
+                    Expect::None,
+                ));
+            } else {
+                out.push(cmp(
+                    "§5.2 sensitivity (time)",
+                    format!("{} execution-time improvement, {label}", a.name),
+                    "%",
+                    None,
+                    gain,
+                    Expect::None,
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
 impl Study for Tikir {
     fn name(&self) -> &'static str {
         "tikir"
@@ -284,7 +429,7 @@ impl Study for Tikir {
     }
 
     fn summary(&self) -> &'static str {
-        "Table 1/Fig. 2 (D, pages covered; interval and max-rate), Tables 2, 3, 6, static vs dynamic, interval sensitivity on NAS codes"
+        "Table 1/Fig. 2 (D, pages covered; interval and max-rate), Tables 2, 3, 4 (timing, intervals in simulated time), 6, static vs dynamic, interval sensitivity on NAS codes"
     }
 
     fn run(&self, ctx: &mut StudyContext) -> Result<Vec<Comparison>, ReproError> {
@@ -444,6 +589,8 @@ impl Study for Tikir {
             static_gap.iter().sum::<f64>() / static_gap.len().max(1) as f64,
             Expect::None,
         ));
+
+        out.extend(table4(ctx, quick)?);
 
         // §5.2 migration-interval sensitivity on MG (the paper: only MG is sensitive): the
         // interval as a multiple of the study's, 0.2x to 10x (the paper's 1 s to 50 s around 5 s).

@@ -97,6 +97,12 @@ pub trait Engine: PageHost {
     fn timed_totals(&self) -> bool {
         false
     }
+    /// Whether the phase just run ended at a migration boundary: always with instruction
+    /// phases; with phases in simulated time not when the run finished before the phase's
+    /// boundary (no migration step then, see [`crate::migrate::Migrator::boundary_if`]).
+    fn boundary_reached(&self) -> bool {
+        true
+    }
     /// Sampled timing only: which instructions of the phase were timed.
     fn window(&self, _phase: &Self::Phase) -> Option<TimedWindow> {
         None
@@ -141,11 +147,19 @@ impl Engine for TimingSim {
     type Report = TimingReport;
 
     fn run_phase(&mut self, src: &mut dyn AccessSource) -> Result<Option<(PhaseCounts, Self::Phase)>, SimError> {
-        let phase_instructions = self.phase_instructions();
-        TimingSim::run_phase(self, src, phase_instructions)
+        match self.phase_ps() {
+            Some(phase_ps) => TimingSim::run_phase_timed(self, src, phase_ps),
+            None => {
+                let phase_instructions = self.phase_instructions();
+                TimingSim::run_phase(self, src, phase_instructions)
+            }
+        }
     }
     fn phase_index(&self) -> u64 {
         TimingSim::phase_index(self)
+    }
+    fn boundary_reached(&self) -> bool {
+        TimingSim::boundary_reached(self)
     }
     fn set_observer(&mut self, observer: Observer) {
         TimingSim::set_observer(self, observer)
@@ -165,7 +179,12 @@ impl Engine for TimingSim {
         machine: &Machine,
         phase: &Self::Phase,
     ) -> Option<PhaseTiming> {
-        Some(report.tracker.phase(self, machine, phase))
+        let mut timing = report.tracker.phase(self, machine, phase);
+        if self.phase_ps().is_some() {
+            // Timed phases: where each phase lies on the simulated clock.
+            timing.span_ns = Some([phase.start_ps as f64 / 1000.0, phase.end_ps as f64 / 1000.0]);
+        }
+        Some(timing)
     }
     fn after_boundary(
         &mut self,
@@ -305,7 +324,8 @@ pub fn drive<E: Engine>(
                 o.set_lookahead(next);
             }
         }
-        let migration = migrator.boundary(sim, &summary, phases.len() as u64 + 1);
+        let acting = sim.boundary_reached();
+        let migration = migrator.boundary_if(sim, &summary, phases.len() as u64 + 1, acting);
         sim.after_boundary(&mut report, &migrator, &migration, &mut timing, extra);
         phases.push(PhaseRecord {
             index: phases.len() as u64,

@@ -46,6 +46,8 @@ pub struct Run {
     /// `[migration]` validated, every default filled in.
     pub migration: crate::migrate::Resolved,
     pub phase_instructions: u64,
+    /// Timing mode: phases in simulated time instead (see [`crate::timing::TimingSim::run_phase_timed`]).
+    pub phase_ns: Option<u64>,
     pub max_phases: Option<u64>,
     pub page_bytes: u64,
     pub llc_enabled: bool,
@@ -69,6 +71,7 @@ pub struct RunParts {
     pub timing: TimingConfig,
     pub migration: crate::migrate::Resolved,
     pub phase_instructions: u64,
+    pub phase_ns: Option<u64>,
     pub max_phases: Option<u64>,
     pub page_bytes: u64,
     pub llc_enabled: bool,
@@ -94,6 +97,7 @@ impl Run {
             timing: parts.timing,
             migration: parts.migration,
             phase_instructions: parts.phase_instructions,
+            phase_ns: parts.phase_ns,
             max_phases: parts.max_phases,
             page_bytes: parts.page_bytes,
             llc_enabled: parts.llc_enabled,
@@ -142,6 +146,7 @@ impl Run {
         .map_err(|m| self.origin.error("mode", m))?;
         let ranges: Vec<_> = self.processes.iter().map(|p| p.threads.clone()).collect();
         sim.set_processes(&ranges);
+        sim.set_phase_ns(self.phase_ns);
         Ok(sim)
     }
 }

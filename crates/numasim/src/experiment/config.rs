@@ -28,6 +28,10 @@ pub struct ExperimentSpec {
     /// Phase length in instructions per thread; migration acts at phase boundaries.
     #[serde(default = "default_phase_instructions")]
     pub phase_instructions: u64,
+    /// Timing mode only: phases in simulated time, ns, instead of `phase_instructions` (which
+    /// must then be left out); see [`check_phase_ns`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase_ns: Option<u64>,
     /// Stop after this many phases (the rest of the workload is not simulated).
     #[serde(default)]
     pub max_phases: Option<u64>,
@@ -304,6 +308,7 @@ impl Experiment {
             }
         }
         check_workload_or_processes(&spec, &source)?;
+        check_phase_ns(&spec, &migration, &source)?;
         let name = spec.name.clone().unwrap_or_else(|| default_name.to_string());
         if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
             return Err(source.error("name", "must be a plain name (no slashes, not starting with '.')"));
@@ -329,7 +334,14 @@ impl Experiment {
         for p in &mut spec.process {
             fill_workload_defaults(&mut p.workload);
         }
-        toml::to_string_pretty(&spec).unwrap_or_else(|e| format!("# could not serialise: {e}\n"))
+        let text = toml::to_string_pretty(&spec).unwrap_or_else(|e| format!("# could not serialise: {e}\n"));
+        if spec.phase_ns.is_some() {
+            // Timed phases: the unused phase_instructions default is left out, so the resolved
+            // file loads again (the two keys exclude each other).
+            let unused = format!("phase_instructions = {}\n", spec.phase_instructions);
+            return text.replacen(&unused, "", 1);
+        }
+        text
     }
 
     /// The experiment's workloads with the key each is configured at: `workload`, or
@@ -386,4 +398,48 @@ fn fill_workload_defaults(workload: &mut toml::Table) {
             workload.insert(p.name.to_string(), v);
         }
     }
+}
+
+/// `phase_ns` (phases in simulated time): timing mode only, at least 1 ns, and not with an
+/// explicit `phase_instructions`, sampled timing (its windows are instruction counts within a
+/// phase), or the first passes that replay phases on the functional engine (`perfect-next`'s
+/// look-ahead; a static placement's first pass limited by `max_phases`), which has no clock to
+/// end a phase on.
+fn check_phase_ns(
+    spec: &ExperimentSpec,
+    migration: &crate::migrate::Resolved,
+    source: &Source,
+) -> Result<(), ConfigError> {
+    use crate::migrate::PolicyKind;
+    let Some(phase_ns) = spec.phase_ns else {
+        return Ok(());
+    };
+    let refuse = |message: &str| Err(source.error("phase_ns", message));
+    if phase_ns == 0 {
+        return refuse("must be at least 1");
+    }
+    if spec.mode != Mode::Timing {
+        return refuse(
+            "phases in simulated time need `mode = \"timing\"` (functional mode has no clock; use phase_instructions)",
+        );
+    }
+    let explicit_instructions = source
+        .text
+        .parse::<toml::Table>()
+        .is_ok_and(|t| t.contains_key("phase_instructions"));
+    if explicit_instructions {
+        return refuse("give either phase_ns or phase_instructions, not both");
+    }
+    if spec.timing.sample_instructions.is_some() {
+        return refuse(
+            "sampled timing (`timing.sample_instructions`) runs phases of instructions; leave out one of them",
+        );
+    }
+    if migration.profiler == crate::profile::ProfilerKind::PerfectNext {
+        return refuse("profiler `perfect-next` learns its phases on the functional engine, which cannot end a phase in simulated time");
+    }
+    if spec.max_phases.is_some() && matches!(migration.policy, PolicyKind::OracleStatic | PolicyKind::ProfileStatic) {
+        return refuse("a static placement's first pass (functional) cannot stop at the same phase as a timed run; leave out max_phases");
+    }
+    Ok(())
 }

@@ -60,6 +60,7 @@ impl Experiment {
             placement,
             migration: self.migration.clone(),
             phase_instructions: spec.phase_instructions,
+            phase_ns: spec.phase_ns,
             max_phases: spec.max_phases,
             page_bytes: spec.placement.page_bytes,
             llc_enabled: spec.llc.enabled,

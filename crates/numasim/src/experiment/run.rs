@@ -79,6 +79,14 @@ pub fn phases_csv(r: &RunResults) -> std::io::Result<Vec<u8>> {
     header.extend(r.machine.memory_nodes.iter().map(|n| format!("accesses_{n}")));
     header.extend(r.machine.memory_nodes.iter().map(|n| format!("pages_{n}")));
     let timed = r.timing.is_some();
+    // Phases in simulated time (`phase_ns`): where each lies on the clock.
+    let spans = r
+        .phases
+        .iter()
+        .any(|p| p.timing.as_ref().is_some_and(|t| t.span_ns.is_some()));
+    if spans {
+        header.extend(["start_ns", "end_ns"].map(String::from));
+    }
     if timed {
         header.extend(
             [
@@ -132,6 +140,10 @@ pub fn phases_csv(r: &RunResults) -> std::io::Result<Vec<u8>> {
                 .iter()
                 .map(|n| p.pages_per_node.get(n).copied().unwrap_or(0).to_string()),
         );
+        if spans {
+            let span = p.timing.as_ref().and_then(|t| t.span_ns).unwrap_or_default();
+            row.extend(span.map(|x| format!("{x:.3}")));
+        }
         if timed {
             let t = p.timing.as_ref();
             row.push(format!("{:.3}", t.map_or(0.0, |t| t.sim_time_ns)));

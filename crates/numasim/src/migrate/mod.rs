@@ -315,9 +315,23 @@ impl Migrator {
 
     /// Runs the boundary after phase number `phase` (1-based); `summary` is that phase's.
     pub fn boundary(&mut self, sim: &mut dyn PageHost, summary: &PhaseSummary, phase: u64) -> PhaseMigration {
+        self.boundary_if(sim, summary, phase, true)
+    }
+
+    /// [`Self::boundary`], with `acting` false for a phase that ended without a migration step
+    /// (a timed run finishing before its next multiple of `phase_ns`: the timer never fired):
+    /// the phase is recorded, the profiler's counters end, and the policy neither decides nor
+    /// scans.
+    pub fn boundary_if(
+        &mut self,
+        sim: &mut dyn PageHost,
+        summary: &PhaseSummary,
+        phase: u64,
+        acting: bool,
+    ) -> PhaseMigration {
         let pages = sim.table().pages();
         let s = self.mach.sockets;
-        let active = self.resolved.policy.role() == Role::AtBoundaries;
+        let active = acting && self.resolved.policy.role() == Role::AtBoundaries;
         let perfect = PageProfile {
             sockets: s,
             counts: sim.page_stats().phase_counts[..pages * s].to_vec(),
@@ -365,7 +379,7 @@ impl Migrator {
         let mut costs = mechanism::move_costs(&self.mach, &self.cost, &moves);
         costs.stalled_accesses = obs_counts.stalled_accesses;
         costs.tracker_update_accesses = 2 * obs_counts.tracker_updates;
-        costs.scan_entries = scanned + hint_scanned;
+        costs.scan_entries = if acting { scanned + hint_scanned } else { 0 };
         costs.scan_cycles = costs.scan_entries * self.cost.scan_cycles_per_entry;
 
         let mut moves_to = BTreeMap::new();

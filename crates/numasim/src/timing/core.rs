@@ -146,6 +146,28 @@ impl Core {
         }
     }
 
+    /// A timed phase's boundary falls before the access at `instr` can issue (timing mode's
+    /// `phase_ns`): the clock and instruction count go back to `(t, last_instr)`, before that
+    /// access's [`Self::issue`], and the core runs the non-memory instructions up to the
+    /// boundary (rounded up to a whole instruction, so the clock lands at or just past it and
+    /// no fraction of an instruction's time is lost at the barrier); the rest run in the next
+    /// phase. The ROB entries `issue` retired complete before the barrier the next phase starts
+    /// from, so dropping them changes nothing.
+    #[inline(never)]
+    pub fn stop_at_boundary(&mut self, t: u64, last_instr: u64, instr: u64, boundary_ps: u64) {
+        let gap = instr.saturating_sub(last_instr);
+        let fit = if self.cpi_milli_ps == 0 {
+            gap
+        } else {
+            let room = u128::from(boundary_ps.saturating_sub(t)) * 1000;
+            u64::try_from(room.div_ceil(u128::from(self.cpi_milli_ps)))
+                .unwrap_or(u64::MAX)
+                .min(gap)
+        };
+        self.t = t.saturating_add(compute_ps(fit, self.cpi_milli_ps)).min(MAX_CLOCK_PS);
+        self.last_instr = last_instr + fit;
+    }
+
     /// Records a tracked access completing at `done` in the ROB (only if it can still hold up
     /// retirement).
     #[inline]

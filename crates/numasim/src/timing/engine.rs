@@ -163,6 +163,13 @@ pub struct TimingSim {
     phase: u64,
     /// Phase length the driver runs (per thread), from [`TimingConfig`].
     phase_instructions: u64,
+    /// Phases in simulated time (`phase_ns`, ps): `None` runs phases of `phase_instructions`.
+    phase_ps: Option<u64>,
+    /// The last phase ended at its boundary (false: a timed phase the run finished before it).
+    boundary_reached: bool,
+    /// The running phase's time boundary: a core stops before an access that would issue at
+    /// or after it (`u64::MAX`, never, outside [`Self::run_phase_timed`]).
+    boundary_ps: u64,
     lookahead_ps: u64,
 }
 
@@ -261,6 +268,9 @@ impl TimingSim {
             },
             phase: 0,
             phase_instructions: cfg.phase_instructions,
+            phase_ps: None,
+            boundary_reached: true,
+            boundary_ps: u64::MAX,
             lookahead_ps: ps(spec.lookahead_ns),
             spec,
         })
@@ -275,6 +285,23 @@ impl TimingSim {
     /// Phase length in instructions per thread, as configured.
     pub fn phase_instructions(&self) -> u64 {
         self.phase_instructions
+    }
+
+    /// Phases in simulated time: each ends at the next multiple of `phase_ns` (see
+    /// [`Self::run_phase_timed`]); `None` goes back to phases of `phase_instructions`.
+    pub fn set_phase_ns(&mut self, phase_ns: Option<u64>) {
+        self.phase_ps = phase_ns.map(|n| n.saturating_mul(1000).max(1));
+    }
+
+    /// Whether the last phase ended at its boundary: false only for a timed phase in which every
+    /// thread finished (the run ended first; its timer never fired).
+    pub fn boundary_reached(&self) -> bool {
+        self.boundary_reached
+    }
+
+    /// Phase length in simulated time (ps), when phases are timed.
+    pub fn phase_ps(&self) -> Option<u64> {
+        self.phase_ps
     }
 
     pub fn threads(&self) -> usize {
@@ -355,6 +382,61 @@ impl TimingSim {
         Ok(Some(r))
     }
 
+    /// Runs one phase in simulated time (`phase_ps` ps; timing mode's `phase_ns`), or `None`
+    /// once every thread is done.
+    ///
+    /// The phase ends at the first multiple of `phase_ps` after its start (the previous
+    /// barrier), for every thread alike: each core stops before its first access whose issue
+    /// time is at or past that boundary (the non-memory instructions before that access are
+    /// counted in this phase), so fast and slow threads stay in step in time, not in
+    /// instructions. Then the barrier, as in [`Self::run_phase`]. A finished thread does not
+    /// hold the phase; an idle one (a long instruction gap) reaches the boundary in its compute
+    /// time. Multiples of `phase_ps` passed during a barrier or migration stall belong to the
+    /// phase that follows it (its record spans them). If no thread can issue before the
+    /// boundary (the earliest possible issue, clock plus compute time, lies beyond it), the
+    /// phases up to the one holding that issue are merged into one empty phase ending where
+    /// that phase starts, as [`crate::sim::phase_window`] does for instruction gaps. Phase
+    /// indices ([`Self::phase_index`]) count multiples of `phase_ps`.
+    pub fn run_phase_timed(
+        &mut self,
+        src: &mut dyn AccessSource,
+        phase_ps: u64,
+    ) -> Result<Option<(PhaseCounts, TimingCounts)>, SimError> {
+        if src.threads() != self.cores.len() {
+            return Err(SimError::ThreadCount {
+                source_threads: src.threads(),
+                mapped: self.cores.len(),
+            });
+        }
+        for c in 0..self.cores.len() {
+            self.refill(c, src)?;
+        }
+        if self.cores.iter().all(|c| c.source_done) {
+            return Ok(None);
+        }
+        let start = self.book.horizon_ps;
+        // Lower bound of each core's next issue: the ROB can only delay it further.
+        let earliest = self
+            .cores
+            .iter()
+            .filter(|k| !k.source_done)
+            .map(|k| {
+                let gap = k.buf[k.pos].instr.saturating_sub(k.last_instr);
+                k.t.max(start)
+                    .saturating_add(super::core::compute_ps(gap, k.cpi_milli_ps))
+                    .min(MAX_CLOCK_PS)
+            })
+            .min();
+        let (next_phase, boundary) = time_window(self.phase, phase_ps, start, earliest);
+        self.boundary_ps = boundary;
+        let r = self.run_to(src, u64::MAX);
+        self.boundary_ps = u64::MAX;
+        // Every thread finished inside the phase: the run ends before its boundary.
+        self.boundary_reached = self.cores.iter().any(|k| !k.finished);
+        self.phase = next_phase;
+        Ok(Some(r?))
+    }
+
     /// Runs every core up to instruction `phase_end` (exclusive), then the barrier; returns
     /// the span's counts and timing counters. [`Self::run_phase`] is this over a phase window;
     /// sampled timing (`crate::driver`) runs its warm-up and timed window with it.
@@ -382,15 +464,21 @@ impl TimingSim {
             }
         }
         // Barrier: the next phase starts when everything issued in this one has completed.
-        let end = self
+        let mut end = self
             .cores
             .iter()
             .map(|k| k.t.max(k.last_done))
             .fold(self.book.latest_ps.max(start), u64::max);
+        let timed = self.boundary_ps != u64::MAX;
+        if timed && self.cores.iter().any(|k| !k.finished) {
+            // A timed phase lasts to its boundary even if every core stopped short of it
+            // (computing, or waiting on its ROB, across it).
+            end = end.max(self.boundary_ps);
+        }
         self.book.horizon_ps = end;
         let mut counts = std::mem::replace(&mut self.counts, PhaseCounts::new(self.sockets, self.nodes));
         for c in &mut self.cores {
-            let at_end = if c.source_done {
+            let at_end = if c.source_done || timed {
                 c.last_instr
             } else {
                 c.last_instr.max(phase_end.min(c.buf[c.pos].instr))
@@ -518,6 +606,7 @@ impl TimingSim {
         until: u64,
         src: &mut dyn AccessSource,
     ) -> Result<Yield, SimError> {
+        let boundary = self.boundary_ps;
         loop {
             self.refill(c, src)?;
             let k = &mut self.cores[c];
@@ -534,7 +623,13 @@ impl TimingSim {
             if k.t > until {
                 return Ok(Yield::Later);
             }
-            k.issue(a.instr);
+            // A timed phase ends before the first access issuing at its boundary (never with
+            // instruction phases: the clock stops at MAX_CLOCK_PS); the core computes up to it.
+            let (t_before, instr_before) = (k.t, k.last_instr);
+            if k.issue(a.instr) >= boundary {
+                k.stop_at_boundary(t_before, instr_before, a.instr, boundary);
+                return Ok(Yield::Barrier);
+            }
             k.pos += 1;
             k.accesses += 1;
             k.flops += u64::from(a.flops);
@@ -987,6 +1082,24 @@ impl TimingSim {
     }
 }
 
+/// The timed phase that starts at `start_ps` after `phase` multiples of `phase_ps`, given the
+/// earliest time any thread can issue (`None`: every thread is done). Returns `(multiples
+/// passed at its end, its boundary in ps)`: normally the first multiple after the start; when
+/// the earliest issue lies at or past that, one empty phase up to the multiple at or below the
+/// earliest issue (see [`TimingSim::run_phase_timed`]).
+pub fn time_window(phase: u64, phase_ps: u64, start_ps: u64, earliest_ps: Option<u64>) -> (u64, u64) {
+    let p = phase_ps.max(1);
+    let next = (start_ps / p).saturating_add(1).max(phase.saturating_add(1));
+    let end = next.saturating_mul(p);
+    match earliest_ps {
+        Some(e) if e >= end => {
+            let first_busy = e / p;
+            (first_busy, first_busy.saturating_mul(p))
+        }
+        _ => (next, end),
+    }
+}
+
 impl crate::migrate::PageHost for TimingSim {
     fn memory(&self) -> &Memory {
         &self.memory
@@ -1004,5 +1117,171 @@ impl crate::migrate::PageHost for TimingSim {
         if let Some(m) = self.memory.move_page(page, node) {
             self.pending_moves.push((page, m.from as u16, node as u16, m.old_frame));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mem::{Capacity, PlacementPolicy};
+    use numasim_trace::VecSource;
+
+    /// Threads alternate between the two sockets of `two-socket` (2.8 GHz); base CPI 2.8, so
+    /// one non-memory instruction takes exactly 1000 ps.
+    fn sim(threads: usize) -> TimingSim {
+        let m = Machine::load("two-socket").unwrap();
+        let nearest = (0..m.sockets.len())
+            .map(|s| m.nearest_memory_order(s).to_vec())
+            .collect();
+        let placement = Placement::new(
+            PlacementPolicy::FirstTouch,
+            vec![Capacity::Pages(1 << 20); m.memory_nodes.len()],
+            nearest,
+        );
+        let cfg = TimingConfig {
+            spec: TimingSpec {
+                base_cpi: 2.8,
+                ..TimingSpec::default()
+            },
+            phase_instructions: 1_000_000,
+            page_bytes: 4096,
+            llc: true,
+        };
+        let s = TimingSim::new(&cfg, &m, (0..threads).map(|t| t % 2).collect(), placement).unwrap();
+        assert_eq!(s.cores[0].cpi_milli_ps, 1_000_000);
+        s
+    }
+
+    /// Every phase of the run: (counts, timing counters, phase index after it).
+    fn phases(s: &mut TimingSim, src: &mut VecSource, phase_ps: u64) -> Vec<(PhaseCounts, TimingCounts, u64)> {
+        let mut out = Vec::new();
+        while let Some((c, t)) = s.run_phase_timed(src, phase_ps).unwrap() {
+            out.push((c, t, s.phase_index()));
+            assert!(out.len() < 10_000, "the run must end");
+        }
+        out
+    }
+
+    #[test]
+    fn time_window_is_the_next_multiple_or_a_merged_empty_stretch() {
+        // From 0: the first multiple.
+        assert_eq!(time_window(0, 100, 0, Some(0)), (1, 100));
+        // A barrier that ended at 105 (past the boundary 100): the next phase ends at 200.
+        assert_eq!(time_window(1, 100, 105, Some(105)), (2, 200));
+        // A migration stall that carried the clock past 300: multiples 2 and 3 are spanned.
+        assert_eq!(time_window(1, 100, 350, Some(350)), (4, 400));
+        // Nobody can issue before 1050: one empty phase up to 1000, then the busy one.
+        assert_eq!(time_window(0, 100, 0, Some(1050)), (10, 1000));
+        // Every thread done: still a boundary after the start.
+        assert_eq!(time_window(2, 100, 250, None), (3, 300));
+        // Phase lengths near the top of u64 saturate instead of wrapping.
+        assert_eq!(time_window(0, u64::MAX, 5, Some(5)), (1, u64::MAX));
+    }
+
+    #[test]
+    fn a_fixed_cost_stream_puts_the_closed_form_count_in_each_phase() {
+        // One thread re-reading one line every 10 instructions (10 ns apart once the first
+        // access, a miss, has retired): a phase of 10 µs holds exactly 1000 accesses and
+        // 10 000 instructions, and starts and ends within one instruction (1 ns) of its
+        // multiple of 10 µs.
+        let mut s = sim(1);
+        let phase_ps = 10_000_000;
+        let n = 5500u64;
+        let mut src = VecSource::new(vec![(0..n).map(|i| Access::read(i * 10 + 1, 0x1000, 8)).collect()]);
+        let out = phases(&mut s, &mut src, phase_ps);
+        let counts: Vec<u64> = out.iter().map(|p| p.0.accesses).collect();
+        assert_eq!(out.len(), 6, "{counts:?}");
+        assert_eq!(counts.iter().sum::<u64>(), n);
+        let last = counts.len() - 1;
+        assert!(
+            counts[0] < 1000 && counts[0] > 900,
+            "{counts:?}: the first miss delays phase 0"
+        );
+        assert!(counts[1..last].iter().all(|&c| c == 1000), "{counts:?}");
+        for (k, (c, t, index)) in out.iter().enumerate() {
+            let k = k as u64;
+            assert_eq!(*index, k + 1, "one multiple of phase_ns per phase");
+            assert!(
+                t.start_ps >= k * phase_ps && t.start_ps < k * phase_ps + 1000,
+                "phase {k}"
+            );
+            if k < last as u64 {
+                let b = (k + 1) * phase_ps;
+                assert!(t.end_ps >= b && t.end_ps < b + 1000, "phase {k}: {} vs {b}", t.end_ps);
+                if k > 0 {
+                    assert_eq!(c.instructions, 10_000, "phase {k}");
+                }
+            }
+        }
+        assert_eq!(out.iter().map(|p| p.0.instructions).sum::<u64>(), (n - 1) * 10 + 1);
+    }
+
+    #[test]
+    fn threads_of_unequal_speed_stay_in_step_in_time() {
+        // Thread 0 re-reads one line every 10 instructions (fast); thread 1 reads a new line
+        // every 2 (memory misses, bounded by its MSHRs: slow). Both stop at the same boundary, so thread 0 gets through many more
+        // instructions per phase; with instruction phases they would get the same.
+        let mut s = sim(2);
+        let n = 20_000u64;
+        let fast: Vec<Access> = (0..n).map(|i| Access::read(i * 10 + 1, 0x1000, 8)).collect();
+        let slow: Vec<Access> = (0..n).map(|i| Access::read(i * 2 + 1, (1 << 30) + i * 64, 8)).collect();
+        let mut src = VecSource::new(vec![fast, slow]);
+        let phase_ps = 5_000_000; // 5 µs
+        let mut before = [0u64; 2];
+        let mut ratios = Vec::new();
+        let mut k = 0u64;
+        while let Some((_, t)) = s.run_phase_timed(&mut src, phase_ps).unwrap() {
+            k += 1;
+            assert_eq!(s.phase_index(), k);
+            let boundary = k * phase_ps;
+            let mut d = [0u64; 2];
+            for (c, core) in s.cores.iter().enumerate() {
+                d[c] = core.instructions - before[c];
+                before[c] = core.instructions;
+                if !core.finished {
+                    // Stopped at the boundary (computing or waiting across it), not much later.
+                    assert!(core.t < boundary + phase_ps / 5, "phase {k} core {c}: {}", core.t);
+                }
+            }
+            if s.cores.iter().any(|c| !c.finished) {
+                assert!(t.end_ps >= boundary && t.end_ps < boundary + phase_ps / 5, "phase {k}");
+            }
+            if !s.cores[0].finished && !s.cores[1].finished {
+                ratios.push(d[0] as f64 / d[1].max(1) as f64);
+            }
+        }
+        assert!(ratios.len() >= 2, "{ratios:?}");
+        assert!(
+            ratios.iter().all(|&r| r > 2.0),
+            "the fast thread runs ahead in instructions: {ratios:?}"
+        );
+        // Every instruction is counted once, split or not.
+        assert_eq!(s.cores[0].instructions, (n - 1) * 10 + 1);
+        assert_eq!(s.cores[1].instructions, (n - 1) * 2 + 1);
+    }
+
+    #[test]
+    fn idle_and_finished_threads_end_and_gaps_merge_into_one_empty_phase() {
+        // Thread 0 finishes early; thread 1 computes for 10^12 instructions (1000 s) before its
+        // last access: three phases (busy, one merged empty stretch, busy), not 10^9.
+        let mut s = sim(2);
+        let a: Vec<Access> = (0..50).map(|i| Access::read(i * 10 + 1, 0x1000, 8)).collect();
+        let gap = 1_000_000_000_000;
+        let b = vec![Access::read(1, 0x2000, 8), Access::read(gap, 0x2000, 8)];
+        let mut src = VecSource::new(vec![a, b]);
+        let phase_ps = 1_000_000; // 1 µs
+        let out = phases(&mut s, &mut src, phase_ps);
+        let accesses: Vec<u64> = out.iter().map(|p| p.0.accesses).collect();
+        assert_eq!(accesses, vec![51, 0, 1]);
+        // Phase 0 ends at 1 µs although thread 1 is mid-gap: the finished thread does not end
+        // it early and the idle one does not stretch it.
+        assert!(out[0].1.end_ps >= phase_ps && out[0].1.end_ps < phase_ps + 1000);
+        // The empty phase ends at the multiple holding thread 1's next issue (10^15 ps).
+        let issue_ps = gap * 1000;
+        assert_eq!(out[1].2, issue_ps / phase_ps);
+        assert!(out[1].1.end_ps >= (issue_ps / phase_ps) * phase_ps && out[1].1.end_ps <= issue_ps);
+        assert_eq!(out[2].2, issue_ps / phase_ps + 1);
+        assert_eq!(out.iter().map(|p| p.0.instructions).sum::<u64>(), 491 + gap);
+        assert!(s.run_phase_timed(&mut src, phase_ps).unwrap().is_none());
     }
 }

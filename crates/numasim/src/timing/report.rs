@@ -173,6 +173,10 @@ pub struct TimingResults {
 #[derive(Debug, Clone, Serialize)]
 pub struct PhaseTiming {
     pub sim_time_ns: f64,
+    /// Phases in simulated time (`phase_ns`) only: the phase's start and end (its barrier) on
+    /// the simulated clock, ns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub span_ns: Option<[f64; 2]>,
     pub amat_ns: Amat,
     pub block_transfers: u64,
     /// Per socket with threads that ran in the phase: each core's instructions of the phase per
@@ -423,6 +427,7 @@ impl PhaseTracker {
             .collect();
         PhaseTiming {
             sim_time_ns: ns(dur_ps),
+            span_ns: None,
             amat_ns: amat(&sim.class_names, t, &sim.nominal_latency(m)),
             block_transfers: t.block_transfers_3hop + t.block_transfers_4hop,
             ipc_per_socket,

@@ -10,6 +10,7 @@
 //!
 //! Adding a study is one module implementing [`Study`] plus one line in [`registry`].
 
+pub mod hydm;
 pub mod starnuma;
 pub mod talbot;
 pub mod tikir;
@@ -133,7 +134,13 @@ pub trait Study: Sync {
 
 /// Every study, by name.
 pub fn registry() -> &'static [&'static dyn Study] {
-    &[&starnuma::StarNuma, &talbot::Talbot, &tikir::Tikir, &zaourar::Zaourar]
+    &[
+        &starnuma::StarNuma,
+        &talbot::Talbot,
+        &tikir::Tikir,
+        &zaourar::Zaourar,
+        &hydm::Hydm,
+    ]
 }
 
 pub fn find(name: &str) -> Result<&'static dyn Study, ReproError> {

@@ -340,7 +340,8 @@ impl TimingSim {
                 accesses: k.accesses,
                 flops: k.flops,
                 llc_misses: k.llc_misses,
-                finish_ps: k.end_ps.max(k.t),
+                // A finished core's clock may still be moved by later barriers and stalls.
+                finish_ps: if k.finished { k.end_ps } else { k.end_ps.max(k.t) },
                 miss_loads: k.miss_loads,
                 miss_load_ps: k.miss_load_ps,
             })
@@ -463,13 +464,22 @@ impl TimingSim {
                 self.ready.push(Reverse((self.cores[c as usize].t, c)));
             }
         }
-        // Barrier: the next phase starts when everything issued in this one has completed.
+        let timed = self.boundary_ps != u64::MAX;
+        // Barrier: the next phase starts when everything issued in this one has completed. A
+        // timed phase ends at its boundary for everyone: a core whose clock is already past it
+        // (stalled by a shootdown, or computing across it) carries its own clock into the next
+        // phase instead of holding every other core (or process) back until then.
         let mut end = self
             .cores
             .iter()
-            .map(|k| k.t.max(k.last_done))
+            .map(|k| {
+                if timed {
+                    k.t.min(self.boundary_ps).max(k.last_done)
+                } else {
+                    k.t.max(k.last_done)
+                }
+            })
             .fold(self.book.latest_ps.max(start), u64::max);
-        let timed = self.boundary_ps != u64::MAX;
         if timed && self.cores.iter().any(|k| !k.finished) {
             // A timed phase lasts to its boundary even if every core stopped short of it
             // (computing, or waiting on its ROB, across it).

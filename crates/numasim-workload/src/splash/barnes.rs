@@ -253,9 +253,9 @@ impl Barnes {
             seed,
         };
         for p in &b.pos {
-            for d in 0..3 {
-                b.bbox.0[d] = b.bbox.0[d].min(p[d]);
-                b.bbox.1[d] = b.bbox.1[d].max(p[d]);
+            for (d, &x) in p.iter().enumerate() {
+                b.bbox.0[d] = b.bbox.0[d].min(x);
+                b.bbox.1[d] = b.bbox.1[d].max(x);
             }
         }
         Ok(b)
@@ -449,14 +449,11 @@ impl Barnes {
             cum += self.cost[b as usize].max(1) as u64;
             // Zone z ends once the cumulative cost reaches (z+1)/t of the total, leaving at
             // least one body for each remaining zone.
-            while zones.len() + 1 < t && cum * t as u64 >= total * (zones.len() + 1) as u64 {
-                let left = order.len() - (i + 1);
-                if left < t - zones.len() - 1 {
-                    break;
-                }
+            let left = order.len() - (i + 1);
+            if zones.len() + 1 < t && cum * t as u64 >= total * (zones.len() + 1) as u64 && left >= t - zones.len() - 1
+            {
                 zones.push(start..i + 1);
                 start = i + 1;
-                break;
             }
         }
         while zones.len() < t {
@@ -879,9 +876,9 @@ mod tests {
             let (mut err, mut norm) = (0.0f64, 0.0f64);
             for b in 0..400 {
                 let d = direct(&k, b);
-                for x in 0..3 {
-                    err += (k.acc[b][x] - d[x]).powi(2);
-                    norm += d[x].powi(2);
+                for (x, dx) in d.iter().enumerate() {
+                    err += (k.acc[b][x] - dx).powi(2);
+                    norm += dx.powi(2);
                 }
             }
             let rel = (err / norm).sqrt();

@@ -237,10 +237,10 @@ impl Fft {
         }
         if of_trans {
             let n = n1 * n1;
-            for k in 0..n1 {
+            for (k, v) in row.iter_mut().enumerate() {
                 e.read(1, base + k as u64 * C, 16);
                 e.read(1, self.a_umain2 + (r * n1 + k) as u64 * C, 16);
-                row[k] = mul(row[k], root((r * k) % n, n));
+                *v = mul(*v, root((r * k) % n, n));
                 e.flops(6);
                 e.write(1, base + k as u64 * C, 16);
             }

@@ -81,6 +81,9 @@ pub fn hot(table: toml::Table, seed: u64) -> Result<Vec<HotRange>, WorkloadError
 }
 
 const NONE: u32 = u32::MAX;
+
+/// (box, box) pairs.
+pub type BoxPairs = Vec<(u32, u32)>;
 const MAXL: u32 = 30;
 const DT: f64 = 1e-4;
 
@@ -768,7 +771,7 @@ impl Fmm {
     }
 
     /// (box, list) pairs of every U and V list (tests).
-    pub fn uv_lists(&self) -> (Vec<(u32, u32)>, Vec<(u32, u32)>) {
+    pub fn uv_lists(&self) -> (BoxPairs, BoxPairs) {
         let mut u = Vec::new();
         let mut v = Vec::new();
         for (b, bx) in self.boxes.iter().enumerate() {

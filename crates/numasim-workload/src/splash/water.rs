@@ -299,11 +299,9 @@ impl Water {
                         let inv6 = (0.8 * 0.8 / s2).powi(3);
                         g += 24.0 * (2.0 * inv6 * inv6 - inv6) / s2;
                     }
-                    for d in 0..3 {
-                        fi[d * 3 + a] += g * dx[d];
-                    }
-                    for d in 0..3 {
-                        self.pforces[t * n + j][d * 3 + b] -= g * dx[d];
+                    for (d, x) in dx.iter().enumerate() {
+                        fi[d * 3 + a] += g * x;
+                        self.pforces[t * n + j][d * 3 + b] -= g * x;
                     }
                 }
             }

@@ -408,3 +408,40 @@ impl Study for Talbot {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The full study marks FMM's `f_array` (64 threads × 4 reals) and Water-Nsq's `VAR`
+    /// (512 × 504 bytes) and `PFORCES` (64 × 512 × 72 bytes) for basic proxies; the other
+    /// workloads mark everything.
+    #[test]
+    fn basic_proxies_mark_the_declared_hot_structures() {
+        let ranges = |line: &str| -> Vec<[u64; 2]> {
+            let t: toml::Table = line.parse().unwrap();
+            t["proxy_ranges"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    let r = r.as_array().unwrap();
+                    [r[0].as_integer().unwrap() as u64, r[1].as_integer().unwrap() as u64]
+                })
+                .collect()
+        };
+        let all = workloads(&FULL);
+        let marked: Vec<&str> = all.iter().filter(|w| w.hot_only).map(|w| w.id).collect();
+        assert_eq!(marked, ["fmm", "water-nsq"]);
+        for w in all.iter().filter(|w| w.hot_only) {
+            let line = hot_ranges_line(w).unwrap();
+            println!("{}: {line}", w.id);
+            let r = ranges(&line);
+            let sizes: Vec<u64> = r.iter().map(|[a, b]| b - a).collect();
+            match w.id {
+                "fmm" => assert_eq!(sizes, [64 * 32]),
+                _ => assert_eq!(sizes, [512 * 504, 64 * 512 * 72]),
+            }
+        }
+    }
+}

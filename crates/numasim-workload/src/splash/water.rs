@@ -50,7 +50,7 @@ crate::workload_params! {
         threads: usize = 8 => "number of threads";
         molecules: usize = 512 => "number of water molecules (Talbot & Kelly: 512)";
         steps: usize = 2 => "time steps";
-        init: Init = Init::Serial => "serial (main thread sets up VAR and PFORCES, as SPLASH-2) | parallel (each thread its own molecules)";
+        init: Init = Init::Serial => "serial (main thread sets up VAR and PFORCES, as SPLASH-2) | parallel (each thread its own molecules and its own PFORCES section)";
     }
 }
 
@@ -356,9 +356,13 @@ impl Kernel for Water {
                         }
                     }
                     e.write(2, self.a_lock + m as u64 * 8, 8);
-                    for tt in 0..self.params.threads {
-                        for d in 0..3 {
-                            e.write(1, self.pf(tt, m, d), 24);
+                    // Serial: the main thread also zeroes every thread's PFORCES rows of m
+                    // (parallel: each thread zeroes its own section, in `finish_thread`).
+                    if self.params.init == Init::Serial {
+                        for tt in 0..self.params.threads {
+                            for d in 0..3 {
+                                e.write(1, self.pf(tt, m, d), 24);
+                            }
                         }
                     }
                 }
@@ -392,6 +396,13 @@ impl Kernel for Water {
     fn finish_thread(&mut self, t: usize, e: &mut Emitter) {
         let n = self.n;
         match self.phase {
+            Phase::Init if self.params.init == Init::Parallel => {
+                for m in 0..n {
+                    for d in 0..3 {
+                        e.write(1, self.pf(t, m, d), 24);
+                    }
+                }
+            }
             Phase::Interf => {
                 // Locked update of VAR's forces from this thread's PFORCES, then zero them.
                 for m in 0..n {

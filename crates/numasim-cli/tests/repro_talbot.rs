@@ -1,5 +1,5 @@
 //! `numasim repro talbot --quick` as a user runs it: outputs, and the directions of Talbot &
-//! Kelly §1.5 that numasim reproduces at the quick size (GE 128², Ocean 128², FFT 4K points,
+//! Kelly §1.5 that numasim reproduces at the quick size (GE 128², Ocean 128², FFT 16K points,
 //! 64 threads on `talbot64`). Directions it does not reproduce are ignored tests with the measured value.
 
 mod common;

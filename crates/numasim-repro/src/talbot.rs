@@ -7,7 +7,7 @@
 //! proxies, infinite with basic proxies, 8-read buffers without proxies, 8-read buffers with
 //! reactive proxies} and compares what §1.5 reports. Workloads: GE without pivoting (the
 //! paper's data-oblivious GE), Ocean-Contig and Ocean-Non-Contig, and the full study adds
-//! Barnes, FFT, FMM and Water-Nsquared at Table 1.3's sizes (`--quick` adds FFT at 4K points).
+//! Barnes, FFT, FMM and Water-Nsquared at Table 1.3's sizes (`--quick` adds FFT at 16K points).
 //! Basic proxies mark what Table 1.3 marks: every address for GE ("entire matrix", the
 //! matrix is nearly all of GE's data), Barnes and FFT ("all"); FMM's `f_array` and
 //! Water-Nsquared's `VAR` and `PFORCES` as the generators declare them
@@ -35,7 +35,7 @@ const QUICK: Size = Size {
     ge_n: 128,
     ocean_n: 128,
     ocean_sweeps: 6,
-    fft_m: 12,
+    fft_m: 14,
     barnes_bodies: 0,
     fmm_particles: 0,
     water_molecules: 0,

@@ -6,10 +6,14 @@
 //! of Table 1.2. Per workload it runs {first-touch, round-robin} × {infinite buffers without
 //! proxies, infinite with basic proxies, 8-read buffers without proxies, 8-read buffers with
 //! reactive proxies} and compares what §1.5 reports. Workloads: GE without pivoting (the
-//! paper's data-oblivious GE), Ocean-Contig and Ocean-Non-Contig. Barnes, FFT, FMM and
-//! Water-Nsquared have no generator yet. Basic proxies mark every address (the paper marks all
-//! data for GE — "entire matrix" — Barnes and FFT; numasim's Ocean has no multigrid arrays, so
-//! its `q_multi`/`rhs_multi` marking has no counterpart and all data is marked).
+//! paper's data-oblivious GE), Ocean-Contig and Ocean-Non-Contig, and the full study adds
+//! Barnes, FFT, FMM and Water-Nsquared at Table 1.3's sizes (`--quick` adds FFT at 16K points).
+//! Basic proxies mark what Table 1.3 marks: every address for GE ("entire matrix", the
+//! matrix is nearly all of GE's data), Barnes and FFT ("all"); FMM's `f_array` and
+//! Water-Nsquared's `VAR` and `PFORCES` as the generators declare them
+//! (`numasim_workload::splash::hot_ranges`, written to the run's `[timing] proxy_ranges`).
+//! numasim's Ocean has no multigrid arrays, so its `q_multi`/`rhs_multi` marking has no
+//! counterpart and all data is marked.
 
 use crate::{cmp, number, Comparison, Expect, ReproError, Study, StudyContext};
 
@@ -19,18 +23,33 @@ struct Size {
     ge_n: usize,
     ocean_n: usize,
     ocean_sweeps: usize,
+    /// log2 of FFT's points; 0 = no FFT run.
+    fft_m: u32,
+    /// Barnes bodies, FMM particles, Water molecules; 0 = not run.
+    barnes_bodies: usize,
+    fmm_particles: usize,
+    water_molecules: usize,
 }
 
 const QUICK: Size = Size {
     ge_n: 128,
     ocean_n: 128,
     ocean_sweeps: 6,
+    fft_m: 14,
+    barnes_bodies: 0,
+    fmm_particles: 0,
+    water_molecules: 0,
 };
-/// Table 1.3: GE 512 × 512, Ocean 258 × 258 (256 interior points a side).
+/// Table 1.3: GE 512 × 512, Ocean 258 × 258 (256 interior points a side), Barnes 16K
+/// particles, FFT 64K points, FMM 8K particles, Water-Nsquared 512 molecules.
 const FULL: Size = Size {
     ge_n: 512,
     ocean_n: 256,
     ocean_sweeps: 40,
+    fft_m: 16,
+    barnes_bodies: 16384,
+    fmm_particles: 8192,
+    water_molecules: 512,
 };
 
 /// The buffer/proxy configurations of Figs. 1.5–1.10.
@@ -69,6 +88,8 @@ struct Workload {
     id: &'static str,
     label: &'static str,
     table: String,
+    /// Basic proxies mark only the generator's declared hot structures (else every address).
+    hot_only: bool,
 }
 
 fn workloads(s: &Size) -> Vec<Workload> {
@@ -78,7 +99,7 @@ fn workloads(s: &Size) -> Vec<Workload> {
             s.ocean_n, s.ocean_sweeps
         )
     };
-    vec![
+    let mut out = vec![
         Workload {
             id: "ge",
             label: "GE",
@@ -86,18 +107,84 @@ fn workloads(s: &Size) -> Vec<Workload> {
                 "kind = \"ge\"\nthreads = 64\nn = {}\ninit = \"parallel\"\npivoting = false\n",
                 s.ge_n
             ),
+            hot_only: false,
         },
         Workload {
             id: "ocean-contig",
             label: "Ocean-Contig",
             table: ocean("contiguous"),
+            hot_only: false,
         },
         Workload {
             id: "ocean-noncontig",
             label: "Ocean-Non-Contig",
             table: ocean("non-contiguous"),
+            hot_only: false,
         },
-    ]
+    ];
+    // As for GE and Ocean, each thread first-touches the data it works on (`init =
+    // "parallel"`): the paper's first-touch placement is meant to place data where it is used,
+    // while SPLASH-2's own main-thread initialisation would put everything on node 0 (the
+    // generators' default `init = "serial"`, which the Zaourar study uses).
+    let splash = [
+        (
+            "barnes",
+            "Barnes",
+            format!("bodies = {}", s.barnes_bodies),
+            s.barnes_bodies > 0,
+            false,
+        ),
+        ("fft", "FFT", format!("m = {}", s.fft_m), s.fft_m > 0, false),
+        (
+            "fmm",
+            "FMM",
+            format!("particles = {}", s.fmm_particles),
+            s.fmm_particles > 0,
+            true,
+        ),
+        (
+            "water-nsq",
+            "Water-Nsq",
+            format!("molecules = {}", s.water_molecules),
+            s.water_molecules > 0,
+            true,
+        ),
+    ];
+    for (id, label, size, run, hot_only) in splash {
+        if run {
+            out.push(Workload {
+                id,
+                label,
+                table: format!("kind = \"{id}\"\nthreads = 64\n{size}\ninit = \"parallel\"\n"),
+                hot_only,
+            });
+        }
+    }
+    out
+}
+
+/// `proxy_ranges = [[start, end], ...]` of the generator's declared hot structures.
+fn hot_ranges_line(w: &Workload) -> Result<String, ReproError> {
+    let fail = |message: String| ReproError::Results {
+        id: w.id.into(),
+        message,
+    };
+    let mut table: toml::Table = w.table.parse().map_err(|e: toml::de::Error| fail(e.to_string()))?;
+    let kind = table
+        .remove("kind")
+        .and_then(|k| k.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let ranges = numasim_workload::splash::hot_ranges(&kind, table, 1).map_err(|e| fail(e.to_string()))?;
+    let list: Vec<String> = ranges
+        .iter()
+        .map(|r| format!("[{}, {}]", r.start_vaddr, r.end_vaddr))
+        .collect();
+    let names: Vec<&str> = ranges.iter().map(|r| r.name).collect();
+    Ok(format!(
+        "# basic proxies on the hot structures of Table 1.3: {}\nproxy_ranges = [{}]\n",
+        names.join(", "),
+        list.join(", ")
+    ))
 }
 
 fn config(w: &Workload, placement: &str, extra: &str) -> String {
@@ -141,7 +228,7 @@ impl Study for Talbot {
     }
 
     fn summary(&self) -> &'static str {
-        "GE, Ocean-Contig, Ocean-Non-Contig on talbot64: first-touch vs round-robin, no/basic/reactive proxies, infinite and 8-read buffers (Figs. 1.5-1.10, Table 1.4)"
+        "GE, Ocean-Contig, Ocean-Non-Contig, Barnes, FFT, FMM, Water-Nsq on talbot64: first-touch vs round-robin, no/basic/reactive proxies, infinite and 8-read buffers (Figs. 1.5-1.10, Table 1.4)"
     }
 
     fn run(&self, ctx: &mut StudyContext) -> Result<Vec<Comparison>, ReproError> {
@@ -151,8 +238,12 @@ impl Study for Talbot {
             // runs[placement][setup]
             let mut runs = [[Run::default(); 4]; 2];
             for (pi, (pid, policy)) in PLACEMENTS.iter().enumerate() {
-                for (si, (_, sid, extra)) in SETUPS.iter().enumerate() {
-                    let v = ctx.run_experiment(&format!("{}-{pid}-{sid}", w.id), &config(&w, policy, extra))?;
+                for (si, (setup, sid, extra)) in SETUPS.iter().enumerate() {
+                    let mut extra = extra.to_string();
+                    if *setup == Setup::InfiniteBasic && w.hot_only {
+                        extra.push_str(&hot_ranges_line(&w)?);
+                    }
+                    let v = ctx.run_experiment(&format!("{}-{pid}-{sid}", w.id), &config(&w, policy, &extra))?;
                     runs[pi][si] = read(&v);
                 }
             }
@@ -246,6 +337,54 @@ impl Study for Talbot {
                         Expect::Above(0.0),
                     ));
                 }
+                "barnes" | "fft" | "fmm" | "water-nsq" => {
+                    // §1.5.1: FMM and Water-Nsq marginally better under first touch, Barnes and
+                    // FFT marginally better under round-robin; FT + basic proxies: FFT +9 %,
+                    // FMM +0.3 %, Barnes −0.2 %, Water-Nsq −0.7 %.
+                    let rr_better = matches!(w.id, "barnes" | "fft");
+                    out.push(cmp(
+                        "§1.5.1",
+                        format!("{l}: round-robin speedup over first-touch, infinite buffers"),
+                        "%",
+                        None,
+                        gain(ft[inf].time, rr[inf].time),
+                        if rr_better {
+                            Expect::Above(0.0)
+                        } else {
+                            Expect::Below(0.0)
+                        },
+                    ));
+                    let (paper, expect) = match w.id {
+                        "fft" => (9.0, Expect::Above(0.0)),
+                        "fmm" => (0.3, Expect::None),
+                        "barnes" => (-0.2, Expect::None),
+                        _ => (-0.7, Expect::Below(0.0)),
+                    };
+                    out.push(cmp(
+                        "§1.5.1",
+                        format!("{l}: basic proxies speedup, first-touch, infinite buffers"),
+                        "%",
+                        Some(paper),
+                        gain(ft[inf].time, ft[basic].time),
+                        expect,
+                    ));
+                    out.push(cmp(
+                        "Fig. 1.8",
+                        format!("{l}: round-robin slowdown vs first-touch, finite buffers"),
+                        "%",
+                        None,
+                        -gain(ft[fin].time, rr[fin].time),
+                        Expect::Above(0.0),
+                    ));
+                    out.push(cmp(
+                        "§1.5.2",
+                        format!("{l}: reactive proxies speedup, first-touch, finite buffers"),
+                        "%",
+                        None,
+                        gain(ft[fin].time, ft[reactive].time),
+                        Expect::Above(0.0),
+                    ));
+                }
                 _ => {}
             }
             // §1.5.3: first-touch + reactive proxies never worse than either placement without
@@ -269,5 +408,42 @@ impl Study for Talbot {
             ));
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The full study marks FMM's `f_array` (64 threads × 4 reals) and Water-Nsq's `VAR`
+    /// (512 × 504 bytes) and `PFORCES` (64 × 512 × 72 bytes) for basic proxies; the other
+    /// workloads mark everything.
+    #[test]
+    fn basic_proxies_mark_the_declared_hot_structures() {
+        let ranges = |line: &str| -> Vec<[u64; 2]> {
+            let t: toml::Table = line.parse().unwrap();
+            t["proxy_ranges"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    let r = r.as_array().unwrap();
+                    [r[0].as_integer().unwrap() as u64, r[1].as_integer().unwrap() as u64]
+                })
+                .collect()
+        };
+        let all = workloads(&FULL);
+        let marked: Vec<&str> = all.iter().filter(|w| w.hot_only).map(|w| w.id).collect();
+        assert_eq!(marked, ["fmm", "water-nsq"]);
+        for w in all.iter().filter(|w| w.hot_only) {
+            let line = hot_ranges_line(w).unwrap();
+            println!("{}: {line}", w.id);
+            let r = ranges(&line);
+            let sizes: Vec<u64> = r.iter().map(|[a, b]| b - a).collect();
+            match w.id {
+                "fmm" => assert_eq!(sizes, [64 * 32]),
+                _ => assert_eq!(sizes, [512 * 504, 64 * 512 * 72]),
+            }
+        }
     }
 }

@@ -60,6 +60,24 @@ pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, Wor
     Ok(Box::new(OmpSource::new(Ge::new(p, seed)?, threads)))
 }
 
+/// Talbot & Kelly mark GE's "entire matrix" hot: the rows of `a` (one range per region).
+pub fn hot(table: toml::Table, seed: u64) -> Result<Vec<crate::splash::HotRange>, WorkloadError> {
+    let g = Ge::new(parse(table)?, seed)?;
+    let row_bytes = g.n as u64 * 8;
+    let mut out: Vec<crate::splash::HotRange> = Vec::new();
+    for &r in &g.row_addr {
+        match out.last_mut() {
+            Some(last) if last.end_vaddr == r => last.end_vaddr += row_bytes,
+            _ => out.push(crate::splash::HotRange {
+                name: "matrix",
+                start_vaddr: r,
+                end_vaddr: r + row_bytes,
+            }),
+        }
+    }
+    Ok(out)
+}
+
 pub struct Ge {
     params: GeParams,
     seed: u64,

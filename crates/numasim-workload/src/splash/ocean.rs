@@ -76,6 +76,34 @@ enum Step {
     },
 }
 
+/// Talbot & Kelly mark Ocean's multigrid arrays (`q_multi`, `rhs_multi`); this Ocean has no
+/// multigrid, so its hot structures are the SOR grids themselves (`psi` and `f`, every region).
+pub fn hot(table: toml::Table, seed: u64) -> Result<Vec<crate::splash::HotRange>, WorkloadError> {
+    let o = Ocean::new(parse(table)?, seed)?;
+    let mut out = Vec::new();
+    for (name, grids) in [("psi", &o.a_psi), ("f", &o.a_f)] {
+        for bases in grids.iter() {
+            let mut seen: Vec<u64> = Vec::new();
+            for (t, &b) in bases.iter().enumerate() {
+                if seen.contains(&b) {
+                    continue;
+                }
+                seen.push(b);
+                let points = match o.params.partition {
+                    Partition::NonContiguous => o.n * o.n,
+                    Partition::Contiguous => o.rows[t].len() * o.cols[t].len(),
+                };
+                out.push(crate::splash::HotRange {
+                    name,
+                    start_vaddr: b,
+                    end_vaddr: b + points as u64 * F64,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// The Ocean kernel (public so tests can read sweep counts and residuals).
 pub struct Ocean {
     params: OceanParams,

@@ -42,6 +42,7 @@
 pub mod bt;
 pub mod cfd;
 pub mod cg;
+pub mod class;
 pub mod ep;
 pub mod ft;
 pub mod is;
@@ -50,6 +51,7 @@ pub mod mg;
 pub mod sp;
 
 use crate::omp::Sched;
+pub use cfd::Class;
 use serde::{Deserialize, Serialize};
 
 /// Who first-touches the arrays.

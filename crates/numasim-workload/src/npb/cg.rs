@@ -177,6 +177,23 @@ pub struct Cg {
     pub residual_norms: Vec<f64>,
 }
 
+/// The arrays `cg` lays out for order `rows` and `nonzeros` stored entries, `(name, bytes)`
+/// in allocation order: what [`Cg::new`] allocates, and its footprint. The stored entries
+/// are at most `rows · (2·nonzeros_per_row + 1)` (mirrored draws plus the diagonal; repeated
+/// columns merge).
+pub fn layout(rows: usize, nonzeros: u64) -> [(&'static str, u64); 7] {
+    let n = rows as u64;
+    [
+        ("rowptr", (n + 1) * U32),
+        ("colidx", nonzeros * U32),
+        ("values", nonzeros * F64),
+        ("x", n * F64),
+        ("r", n * F64),
+        ("p", n * F64),
+        ("q", n * F64),
+    ]
+}
+
 impl Cg {
     pub fn new(params: CgParams, seed: u64) -> Result<Self, WorkloadError> {
         check(
@@ -234,16 +251,17 @@ impl Cg {
             *row = Vec::new();
         }
         let mut space = AddressSpace::new();
-        let nnz = col.len() as u64;
+        let [a_rowptr, a_col, a_val, a_x, a_r, a_p, a_q] =
+            layout(n, col.len() as u64).map(|(_, bytes)| space.alloc(bytes));
         let threads = params.threads;
         Ok(Cg {
-            a_rowptr: space.alloc((n as u64 + 1) * U32),
-            a_col: space.alloc(nnz * U32),
-            a_val: space.alloc(nnz * F64),
-            a_x: space.alloc(n as u64 * F64),
-            a_r: space.alloc(n as u64 * F64),
-            a_p: space.alloc(n as u64 * F64),
-            a_q: space.alloc(n as u64 * F64),
+            a_rowptr,
+            a_col,
+            a_val,
+            a_x,
+            a_r,
+            a_p,
+            a_q,
             params,
             seed,
             rowptr,

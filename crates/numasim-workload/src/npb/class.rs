@@ -329,4 +329,114 @@ mod tests {
         let cg_d = numasim_trace::collect_all(&mut *build("cg")("threads = 2\niterations = 1", 1)).unwrap();
         assert!(cg_s.iter().map(Vec::len).sum::<usize>() * 5 < cg_d.iter().map(Vec::len).sum::<usize>());
     }
+
+    /// Bytes the five kernels lay out at `class`: (shared, per thread), from their `layout`
+    /// functions (the ones `new` allocates with), without building class C. CG's stored
+    /// entries are taken at their bound `rows · (2·nonzeros_per_row + 1)`.
+    fn kernel_footprint(kind: &str, class: Class) -> (u64, u64) {
+        use super::super::{cg, ep, ft, is, mg};
+        let t = table(&format!("threads = 1\nclass = \"{}\"", class.name()));
+        match kind {
+            "is" => {
+                let p = is::params(t).unwrap();
+                let l = is::layout(&p);
+                let rows = l[3].1 + l[4].1; // bucket_size + bucket_ptrs: one row per thread
+                (l.iter().map(|a| a.1).sum::<u64>() - rows, rows)
+            }
+            "ep" => (0, ep::layout(&ep::params(t).unwrap()).iter().map(|a| a.1).sum()),
+            "cg" => {
+                let p = cg::params(t).unwrap();
+                let nnz = p.rows as u64 * (2 * p.nonzeros_per_row as u64 + 1);
+                (cg::layout(p.rows, nnz).iter().map(|a| a.1).sum(), 0)
+            }
+            "mg" => {
+                let (levels, v) = mg::layout(&mg::params(t).unwrap());
+                (levels.iter().map(|(u, r)| u + r).sum::<u64>() + v, 0)
+            }
+            "ft" => {
+                let (shared, scratch) = ft::layout(&ft::params(t).unwrap());
+                (shared.iter().map(|a| a.1).sum(), scratch.1)
+            }
+            _ => {
+                let p: super::super::cfd::CfdParams = crate::params::parse(t).unwrap();
+                let arrays = match kind {
+                    "bt" => super::super::bt::Bt::new(p, 1).unwrap().arrays().clone(),
+                    "sp" => super::super::sp::Sp::new(p, 1).unwrap().arrays().clone(),
+                    _ => super::super::lu::Lu::new(p, 1).unwrap().arrays().clone(),
+                };
+                let shared = arrays.footprint_bytes(0);
+                (shared, arrays.footprint_bytes(1) - shared)
+            }
+        }
+    }
+
+    /// The rows of docs/workloads.md's footprint table, generated from the layouts: MB =
+    /// 10⁶ bytes, "+ x t" the per-thread part for t threads.
+    fn footprint_rows() -> Vec<String> {
+        let hydm = [
+            ("is", 1572),
+            ("ep", 20),
+            ("cg", 1102),
+            ("mg", 3536),
+            ("ft", 7188),
+            ("bt", 1676),
+            ("sp", 1416),
+            ("lu", 760),
+        ];
+        hydm.iter()
+            .map(|&(kind, mb)| {
+                let cell = |c: Class| {
+                    let (shared, per) = kernel_footprint(kind, c);
+                    let bound = if kind == "cg" { "≤ " } else { "" };
+                    let mut text = match (shared, per) {
+                        (s, 0) => format!("{bound}{:.1}", s as f64 / 1e6),
+                        (0, p) => format!("{:.3} t", p as f64 / 1e6),
+                        (s, p) => format!("{:.1} + {:.3} t", s as f64 / 1e6, p as f64 / 1e6),
+                    };
+                    if kind == "ft" && c == Class::C {
+                        text += " (refused)";
+                    }
+                    text
+                };
+                format!(
+                    "| {} | {} | {} | {} | {} | {} | {} |",
+                    kind.to_uppercase(),
+                    if mb >= 1000 {
+                        format!("{},{:03}", mb / 1000, mb % 1000)
+                    } else {
+                        mb.to_string()
+                    },
+                    cell(Class::C),
+                    cell(Class::S),
+                    cell(Class::W),
+                    cell(Class::A),
+                    cell(Class::B)
+                )
+            })
+            .collect()
+    }
+
+    /// docs/workloads.md's footprint table is what the generators lay out.
+    #[test]
+    fn documented_footprints_are_the_layouts() {
+        let doc = include_str!("../../../../docs/workloads.md");
+        for row in footprint_rows() {
+            assert!(doc.contains(&row), "docs/workloads.md lacks the row\n{row}");
+        }
+    }
+
+    /// CG's footprint rows use the bound on stored entries; at class S and W the built
+    /// matrix is within 1 % of it (repeated columns are rare).
+    #[test]
+    fn cg_stored_entries_are_near_their_bound() {
+        for class in ["S", "W"] {
+            let p = super::super::cg::params(table(&format!("threads = 1\nclass = \"{class}\""))).unwrap();
+            let bound = p.rows * (2 * p.nonzeros_per_row + 1);
+            let built = super::super::cg::Cg::new(p, 1).unwrap().nonzeros();
+            assert!(
+                built <= bound && built as f64 > 0.99 * bound as f64,
+                "{class}: {built} of {bound}"
+            );
+        }
+    }
 }

@@ -112,6 +112,13 @@ pub struct Ep {
     pub sums: Vec<(f64, f64)>,
 }
 
+/// The arrays `ep` lays out for *each* thread, `(name, bytes)`: the pair buffer `x`
+/// (2·`block_pairs` f64) and the tallies `q` (10 annulus counts and 2 sums). [`Ep::new`]
+/// allocates every thread's `x`, then every thread's `q`.
+pub fn layout(p: &EpParams) -> [(&'static str, u64); 2] {
+    [("x", p.block_pairs as u64 * 16), ("q", 12 * 8)]
+}
+
 impl Ep {
     pub fn new(params: EpParams, seed: u64) -> Result<Self, WorkloadError> {
         check(
@@ -131,8 +138,9 @@ impl Ep {
         )?;
         let t = params.threads;
         let mut space = AddressSpace::new();
-        let a_x = (0..t).map(|_| space.alloc(params.block_pairs as u64 * 16)).collect();
-        let a_q = (0..t).map(|_| space.alloc(12 * 8)).collect();
+        let [(_, x_bytes), (_, q_bytes)] = layout(&params);
+        let a_x = (0..t).map(|_| space.alloc(x_bytes)).collect();
+        let a_q = (0..t).map(|_| space.alloc(q_bytes)).collect();
         Ok(Ep {
             blocks: ((1u64 << params.pairs_log2) / params.block_pairs as u64) as usize,
             buf: vec![0.0; 2 * params.block_pairs],

@@ -224,6 +224,18 @@ pub struct Ft {
     pub checksums: Vec<C>,
 }
 
+/// The arrays `ft` lays out, `(name, bytes)`: the shared `u0`, `u1` (complex f64) and
+/// `twiddle` (f64) in allocation order, and each thread's private scratch (`block` lines of
+/// the longest dimension, complex f64). What [`Ft::new`] allocates, and its footprint.
+pub fn layout(p: &FtParams) -> ([(&'static str, u64); 3], (&'static str, u64)) {
+    let n = (p.nx * p.ny * p.nz) as u64;
+    let maxlen = p.nx.max(p.ny).max(p.nz) as u64;
+    (
+        [("u0", n * C16), ("u1", n * C16), ("twiddle", n * F64)],
+        ("scratch", maxlen * p.block as u64 * C16),
+    )
+}
+
 impl Ft {
     pub fn new(params: FtParams, seed: u64) -> Result<Self, WorkloadError> {
         check(
@@ -296,10 +308,11 @@ impl Ft {
             plan.push(Op::Checksum);
         }
         let maxlen = nx.max(ny).max(nz);
+        let [a_u0, a_u1, a_tw] = layout(&params).0.map(|(_, bytes)| space.alloc(bytes));
         Ok(Ft {
-            a_u0: space.alloc(n as u64 * C16),
-            a_u1: space.alloc(n as u64 * C16),
-            a_tw: space.alloc(n as u64 * F64),
+            a_u0,
+            a_u1,
+            a_tw,
             u0: vec![C::default(); n],
             u1: vec![C::default(); n],
             x0,

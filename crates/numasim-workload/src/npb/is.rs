@@ -167,6 +167,21 @@ pub struct Is {
     iteration: usize,
 }
 
+/// The arrays `is` lays out, `(name, bytes)` in allocation order (all u32): what
+/// [`Is::new`] allocates, and its footprint.
+pub fn layout(p: &IsParams) -> [(&'static str, u64); 6] {
+    let n = p.keys as u64 * 4;
+    let rows = (p.threads * p.buckets) as u64 * 4;
+    [
+        ("key_array", n),
+        ("key_buff2", n),
+        ("key_buff1", p.max_key as u64 * 4),
+        ("bucket_size", rows),
+        ("bucket_ptrs", rows),
+        ("sorted", n),
+    ]
+}
+
 impl Is {
     pub fn new(params: IsParams, seed: u64) -> Result<Self, WorkloadError> {
         check(
@@ -205,15 +220,15 @@ impl Is {
         let t = params.threads;
         let nb = params.buckets;
         let mut space = AddressSpace::new();
-        let n = params.keys as u64;
+        let [a_keys, a_buff2, a_buff1, a_size, a_ptrs, a_sorted] = layout(&params).map(|(_, bytes)| space.alloc(bytes));
         Ok(Is {
             shift: (params.max_key / nb as u32).trailing_zeros(),
-            a_keys: space.alloc(n * 4),
-            a_buff2: space.alloc(n * 4),
-            a_buff1: space.alloc(params.max_key as u64 * 4),
-            a_size: space.alloc((t * nb) as u64 * 4),
-            a_ptrs: space.alloc((t * nb) as u64 * 4),
-            a_sorted: space.alloc(n * 4),
+            a_keys,
+            a_buff2,
+            a_buff1,
+            a_size,
+            a_ptrs,
+            a_sorted,
             key_buff2: vec![0; params.keys],
             key_buff1: vec![0; params.max_key as usize],
             bucket_size: vec![0; t * nb],

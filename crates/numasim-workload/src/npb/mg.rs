@@ -169,6 +169,15 @@ pub struct Mg {
     pub residual_norms: Vec<f64>,
 }
 
+/// The arrays `mg` lays out (f64): `(u_k, r_k)` bytes for each level from the coarsest (2³)
+/// to the finest, then the right-hand side `v`, in allocation order. What [`Mg::new`]
+/// allocates, and its footprint.
+pub fn layout(p: &MgParams) -> (Vec<(u64, u64)>, u64) {
+    let cube = |m: u64| m * m * m * F64;
+    let levels = (1..=p.grid_log2).map(|l| (cube(1 << l), cube(1 << l))).collect();
+    (levels, cube(1 << p.grid_log2))
+}
+
 impl Mg {
     pub fn new(params: MgParams, seed: u64) -> Result<Self, WorkloadError> {
         check(
@@ -203,12 +212,12 @@ impl Mg {
         let mut space = AddressSpace::new();
         let mut a_u = Vec::new();
         let mut a_r = Vec::new();
-        for &m in &n {
-            let bytes = (m * m * m) as u64 * F64;
-            a_u.push(space.alloc(bytes));
-            a_r.push(space.alloc(bytes));
+        let (levels_bytes, v_bytes) = layout(&params);
+        for (u_bytes, r_bytes) in levels_bytes {
+            a_u.push(space.alloc(u_bytes));
+            a_r.push(space.alloc(r_bytes));
         }
-        let a_v = space.alloc((nf * nf * nf) as u64 * F64);
+        let a_v = space.alloc(v_bytes);
         let mut plan: Vec<Op> = (0..levels).rev().map(Op::Init).collect();
         plan.push(Op::Resid(fine, true));
         for _ in 0..params.iterations {

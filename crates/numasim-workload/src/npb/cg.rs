@@ -60,37 +60,13 @@ pub struct CgClass {
 }
 
 /// NPB 3.x CG classes S, W, A, B, C.
+#[rustfmt::skip]
 pub const CLASSES: [CgClass; 5] = [
-    CgClass {
-        na: 1_400,
-        nonzer: 7,
-        niter: 15,
-        shift: 10.0,
-    },
-    CgClass {
-        na: 7_000,
-        nonzer: 8,
-        niter: 15,
-        shift: 12.0,
-    },
-    CgClass {
-        na: 14_000,
-        nonzer: 11,
-        niter: 15,
-        shift: 20.0,
-    },
-    CgClass {
-        na: 75_000,
-        nonzer: 13,
-        niter: 75,
-        shift: 60.0,
-    },
-    CgClass {
-        na: 150_000,
-        nonzer: 15,
-        niter: 75,
-        shift: 110.0,
-    },
+    CgClass { na: 1_400, nonzer: 7, niter: 15, shift: 10.0 },
+    CgClass { na: 7_000, nonzer: 8, niter: 15, shift: 12.0 },
+    CgClass { na: 14_000, nonzer: 11, niter: 15, shift: 20.0 },
+    CgClass { na: 75_000, nonzer: 13, niter: 75, shift: 60.0 },
+    CgClass { na: 150_000, nonzer: 15, niter: 75, shift: 110.0 },
 ];
 
 /// CG steps NPB runs per outer iteration (`cgitmax` in `conj_grad`).

@@ -48,6 +48,7 @@ pub fn info() -> GeneratorInfo {
 /// NPB 3.x EP classes S, W, A, B, C: `M`, the log2 of the number of pairs. NPB's batch size
 /// (`MK` = 16, 2^16 pairs a batch) is the same for every class, so `class` leaves
 /// `block_pairs` alone; `block_pairs = 65536` gives NPB's 1 MiB buffer per thread.
+#[rustfmt::skip]
 pub const CLASSES: [EpClass; 5] = [
     EpClass { m: 24 },
     EpClass { m: 25 },

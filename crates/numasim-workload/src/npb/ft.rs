@@ -74,37 +74,13 @@ pub struct FtClass {
 }
 
 /// NPB 3.x FT classes S, W, A, B, C.
+#[rustfmt::skip]
 pub const CLASSES: [FtClass; 5] = [
-    FtClass {
-        nx: 64,
-        ny: 64,
-        nz: 64,
-        iterations: 6,
-    },
-    FtClass {
-        nx: 128,
-        ny: 128,
-        nz: 32,
-        iterations: 6,
-    },
-    FtClass {
-        nx: 256,
-        ny: 256,
-        nz: 128,
-        iterations: 6,
-    },
-    FtClass {
-        nx: 512,
-        ny: 256,
-        nz: 256,
-        iterations: 20,
-    },
-    FtClass {
-        nx: 512,
-        ny: 512,
-        nz: 512,
-        iterations: 20,
-    },
+    FtClass { nx: 64, ny: 64, nz: 64, iterations: 6 },
+    FtClass { nx: 128, ny: 128, nz: 32, iterations: 6 },
+    FtClass { nx: 256, ny: 256, nz: 128, iterations: 6 },
+    FtClass { nx: 512, ny: 256, nz: 256, iterations: 20 },
+    FtClass { nx: 512, ny: 512, nz: 512, iterations: 20 },
 ];
 
 /// The keys `class` sets.

@@ -62,37 +62,13 @@ pub struct IsClass {
 }
 
 /// NPB 3.x IS classes S, W, A, B, C.
+#[rustfmt::skip]
 pub const CLASSES: [IsClass; 5] = [
-    IsClass {
-        keys_log2: 16,
-        max_key_log2: 11,
-        buckets_log2: 9,
-        iterations: 10,
-    },
-    IsClass {
-        keys_log2: 20,
-        max_key_log2: 16,
-        buckets_log2: 10,
-        iterations: 10,
-    },
-    IsClass {
-        keys_log2: 23,
-        max_key_log2: 19,
-        buckets_log2: 10,
-        iterations: 10,
-    },
-    IsClass {
-        keys_log2: 25,
-        max_key_log2: 21,
-        buckets_log2: 10,
-        iterations: 10,
-    },
-    IsClass {
-        keys_log2: 27,
-        max_key_log2: 23,
-        buckets_log2: 10,
-        iterations: 10,
-    },
+    IsClass { keys_log2: 16, max_key_log2: 11, buckets_log2: 9, iterations: 10 },
+    IsClass { keys_log2: 20, max_key_log2: 16, buckets_log2: 10, iterations: 10 },
+    IsClass { keys_log2: 23, max_key_log2: 19, buckets_log2: 10, iterations: 10 },
+    IsClass { keys_log2: 25, max_key_log2: 21, buckets_log2: 10, iterations: 10 },
+    IsClass { keys_log2: 27, max_key_log2: 23, buckets_log2: 10, iterations: 10 },
 ];
 
 /// The keys `class` sets.

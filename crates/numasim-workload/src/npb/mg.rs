@@ -70,27 +70,13 @@ pub struct MgClass {
 }
 
 /// NPB 3.x MG classes S, W, A, B, C.
+#[rustfmt::skip]
 pub const CLASSES: [MgClass; 5] = [
-    MgClass {
-        grid_log2: 5,
-        iterations: 4,
-    },
-    MgClass {
-        grid_log2: 7,
-        iterations: 4,
-    },
-    MgClass {
-        grid_log2: 8,
-        iterations: 4,
-    },
-    MgClass {
-        grid_log2: 8,
-        iterations: 20,
-    },
-    MgClass {
-        grid_log2: 9,
-        iterations: 20,
-    },
+    MgClass { grid_log2: 5, iterations: 4 },
+    MgClass { grid_log2: 7, iterations: 4 },
+    MgClass { grid_log2: 8, iterations: 4 },
+    MgClass { grid_log2: 8, iterations: 20 },
+    MgClass { grid_log2: 9, iterations: 20 },
 ];
 
 /// The keys `class` sets.

@@ -82,13 +82,24 @@ pub fn run(cmd: ParamsCommand) -> anyhow::Result<()> {
                 anyhow::bail!("unknown workload `{kind}` (known: {})", known.join(", "));
             };
             for p in &g.params {
+                // A multi-line description (an NPB class table) continues on rows of its own.
+                let mut lines = p.description.lines();
                 t.row([
                     p.name.to_string(),
                     type_of(&p.default).into(),
                     unit_of(p.name).into(),
                     p.default.clone(),
-                    p.description.to_string(),
+                    lines.next().unwrap_or("").to_string(),
                 ]);
+                for line in lines {
+                    t.row([
+                        String::new(),
+                        String::new(),
+                        String::new(),
+                        String::new(),
+                        line.to_string(),
+                    ]);
+                }
             }
         }
         ParamsCommand::Migration { policy } => {

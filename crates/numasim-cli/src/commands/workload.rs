@@ -22,7 +22,12 @@ pub fn run(cmd: WorkloadCommand) -> anyhow::Result<()> {
                 println!("{} — {}\n  paper: {}", g.name, g.summary, g.paper);
                 let mut t = Table::new(["parameter", "default", "meaning"]);
                 for p in g.params {
-                    t.row([p.name.to_string(), p.default, p.description.to_string()]);
+                    // A multi-line description (an NPB class table) continues on rows of its own.
+                    let mut lines = p.description.lines();
+                    t.row([p.name.to_string(), p.default, lines.next().unwrap_or("").to_string()]);
+                    for line in lines {
+                        t.row([String::new(), String::new(), line.to_string()]);
+                    }
                 }
                 for line in t.render().lines() {
                     println!("  {line}");

@@ -48,12 +48,15 @@ pub const CLASSES: ClassTable = ClassTable {
 /// `bt`'s parameters (shared with the other CFD pseudo-applications).
 pub type BtParams = super::cfd::CfdParams;
 
+/// `class`'s line in `workload list` (a test holds it to [`CLASSES`]).
+pub const CLASS_DOC: &str = "NPB 3.x class; grid and iterations override it\nS: grid 12^3, 60 time steps\nW: grid 24^3, 200 time steps\nA: grid 64^3, 200 time steps\nB: grid 102^3, 200 time steps\nC: grid 162^3, 200 time steps";
+
 pub fn info() -> GeneratorInfo {
     super::cfd::generator_info(
         "bt",
         "NPB BT: ADI with 5x5 block-tridiagonal line solves along x, y, z (NPB 3.3-OMP layout)",
         "HyDM (NPB BT, class C)",
-        "NPB class S | W | A | B | C: grid and time steps",
+        CLASS_DOC,
         "overrides the number of time steps",
     )
 }

@@ -82,7 +82,7 @@ impl Class {
         }
     }
 
-    fn index(self) -> usize {
+    pub fn index(self) -> usize {
         self as usize
     }
 }
@@ -102,13 +102,14 @@ impl ClassTable {
     pub fn iterations(&self, c: Class) -> usize {
         self.iterations[c.index()]
     }
-    /// "S: 12³ × 60, W: ..." for parameter docs.
-    pub fn doc(&self) -> String {
-        Class::ALL
-            .iter()
-            .map(|&c| format!("{}: {}³ × {}", c.name(), self.grid(c), self.iterations(c)))
-            .collect::<Vec<_>>()
-            .join(", ")
+    /// The `class` documentation `workload list` prints: a heading line, then one line a
+    /// class ("S: grid 12^3, 60 time steps"); `what` names the outer loop.
+    pub fn doc(&self, what: &str) -> String {
+        let mut text = String::from("NPB 3.x class; grid and iterations override it");
+        for c in Class::ALL {
+            text += &format!("\n{}: grid {}^3, {} {what}", c.name(), self.grid(c), self.iterations(c));
+        }
+        text
     }
 }
 

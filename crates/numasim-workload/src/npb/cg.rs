@@ -19,7 +19,8 @@
 //! multiply + add, 2 flops), q/x/r/p updates 1 per load plus 2 per flop; initialisation stores
 //! 2 each.
 
-use super::Init;
+use super::class::{blame_class, fill, given, params_json};
+use super::{Class, Init};
 use crate::omp::{Kernel, Loop, OmpSource, Sched};
 use crate::params::{check, parse};
 use crate::registry::{GeneratorInfo, WorkloadError};
@@ -33,6 +34,7 @@ crate::workload_params! {
     pub struct CgParams {
         threads: usize = 8 => "number of threads";
         init: Init = Init::Serial => Init::doc();
+        class: Option<Class> = None => CLASS_DOC, shown "(none)";
         rows: usize = 14_000 => "matrix order (NPB class A: 14000)";
         nonzeros_per_row: usize = 11 => "random off-diagonal entries drawn per row (mirrored, so ~2x stored)";
         iterations: usize = 15 => "CG iterations";
@@ -48,10 +50,67 @@ pub fn info() -> GeneratorInfo {
     }
 }
 
+/// One row of NPB 3.x's CG class table (`setparams`: NA, NONZER, NITER, SHIFT).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CgClass {
+    pub na: usize,
+    pub nonzer: usize,
+    pub niter: usize,
+    pub shift: f64,
+}
+
+/// NPB 3.x CG classes S, W, A, B, C.
+#[rustfmt::skip]
+pub const CLASSES: [CgClass; 5] = [
+    CgClass { na: 1_400, nonzer: 7, niter: 15, shift: 10.0 },
+    CgClass { na: 7_000, nonzer: 8, niter: 15, shift: 12.0 },
+    CgClass { na: 14_000, nonzer: 11, niter: 15, shift: 20.0 },
+    CgClass { na: 75_000, nonzer: 13, niter: 75, shift: 60.0 },
+    CgClass { na: 150_000, nonzer: 15, niter: 75, shift: 110.0 },
+];
+
+/// CG steps NPB runs per outer iteration (`cgitmax` in `conj_grad`).
+pub const CGITMAX: usize = 25;
+
+/// The keys `class` sets.
+pub const CLASS_KEYS: &[&str] = &["rows", "nonzeros_per_row", "iterations"];
+
+impl CgClass {
+    /// `rows = NA`, `nonzeros_per_row = NONZER`, `iterations = NITER · 25`: the generator's
+    /// iteration is one CG step, NPB's outer iteration runs 25 of them. SHIFT only moves the
+    /// eigenvalues of NPB's matrix (values, not addresses); the generator's matrix is its own
+    /// diagonally dominant one, so SHIFT is listed, not used.
+    pub fn apply(&self, given: &std::collections::BTreeSet<String>, p: &mut CgParams) {
+        fill(given, "rows", &mut p.rows, self.na);
+        fill(given, "nonzeros_per_row", &mut p.nonzeros_per_row, self.nonzer);
+        fill(given, "iterations", &mut p.iterations, self.niter * CGITMAX);
+    }
+}
+
+/// `class`'s lines in `workload list` (a test holds them to [`CLASSES`]).
+pub const CLASS_DOC: &str = "NPB 3.x class; sets the keys below the table leaves out (unset: their defaults)
+S: rows 1400, nonzeros_per_row 7, iterations 375 (15 x 25 CG steps)
+W: rows 7000, nonzeros_per_row 8, iterations 375 (15 x 25)
+A: rows 14000, nonzeros_per_row 11, iterations 375 (15 x 25)
+B: rows 75000, nonzeros_per_row 13, iterations 1875 (75 x 25)
+C: rows 150000, nonzeros_per_row 15, iterations 1875 (75 x 25)";
+
+/// Parses `cg`'s table and resolves `class` (explicit keys override it).
+pub fn params(table: toml::Table) -> Result<CgParams, WorkloadError> {
+    let given = given(&table);
+    let mut p: CgParams = parse(table)?;
+    if let Some(c) = p.class {
+        CLASSES[c.index()].apply(&given, &mut p);
+    }
+    Ok(p)
+}
+
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
-    let p: CgParams = parse(table)?;
-    let threads = p.threads;
-    Ok(Box::new(OmpSource::new(Cg::new(p, seed)?, threads)))
+    let given = given(&table);
+    let p = params(table)?;
+    let (threads, class) = (p.threads, p.class);
+    let cg = Cg::new(p, seed).map_err(|e| blame_class(e, class, &given, CLASS_KEYS))?;
+    Ok(Box::new(OmpSource::new(cg, threads)))
 }
 
 const F64: u64 = 8;
@@ -92,6 +151,23 @@ pub struct Cg {
     beta: f64,
     /// ‖r‖₂ after initialisation and after every iteration.
     pub residual_norms: Vec<f64>,
+}
+
+/// The arrays `cg` lays out for order `rows` and `nonzeros` stored entries, `(name, bytes)`
+/// in allocation order: what [`Cg::new`] allocates, and its footprint. The stored entries
+/// are at most `rows · (2·nonzeros_per_row + 1)` (mirrored draws plus the diagonal; repeated
+/// columns merge).
+pub fn layout(rows: usize, nonzeros: u64) -> [(&'static str, u64); 7] {
+    let n = rows as u64;
+    [
+        ("rowptr", (n + 1) * U32),
+        ("colidx", nonzeros * U32),
+        ("values", nonzeros * F64),
+        ("x", n * F64),
+        ("r", n * F64),
+        ("p", n * F64),
+        ("q", n * F64),
+    ]
 }
 
 impl Cg {
@@ -151,16 +227,17 @@ impl Cg {
             *row = Vec::new();
         }
         let mut space = AddressSpace::new();
-        let nnz = col.len() as u64;
+        let [a_rowptr, a_col, a_val, a_x, a_r, a_p, a_q] =
+            layout(n, col.len() as u64).map(|(_, bytes)| space.alloc(bytes));
         let threads = params.threads;
         Ok(Cg {
-            a_rowptr: space.alloc((n as u64 + 1) * U32),
-            a_col: space.alloc(nnz * U32),
-            a_val: space.alloc(nnz * F64),
-            a_x: space.alloc(n as u64 * F64),
-            a_r: space.alloc(n as u64 * F64),
-            a_p: space.alloc(n as u64 * F64),
-            a_q: space.alloc(n as u64 * F64),
+            a_rowptr,
+            a_col,
+            a_val,
+            a_x,
+            a_r,
+            a_p,
+            a_q,
             params,
             seed,
             rowptr,
@@ -307,7 +384,7 @@ impl Kernel for Cg {
     }
 
     fn describe(&self) -> serde_json::Value {
-        serde_json::json!({ "generator": "cg", "seed": self.seed, "params": self.params })
+        serde_json::json!({ "generator": "cg", "seed": self.seed, "params": params_json(&self.params) })
     }
 }
 

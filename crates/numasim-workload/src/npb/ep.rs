@@ -15,7 +15,8 @@
 //! multiplies, max, floor — charged to the annulus count update) plus the read-modify-write of
 //! the count and two sums.
 
-use super::Init;
+use super::class::{blame_class, fill, given, params_json};
+use super::{Class, Init};
 use crate::omp::{Kernel, Loop, OmpSource, Sched};
 use crate::params::{check, parse};
 use crate::registry::{GeneratorInfo, WorkloadError};
@@ -29,6 +30,7 @@ crate::workload_params! {
     pub struct EpParams {
         threads: usize = 8 => "number of threads";
         init: Init = Init::Serial => Init::doc();
+        class: Option<Class> = None => CLASS_DOC, shown "(none)";
         pairs_log2: u32 = 22 => "2^pairs_log2 random pairs in total";
         block_pairs: usize = 1024 => "pairs per block (buffer of 2*block_pairs f64 per thread)";
     }
@@ -43,10 +45,57 @@ pub fn info() -> GeneratorInfo {
     }
 }
 
+/// NPB 3.x EP classes S, W, A, B, C: `M`, the log2 of the number of pairs. NPB's batch size
+/// (`MK` = 16, 2^16 pairs a batch) is the same for every class, so `class` leaves
+/// `block_pairs` alone; `block_pairs = 65536` gives NPB's 1 MiB buffer per thread.
+#[rustfmt::skip]
+pub const CLASSES: [EpClass; 5] = [
+    EpClass { m: 24 },
+    EpClass { m: 25 },
+    EpClass { m: 28 },
+    EpClass { m: 30 },
+    EpClass { m: 32 },
+];
+
+/// One row of NPB 3.x's EP class table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EpClass {
+    pub m: u32,
+}
+
+/// The keys `class` sets.
+pub const CLASS_KEYS: &[&str] = &["pairs_log2"];
+
+impl EpClass {
+    pub fn apply(&self, given: &std::collections::BTreeSet<String>, p: &mut EpParams) {
+        fill(given, "pairs_log2", &mut p.pairs_log2, self.m);
+    }
+}
+
+/// `class`'s lines in `workload list` (a test holds them to [`CLASSES`]).
+pub const CLASS_DOC: &str = "NPB 3.x class; sets pairs_log2 (NPB's M) unless given (unset: its default)
+S: pairs_log2 24
+W: pairs_log2 25
+A: pairs_log2 28
+B: pairs_log2 30
+C: pairs_log2 32";
+
+/// Parses `ep`'s table and resolves `class` (explicit keys override it).
+pub fn params(table: toml::Table) -> Result<EpParams, WorkloadError> {
+    let given = given(&table);
+    let mut p: EpParams = parse(table)?;
+    if let Some(c) = p.class {
+        CLASSES[c.index()].apply(&given, &mut p);
+    }
+    Ok(p)
+}
+
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
-    let p: EpParams = parse(table)?;
-    let threads = p.threads;
-    Ok(Box::new(OmpSource::new(Ep::new(p, seed)?, threads)))
+    let given = given(&table);
+    let p = params(table)?;
+    let (threads, class) = (p.threads, p.class);
+    let kernel = Ep::new(p, seed).map_err(|e| blame_class(e, class, &given, CLASS_KEYS))?;
+    Ok(Box::new(OmpSource::new(kernel, threads)))
 }
 
 pub struct Ep {
@@ -62,6 +111,13 @@ pub struct Ep {
     pub counts: Vec<[u64; 10]>,
     /// Sums of the Gaussian deviates (x, y), per thread.
     pub sums: Vec<(f64, f64)>,
+}
+
+/// The arrays `ep` lays out for *each* thread, `(name, bytes)`: the pair buffer `x`
+/// (2·`block_pairs` f64) and the tallies `q` (10 annulus counts and 2 sums). [`Ep::new`]
+/// allocates every thread's `x`, then every thread's `q`.
+pub fn layout(p: &EpParams) -> [(&'static str, u64); 2] {
+    [("x", p.block_pairs as u64 * 16), ("q", 12 * 8)]
 }
 
 impl Ep {
@@ -83,8 +139,9 @@ impl Ep {
         )?;
         let t = params.threads;
         let mut space = AddressSpace::new();
-        let a_x = (0..t).map(|_| space.alloc(params.block_pairs as u64 * 16)).collect();
-        let a_q = (0..t).map(|_| space.alloc(12 * 8)).collect();
+        let [(_, x_bytes), (_, q_bytes)] = layout(&params);
+        let a_x = (0..t).map(|_| space.alloc(x_bytes)).collect();
+        let a_q = (0..t).map(|_| space.alloc(q_bytes)).collect();
         Ok(Ep {
             blocks: ((1u64 << params.pairs_log2) / params.block_pairs as u64) as usize,
             buf: vec![0.0; 2 * params.block_pairs],
@@ -169,7 +226,7 @@ impl Kernel for Ep {
     }
 
     fn describe(&self) -> serde_json::Value {
-        serde_json::json!({ "generator": "ep", "seed": self.seed, "params": self.params })
+        serde_json::json!({ "generator": "ep", "seed": self.seed, "params": params_json(&self.params) })
     }
 }
 

@@ -31,7 +31,8 @@
 //! store, +10); bit-reversal swap = 2 loads + 2 stores, 1–2 each; evolve = 2 loads, 1 (4 flops)
 //! + 2 stores; checksum = 1 load + 4 (index arithmetic, 2 flops); initialisation stores 2.
 
-use super::Init;
+use super::class::{blame_class, fill, given, params_json};
+use super::{Class, Init};
 use crate::omp::{Kernel, Loop, OmpSource, Sched};
 use crate::params::{check, parse};
 use crate::registry::{GeneratorInfo, WorkloadError};
@@ -45,6 +46,7 @@ crate::workload_params! {
     pub struct FtParams {
         threads: usize = 8 => "number of threads";
         init: Init = Init::Serial => Init::doc();
+        class: Option<Class> = None => CLASS_DOC, shown "(none)";
         nx: usize = 64 => "grid points along x (power of two; NPB class S: 64)";
         ny: usize = 64 => "grid points along y (power of two; NPB class S: 64)";
         nz: usize = 32 => "grid points along z (power of two; NPB class S: 64)";
@@ -62,10 +64,61 @@ pub fn info() -> GeneratorInfo {
     }
 }
 
+/// One row of NPB 3.x's FT class table (`nx`, `ny`, `nz`, `niter_default`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FtClass {
+    pub nx: usize,
+    pub ny: usize,
+    pub nz: usize,
+    pub iterations: usize,
+}
+
+/// NPB 3.x FT classes S, W, A, B, C.
+#[rustfmt::skip]
+pub const CLASSES: [FtClass; 5] = [
+    FtClass { nx: 64, ny: 64, nz: 64, iterations: 6 },
+    FtClass { nx: 128, ny: 128, nz: 32, iterations: 6 },
+    FtClass { nx: 256, ny: 256, nz: 128, iterations: 6 },
+    FtClass { nx: 512, ny: 256, nz: 256, iterations: 20 },
+    FtClass { nx: 512, ny: 512, nz: 512, iterations: 20 },
+];
+
+/// The keys `class` sets.
+pub const CLASS_KEYS: &[&str] = &["nx", "ny", "nz", "iterations"];
+
+impl FtClass {
+    pub fn apply(&self, given: &std::collections::BTreeSet<String>, p: &mut FtParams) {
+        fill(given, "nx", &mut p.nx, self.nx);
+        fill(given, "ny", &mut p.ny, self.ny);
+        fill(given, "nz", &mut p.nz, self.nz);
+        fill(given, "iterations", &mut p.iterations, self.iterations);
+    }
+}
+
+/// `class`'s lines in `workload list` (a test holds them to [`CLASSES`]).
+pub const CLASS_DOC: &str = "NPB 3.x class; sets the keys below the table leaves out (unset: their defaults)
+S: nx 64, ny 64, nz 64, iterations 6
+W: nx 128, ny 128, nz 32, iterations 6
+A: nx 256, ny 256, nz 128, iterations 6
+B: nx 512, ny 256, nz 256, iterations 20
+C: nx 512, ny 512, nz 512, iterations 20 (refused: over the 2^26 points held in memory)";
+
+/// Parses `ft`'s table and resolves `class` (explicit keys override it).
+pub fn params(table: toml::Table) -> Result<FtParams, WorkloadError> {
+    let given = given(&table);
+    let mut p: FtParams = parse(table)?;
+    if let Some(c) = p.class {
+        CLASSES[c.index()].apply(&given, &mut p);
+    }
+    Ok(p)
+}
+
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
-    let p: FtParams = parse(table)?;
-    let threads = p.threads;
-    Ok(Box::new(OmpSource::new(Ft::new(p, seed)?, threads)))
+    let given = given(&table);
+    let p = params(table)?;
+    let (threads, class) = (p.threads, p.class);
+    let kernel = Ft::new(p, seed).map_err(|e| blame_class(e, class, &given, CLASS_KEYS))?;
+    Ok(Box::new(OmpSource::new(kernel, threads)))
 }
 
 const C16: u64 = 16;
@@ -147,6 +200,18 @@ pub struct Ft {
     pub checksums: Vec<C>,
 }
 
+/// The arrays `ft` lays out, `(name, bytes)`: the shared `u0`, `u1` (complex f64) and
+/// `twiddle` (f64) in allocation order, and each thread's private scratch (`block` lines of
+/// the longest dimension, complex f64). What [`Ft::new`] allocates, and its footprint.
+pub fn layout(p: &FtParams) -> ([(&'static str, u64); 3], (&'static str, u64)) {
+    let n = (p.nx * p.ny * p.nz) as u64;
+    let maxlen = p.nx.max(p.ny).max(p.nz) as u64;
+    (
+        [("u0", n * C16), ("u1", n * C16), ("twiddle", n * F64)],
+        ("scratch", maxlen * p.block as u64 * C16),
+    )
+}
+
 impl Ft {
     pub fn new(params: FtParams, seed: u64) -> Result<Self, WorkloadError> {
         check(
@@ -219,10 +284,11 @@ impl Ft {
             plan.push(Op::Checksum);
         }
         let maxlen = nx.max(ny).max(nz);
+        let [a_u0, a_u1, a_tw] = layout(&params).0.map(|(_, bytes)| space.alloc(bytes));
         Ok(Ft {
-            a_u0: space.alloc(n as u64 * C16),
-            a_u1: space.alloc(n as u64 * C16),
-            a_tw: space.alloc(n as u64 * F64),
+            a_u0,
+            a_u1,
+            a_tw,
             u0: vec![C::default(); n],
             u1: vec![C::default(); n],
             x0,
@@ -406,7 +472,7 @@ impl Kernel for Ft {
     }
 
     fn describe(&self) -> serde_json::Value {
-        serde_json::json!({ "generator": "ft", "seed": self.seed, "params": self.params })
+        serde_json::json!({ "generator": "ft", "seed": self.seed, "params": params_json(&self.params) })
     }
 }
 

@@ -19,7 +19,8 @@
 //! Cost model: key loads 2, bucket computation (shift) +1, counter read-modify-write 1+2,
 //! pointer loads 2, stores 1–2, prefix-sum step 3. Integer only (no flops).
 
-use super::Init;
+use super::class::{blame_class, fill, given, params_json};
+use super::{Class, Init};
 use crate::omp::{Kernel, Loop, OmpSource, Sched};
 use crate::params::{check, parse};
 use crate::registry::{GeneratorInfo, WorkloadError};
@@ -33,6 +34,7 @@ crate::workload_params! {
     pub struct IsParams {
         threads: usize = 8 => "number of threads";
         init: Init = Init::Serial => Init::doc();
+        class: Option<Class> = None => CLASS_DOC, shown "(none)";
         keys: usize = 1 << 20 => "number of keys (NPB class W: 2^20)";
         max_key: u32 = 1 << 16 => "keys lie in 0..max_key (power of two)";
         buckets: usize = 1 << 10 => "number of buckets (power of two <= max_key)";
@@ -49,10 +51,62 @@ pub fn info() -> GeneratorInfo {
     }
 }
 
+/// One row of NPB 3.x's IS class table (`TOTAL_KEYS_LOG_2`, `MAX_KEY_LOG_2`,
+/// `NUM_BUCKETS_LOG_2`; `MAX_ITERATIONS` is 10 for every class).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IsClass {
+    pub keys_log2: u32,
+    pub max_key_log2: u32,
+    pub buckets_log2: u32,
+    pub iterations: usize,
+}
+
+/// NPB 3.x IS classes S, W, A, B, C.
+#[rustfmt::skip]
+pub const CLASSES: [IsClass; 5] = [
+    IsClass { keys_log2: 16, max_key_log2: 11, buckets_log2: 9, iterations: 10 },
+    IsClass { keys_log2: 20, max_key_log2: 16, buckets_log2: 10, iterations: 10 },
+    IsClass { keys_log2: 23, max_key_log2: 19, buckets_log2: 10, iterations: 10 },
+    IsClass { keys_log2: 25, max_key_log2: 21, buckets_log2: 10, iterations: 10 },
+    IsClass { keys_log2: 27, max_key_log2: 23, buckets_log2: 10, iterations: 10 },
+];
+
+/// The keys `class` sets.
+pub const CLASS_KEYS: &[&str] = &["keys", "max_key", "buckets", "iterations"];
+
+impl IsClass {
+    pub fn apply(&self, given: &std::collections::BTreeSet<String>, p: &mut IsParams) {
+        fill(given, "keys", &mut p.keys, 1 << self.keys_log2);
+        fill(given, "max_key", &mut p.max_key, 1 << self.max_key_log2);
+        fill(given, "buckets", &mut p.buckets, 1 << self.buckets_log2);
+        fill(given, "iterations", &mut p.iterations, self.iterations);
+    }
+}
+
+/// `class`'s lines in `workload list` (a test holds them to [`CLASSES`]).
+pub const CLASS_DOC: &str = "NPB 3.x class; sets the keys below the table leaves out (unset: their defaults)
+S: keys 2^16, max_key 2^11, buckets 2^9, iterations 10
+W: keys 2^20, max_key 2^16, buckets 2^10, iterations 10
+A: keys 2^23, max_key 2^19, buckets 2^10, iterations 10
+B: keys 2^25, max_key 2^21, buckets 2^10, iterations 10
+C: keys 2^27, max_key 2^23, buckets 2^10, iterations 10";
+
+/// Parses `is`'s table and resolves `class` (explicit keys override it).
+pub fn params(table: toml::Table) -> Result<IsParams, WorkloadError> {
+    let given = given(&table);
+    let mut p: IsParams = parse(table)?;
+    if let Some(c) = p.class {
+        CLASSES[c.index()].apply(&given, &mut p);
+    }
+    Ok(p)
+}
+
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
-    let p: IsParams = parse(table)?;
-    let threads = p.threads;
-    Ok(Box::new(OmpSource::new(Is::new(p, seed)?, threads)))
+    let given = given(&table);
+    let p = params(table)?;
+    let (threads, class) = (p.threads, p.class);
+    let kernel = Is::new(p, seed).map_err(|e| blame_class(e, class, &given, CLASS_KEYS))?;
+    Ok(Box::new(OmpSource::new(kernel, threads)))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,6 +141,21 @@ pub struct Is {
     a_sorted: u64,
     step: Step,
     iteration: usize,
+}
+
+/// The arrays `is` lays out, `(name, bytes)` in allocation order (all u32): what
+/// [`Is::new`] allocates, and its footprint.
+pub fn layout(p: &IsParams) -> [(&'static str, u64); 6] {
+    let n = p.keys as u64 * 4;
+    let rows = (p.threads * p.buckets) as u64 * 4;
+    [
+        ("key_array", n),
+        ("key_buff2", n),
+        ("key_buff1", p.max_key as u64 * 4),
+        ("bucket_size", rows),
+        ("bucket_ptrs", rows),
+        ("sorted", n),
+    ]
 }
 
 impl Is {
@@ -127,15 +196,15 @@ impl Is {
         let t = params.threads;
         let nb = params.buckets;
         let mut space = AddressSpace::new();
-        let n = params.keys as u64;
+        let [a_keys, a_buff2, a_buff1, a_size, a_ptrs, a_sorted] = layout(&params).map(|(_, bytes)| space.alloc(bytes));
         Ok(Is {
             shift: (params.max_key / nb as u32).trailing_zeros(),
-            a_keys: space.alloc(n * 4),
-            a_buff2: space.alloc(n * 4),
-            a_buff1: space.alloc(params.max_key as u64 * 4),
-            a_size: space.alloc((t * nb) as u64 * 4),
-            a_ptrs: space.alloc((t * nb) as u64 * 4),
-            a_sorted: space.alloc(n * 4),
+            a_keys,
+            a_buff2,
+            a_buff1,
+            a_size,
+            a_ptrs,
+            a_sorted,
             key_buff2: vec![0; params.keys],
             key_buff1: vec![0; params.max_key as usize],
             bucket_size: vec![0; t * nb],
@@ -290,7 +359,7 @@ impl Kernel for Is {
     }
 
     fn describe(&self) -> serde_json::Value {
-        serde_json::json!({ "generator": "is", "seed": self.seed, "params": self.params })
+        serde_json::json!({ "generator": "is", "seed": self.seed, "params": params_json(&self.params) })
     }
 }
 

@@ -56,12 +56,15 @@ pub const CLASSES: ClassTable = ClassTable {
 /// `lu`'s parameters (shared with the other CFD pseudo-applications).
 pub type LuParams = super::cfd::CfdParams;
 
+/// `class`'s line in `workload list` (a test holds it to [`CLASSES`]).
+pub const CLASS_DOC: &str = "NPB 3.x class; grid and iterations override it\nS: grid 12^3, 50 SSOR iterations\nW: grid 33^3, 300 SSOR iterations\nA: grid 64^3, 250 SSOR iterations\nB: grid 102^3, 250 SSOR iterations\nC: grid 162^3, 250 SSOR iterations";
+
 pub fn info() -> GeneratorInfo {
     super::cfd::generator_info(
         "lu",
         "NPB LU: SSOR with lower/upper triangular sweeps as a pipelined wavefront over planes (NPB 3.3-OMP)",
         "HyDM (NPB LU, class C)",
-        "NPB class S | W | A | B | C: grid and iterations",
+        CLASS_DOC,
         "overrides the number of SSOR iterations",
     )
 }

@@ -32,7 +32,8 @@
 //! coordinates of the fine point), 2^d flops, plus a u load on the finest level. Smooth: 2 loads,
 //! 3 flops, 1 store. Initialisation stores cost 2.
 
-use super::Init;
+use super::class::{blame_class, fill, given, params_json};
+use super::{Class, Init};
 use crate::omp::{Kernel, Loop, OmpSource, Sched};
 use crate::params::{check, parse};
 use crate::registry::{GeneratorInfo, WorkloadError};
@@ -46,6 +47,7 @@ crate::workload_params! {
     pub struct MgParams {
         threads: usize = 8 => "number of threads";
         init: Init = Init::Serial => Init::doc();
+        class: Option<Class> = None => CLASS_DOC, shown "(none)";
         grid_log2: u32 = 6 => "finest grid is 2^grid_log2 points per dimension (NPB class S: 5, W: 7, A: 8)";
         iterations: usize = 4 => "V-cycles (NPB: 4 for classes S-A)";
     }
@@ -60,10 +62,57 @@ pub fn info() -> GeneratorInfo {
     }
 }
 
+/// One row of NPB 3.x's MG class table (`problem_size` = 2^grid_log2, `nit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MgClass {
+    pub grid_log2: u32,
+    pub iterations: usize,
+}
+
+/// NPB 3.x MG classes S, W, A, B, C.
+#[rustfmt::skip]
+pub const CLASSES: [MgClass; 5] = [
+    MgClass { grid_log2: 5, iterations: 4 },
+    MgClass { grid_log2: 7, iterations: 4 },
+    MgClass { grid_log2: 8, iterations: 4 },
+    MgClass { grid_log2: 8, iterations: 20 },
+    MgClass { grid_log2: 9, iterations: 20 },
+];
+
+/// The keys `class` sets.
+pub const CLASS_KEYS: &[&str] = &["grid_log2", "iterations"];
+
+impl MgClass {
+    pub fn apply(&self, given: &std::collections::BTreeSet<String>, p: &mut MgParams) {
+        fill(given, "grid_log2", &mut p.grid_log2, self.grid_log2);
+        fill(given, "iterations", &mut p.iterations, self.iterations);
+    }
+}
+
+/// `class`'s lines in `workload list` (a test holds them to [`CLASSES`]).
+pub const CLASS_DOC: &str = "NPB 3.x class; sets the keys below the table leaves out (unset: their defaults)
+S: grid_log2 5 (32^3), iterations 4
+W: grid_log2 7 (128^3), iterations 4
+A: grid_log2 8 (256^3), iterations 4
+B: grid_log2 8 (256^3), iterations 20
+C: grid_log2 9 (512^3), iterations 20";
+
+/// Parses `mg`'s table and resolves `class` (explicit keys override it).
+pub fn params(table: toml::Table) -> Result<MgParams, WorkloadError> {
+    let given = given(&table);
+    let mut p: MgParams = parse(table)?;
+    if let Some(c) = p.class {
+        CLASSES[c.index()].apply(&given, &mut p);
+    }
+    Ok(p)
+}
+
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
-    let p: MgParams = parse(table)?;
-    let threads = p.threads;
-    Ok(Box::new(OmpSource::new(Mg::new(p, seed)?, threads)))
+    let given = given(&table);
+    let p = params(table)?;
+    let (threads, class) = (p.threads, p.class);
+    let kernel = Mg::new(p, seed).map_err(|e| blame_class(e, class, &given, CLASS_KEYS))?;
+    Ok(Box::new(OmpSource::new(kernel, threads)))
 }
 
 const F64: u64 = 8;
@@ -106,6 +155,15 @@ pub struct Mg {
     pub residual_norms: Vec<f64>,
 }
 
+/// The arrays `mg` lays out (f64): `(u_k, r_k)` bytes for each level from the coarsest (2³)
+/// to the finest, then the right-hand side `v`, in allocation order. What [`Mg::new`]
+/// allocates, and its footprint.
+pub fn layout(p: &MgParams) -> (Vec<(u64, u64)>, u64) {
+    let cube = |m: u64| m * m * m * F64;
+    let levels = (1..=p.grid_log2).map(|l| (cube(1 << l), cube(1 << l))).collect();
+    (levels, cube(1 << p.grid_log2))
+}
+
 impl Mg {
     pub fn new(params: MgParams, seed: u64) -> Result<Self, WorkloadError> {
         check(
@@ -140,12 +198,12 @@ impl Mg {
         let mut space = AddressSpace::new();
         let mut a_u = Vec::new();
         let mut a_r = Vec::new();
-        for &m in &n {
-            let bytes = (m * m * m) as u64 * F64;
-            a_u.push(space.alloc(bytes));
-            a_r.push(space.alloc(bytes));
+        let (levels_bytes, v_bytes) = layout(&params);
+        for (u_bytes, r_bytes) in levels_bytes {
+            a_u.push(space.alloc(u_bytes));
+            a_r.push(space.alloc(r_bytes));
         }
-        let a_v = space.alloc((nf * nf * nf) as u64 * F64);
+        let a_v = space.alloc(v_bytes);
         let mut plan: Vec<Op> = (0..levels).rev().map(Op::Init).collect();
         plan.push(Op::Resid(fine, true));
         for _ in 0..params.iterations {
@@ -382,7 +440,7 @@ impl Kernel for Mg {
     }
 
     fn describe(&self) -> serde_json::Value {
-        serde_json::json!({ "generator": "mg", "seed": self.seed, "params": self.params })
+        serde_json::json!({ "generator": "mg", "seed": self.seed, "params": params_json(&self.params) })
     }
 }
 

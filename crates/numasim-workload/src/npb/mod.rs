@@ -3,8 +3,9 @@
 //! All eight are implemented (`cg`, `mg`, `ft`, `is`, `ep`, `bt`, `sp`, `lu`). MG and FT are
 //! data-oblivious: their address streams depend only on the sizes, and the seed sets the input
 //! data (see their docs). BT, SP and LU are data-oblivious too and emit their loop nests'
-//! accesses without evaluating values ([`cfd`] says why); they take NPB's `class` (S, W, A, B,
-//! C) and use NPB 3.3-OMP's array shapes, so their footprint is a closed form of the class.
+//! accesses without evaluating values ([`cfd`] says why); they use NPB 3.3-OMP's array shapes,
+//! so their footprint is a closed form of the class. All eight take NPB's `class` (S, W, A, B,
+//! C; [`class`] gives the semantics, docs/workloads.md the sizes and footprints).
 //!
 //! **Class C footprints against HyDM's Table I** (peak memory use of each benchmark run alone
 //! on their KNL; MB = 10⁶ bytes). "Allocated" is what the generator lays out, computed by
@@ -42,6 +43,7 @@
 pub mod bt;
 pub mod cfd;
 pub mod cg;
+pub mod class;
 pub mod ep;
 pub mod ft;
 pub mod is;
@@ -50,6 +52,7 @@ pub mod mg;
 pub mod sp;
 
 use crate::omp::Sched;
+pub use cfd::Class;
 use serde::{Deserialize, Serialize};
 
 /// Who first-touches the arrays.

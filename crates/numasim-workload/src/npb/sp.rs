@@ -46,12 +46,15 @@ pub const CLASSES: ClassTable = ClassTable {
 /// `sp`'s parameters (shared with the other CFD pseudo-applications).
 pub type SpParams = super::cfd::CfdParams;
 
+/// `class`'s line in `workload list` (a test holds it to [`CLASSES`]).
+pub const CLASS_DOC: &str = "NPB 3.x class; grid and iterations override it\nS: grid 12^3, 100 time steps\nW: grid 36^3, 400 time steps\nA: grid 64^3, 400 time steps\nB: grid 102^3, 400 time steps\nC: grid 162^3, 400 time steps";
+
 pub fn info() -> GeneratorInfo {
     super::cfd::generator_info(
         "sp",
         "NPB SP: ADI with scalar pentadiagonal (Thomas) solves along x, y, z (NPB 3.3-OMP layout)",
         "HyDM (NPB SP, class C)",
-        "NPB class S | W | A | B | C: grid and time steps",
+        CLASS_DOC,
         "overrides the number of time steps",
     )
 }

@@ -325,7 +325,8 @@ impl Experiment {
     /// The experiment with every effective value written out, as TOML: the file's own keys,
     /// every `[timing]` parameter, and the generator's defaults for workload keys the file left
     /// out (those whose default is a value; an unset option such as a random source vertex stays
-    /// unset).
+    /// unset). With an NPB `class`, the sizes the class resolved to are written instead of the
+    /// keys' defaults, so the file reruns to the same results.
     pub fn resolved_toml(&self) -> String {
         let mut spec = self.spec.clone();
         if let Some(w) = spec.workload.as_mut() {
@@ -383,12 +384,16 @@ impl Experiment {
 /// Writes a generator's default for every parameter the table leaves out (those whose default
 /// is a value; an unset option such as a random source vertex stays unset).
 fn fill_workload_defaults(workload: &mut toml::Table) {
-    let Some(kind) = workload.get("kind").and_then(toml::Value::as_str) else {
+    let Some(kind) = workload.get("kind").and_then(toml::Value::as_str).map(str::to_string) else {
         return;
     };
     let Some(info) = numasim_workload::registry::list().into_iter().find(|g| g.name == kind) else {
         return;
     };
+    // An NPB `class` first writes the sizes it resolved to: the keys' own defaults would
+    // otherwise override the class on a rerun (npb/class.rs).
+    let class_sizes = numasim_workload::npb::class::class_resolved_keys(&kind, workload);
+    workload.extend(class_sizes.unwrap_or_default());
     for p in info.params {
         if workload.contains_key(p.name) {
             continue;

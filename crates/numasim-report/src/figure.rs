@@ -19,10 +19,11 @@ pub enum Figure {
     Migration,
     Ipc,
     Utilisation,
+    Roofline,
 }
 
 impl Figure {
-    pub const ALL: [Figure; 11] = [
+    pub const ALL: [Figure; 12] = [
         Figure::MachineGraph,
         Figure::LatencyHeatmap,
         Figure::AccessClasses,
@@ -34,6 +35,7 @@ impl Figure {
         Figure::Migration,
         Figure::Ipc,
         Figure::Utilisation,
+        Figure::Roofline,
     ];
 
     pub fn name(self) -> &'static str {
@@ -49,6 +51,7 @@ impl Figure {
             Figure::Migration => "migration",
             Figure::Ipc => "ipc",
             Figure::Utilisation => "utilisation",
+            Figure::Roofline => "roofline",
         }
     }
 
@@ -78,6 +81,7 @@ impl Figure {
             Figure::Ipc | Figure::Utilisation => {
                 "timing-mode results with IPC and utilisation per phase (phases[].timing)"
             }
+            Figure::Roofline => "a multi-process timing run ([[process]]: phases[].processes with phases[].timing)",
         }
     }
 
@@ -95,6 +99,7 @@ impl Figure {
             Figure::PlacementMap => charts::placement_map::available(runs),
             Figure::Migration => runs.iter().any(|r| crate::migration::of(r).is_some()),
             Figure::Ipc | Figure::Utilisation => charts::timing::phases_available(runs),
+            Figure::Roofline => charts::roofline::available(runs),
         }
     }
 
@@ -138,6 +143,13 @@ impl Figure {
                 } else {
                     charts::timing::utilisation_svg(run)
                 }
+            }
+            Figure::Roofline => {
+                let run = runs
+                    .iter()
+                    .find(|r| charts::roofline::series(r).is_some())
+                    .expect("available");
+                charts::roofline::svg(run)
             }
             Figure::Migration => {
                 let (run, m) = runs

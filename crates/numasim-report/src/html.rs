@@ -357,9 +357,22 @@ fn amat_table(runs: &[Run]) -> Option<TableCtx> {
 /// Multi-process runs side by side: each process's counts, where its pages are, and (timing)
 /// its finish time, also relative to the same-named process of the first run that has it (the
 /// per-program normalised execution time HyDM reports).
-fn processes_view(runs: &[Run]) -> Option<ViewCtx> {
+fn processes_view(runs: &[Run]) -> Result<Option<ViewCtx>, ReportError> {
     if runs.iter().all(|r| r.results.processes.is_empty()) {
-        return None;
+        return Ok(None);
+    }
+    // A roofline per timing run (HyDM Fig. 2/4).
+    let mut figures = Vec::new();
+    for r in runs.iter().filter(|r| charts::roofline::series(r).is_some()) {
+        figures.push(FigureCtx {
+            caption: format!(
+                "Roofline of {}: each process's arithmetic intensity and flop rate per phase under \
+                 each memory node's bandwidth roof (no compute roof: cores are not modelled down to \
+                 their floating-point units).",
+                r.label
+            ),
+            svg: charts::roofline::svg(r)?,
+        });
     }
     let mut nodes: Vec<String> = Vec::new();
     for p in runs.iter().flat_map(|r| &r.results.processes) {
@@ -405,7 +418,7 @@ fn processes_view(runs: &[Run]) -> Option<ViewCtx> {
             rows.push(row);
         }
     }
-    Some(ViewCtx {
+    Ok(Some(ViewCtx {
         id: "processes",
         title: "Processes",
         description: "Programs sharing the machine ([[process]] experiments): each one's accesses, \
@@ -413,14 +426,14 @@ fn processes_view(runs: &[Run]) -> Option<ViewCtx> {
              when it finished, also relative to the same process in the first run (HyDM's \
              normalised execution time), and the AMAT of its LLC-miss loads."
             .into(),
-        figures: vec![],
+        figures,
         tables: vec![TableCtx {
             caption: "Per process, per run".into(),
             header,
             rows,
         }],
         wide: false,
-    })
+    }))
 }
 
 /// The speedup view's numbers: simulated time and speedup of each timing run over the first.
@@ -594,7 +607,7 @@ pub fn render(runs: &[Run]) -> Result<String, ReportError> {
         v.tables.extend(speedup_table(runs));
         views.push(v);
     }
-    views.extend(processes_view(runs));
+    views.extend(processes_view(runs)?);
     views.extend(timing_view(runs)?);
     if let Some(mut v) = single(
         "sharing",
@@ -694,6 +707,20 @@ mod tests {
             r
         };
         let (mut a, mut b) = (procs(2000.0), procs(1500.0));
+        // The second run is timed per phase: its roofline is drawn, the first run's is not.
+        b["phases"] = json!([{"index": 0, "accesses": 10, "timing": {"sim_time_ns": 100.0},
+            "processes": [{"flops": 400, "llc_misses": 2, "accesses": 9}, {"flops": 0, "llc_misses": 1, "accesses": 1}]}]);
+        let (_dr, rb0) = run_from(b.clone());
+        let s = crate::charts::roofline::series(&rb0).unwrap();
+        assert_eq!(
+            s[0].points,
+            vec![(400.0 / 128.0, 4.0)],
+            "flops per LLC-miss byte, GFLOP/s"
+        );
+        assert!(
+            s[1].points.is_empty(),
+            "a phase without flops has no point on a log axis"
+        );
         a["name"] = json!("default");
         b["name"] = json!("hydm");
         let (_d1, ra) = run_from(a);
@@ -704,6 +731,7 @@ mod tests {
         assert!(s.contains("75.0%"), "share of cg.0's pages on m1: {s}");
         assert!(s.contains("0.750×"), "hydm's cg.0 relative to the default run's: {s}");
         assert!(s.contains("2.0 µs") && s.contains("120.0 ns"), "{s}");
+        assert_eq!(s.matches("<svg").count(), 1, "one roofline, for the timed run");
         let (_d3, plain) = run_from(base("plain"));
         assert!(
             section(&render(&[plain]).unwrap(), "processes").is_none(),

@@ -188,6 +188,9 @@ pub struct MemoryNode {
     pub capacity_bytes: u64,
     #[serde(default)]
     pub attached_socket: Option<String>,
+    /// Peak bandwidth, GB/s (0 when machine.json predates it).
+    #[serde(default)]
+    pub peak_bandwidth_gbps: f64,
 }
 
 impl MemoryNode {

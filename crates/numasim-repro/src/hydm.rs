@@ -133,8 +133,11 @@ fn finish_times(r: &serde_json::Value) -> Vec<(String, f64)> {
         .unwrap_or_default()
 }
 
+/// Each program's time in a run over its time in the default run, by name.
+type Normalised = Vec<(String, f64)>;
+
 /// Each program's time in `run` over its time in `base`, by name.
-fn normalised(base: &serde_json::Value, run: &serde_json::Value) -> Vec<(String, f64)> {
+fn normalised(base: &serde_json::Value, run: &serde_json::Value) -> Normalised {
     let b = finish_times(base);
     finish_times(run)
         .into_iter()
@@ -206,7 +209,7 @@ impl Study for Hydm {
         for (mix, seeds) in &mixes {
             let fraction = mix.mcdram_fraction();
             let capped = format!("capacity_fraction_of_footprint = {{ mcdram = {fraction:.4} }}");
-            let mut per_config: Vec<(&str, Vec<Vec<(String, f64)>>)> = Vec::new();
+            let mut per_config: Vec<(&str, Vec<Normalised>)> = Vec::new();
             let mut moves = Vec::new();
             for seed in 1..=*seeds {
                 let id = |c: &str| format!("{}-s{seed}-{c}", mix.label);

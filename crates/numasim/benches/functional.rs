@@ -87,7 +87,8 @@ fn bench(c: &mut Criterion) {
         let machine = numasim::experiment::resolve::machine(&exp).expect("machine");
         let cfg = numasim::experiment::resolve::functional_config(&exp, &machine);
         let sockets =
-            numasim::experiment::resolve::thread_sockets(&exp, &machine, &[0..streams.len()]).expect("mapping");
+            numasim::experiment::resolve::thread_sockets(&exp, &machine, std::slice::from_ref(&(0..streams.len())))
+                .expect("mapping");
         g.bench_function(
             if llc {
                 "bfs_in_memory_llc_on"

@@ -36,7 +36,8 @@ fn bench(c: &mut Criterion) {
         };
         let accesses: u64 = streams.iter().map(|s| s.len() as u64).sum();
         let machine = resolve::machine(&exp).expect("machine");
-        let sockets = resolve::thread_sockets(&exp, &machine, &[0..streams.len()]).expect("mapping");
+        let sockets =
+            resolve::thread_sockets(&exp, &machine, std::slice::from_ref(&(0..streams.len()))).expect("mapping");
         let cfg = TimingConfig {
             spec: exp.spec.timing.clone(),
             phase_instructions: exp.spec.phase_instructions,

@@ -67,6 +67,12 @@ fn processes_never_share_pages_and_their_results_sum_to_the_totals() {
     }
     assert!(r.processes[2].accesses > 0 && r.processes[2].threads == 1);
     assert_eq!((a.first_thread, b.first_thread, r.processes[2].first_thread), (0, 2, 4));
+    // Per phase, per process: the phases add up to each process's run totals.
+    for (i, p) in r.processes.iter().enumerate() {
+        let flops: u64 = r.phases.iter().map(|ph| ph.processes[i].flops).sum();
+        let misses: u64 = r.phases.iter().map(|ph| ph.processes[i].llc_misses).sum();
+        assert_eq!((flops, misses), (p.flops, p.llc_misses), "{}", p.name);
+    }
     // STREAM carries its flops; functional mode has no time.
     assert!(a.flops > 0 && a.finish_time_ns.is_none());
 }

@@ -20,7 +20,7 @@ pub struct PlotArgs {
     #[arg(required = true)]
     results: Vec<PathBuf>,
     /// Figure to draw: machine-graph, latency-heatmap, access-classes, amat, speedup, ipc,
-    /// utilisation, sharing, placement, placement-map, migration.
+    /// utilisation, sharing, placement, placement-map, migration, roofline.
     #[arg(long)]
     figure: String,
     /// Output file; the extension (.svg or .png) picks the format.

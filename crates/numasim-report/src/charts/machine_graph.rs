@@ -310,6 +310,7 @@ mod tests {
             kind: kind.into(),
             capacity_bytes: 1 << 30,
             attached_socket: s.map(str::to_string),
+            peak_bandwidth_gbps: 0.0,
         };
         let link = |a: &str, b: &str| Link {
             name: format!("{a}-{b}"),

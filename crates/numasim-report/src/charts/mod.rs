@@ -9,6 +9,7 @@ pub mod machine_graph;
 pub mod migration;
 pub mod placement;
 pub mod placement_map;
+pub mod roofline;
 pub mod sharing;
 pub mod timing;
 

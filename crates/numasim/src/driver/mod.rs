@@ -307,6 +307,7 @@ pub fn drive<E: Engine>(
     let mut mapper = crate::stats::PlacementMapper::default();
     let mut report = E::Report::default();
     let mut phase_index = sim.phase_index();
+    let mut thread_totals_before = Vec::new();
     for_each_phase(&mut sim, &mut *source, run.max_phases, |sim, counts, extra| {
         let spanned = sim.phase_index() - phase_index;
         phase_index = sim.phase_index();
@@ -337,6 +338,7 @@ pub fn drive<E: Engine>(
             migration,
             timing,
             sampled,
+            processes: results::phase_processes(&run.processes, sim, &mut thread_totals_before),
         });
         total.add(&counts);
         progress(&Progress {

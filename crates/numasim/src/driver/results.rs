@@ -90,6 +90,54 @@ pub struct PhaseRecord {
     /// Sampled timing only: which instructions of the phase were timed (`timing` covers those).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sampled: Option<super::TimedWindow>,
+    /// Multi-process runs: each process's share of the phase, in `processes` order (the
+    /// roofline's points: flops over LLC-miss bytes, flops over the phase's time).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub processes: Vec<PhaseProcess>,
+}
+
+/// One process's counts in one phase.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct PhaseProcess {
+    pub accesses: u64,
+    pub flops: u64,
+    pub llc_misses: u64,
+}
+
+/// Per-process counts of a phase: the threads' run totals now minus at the previous boundary
+/// (`last` is updated).
+pub(crate) fn phase_processes<E: super::Engine>(
+    processes: &[super::ProcessInfo],
+    sim: &E,
+    last: &mut Vec<crate::stats::ThreadTotals>,
+) -> Vec<PhaseProcess> {
+    if processes.is_empty() {
+        return Vec::new();
+    }
+    let now = sim.thread_totals();
+    last.resize(now.len(), Default::default());
+    let out = processes
+        .iter()
+        .map(|info| {
+            let mut p = PhaseProcess {
+                accesses: 0,
+                flops: 0,
+                llc_misses: 0,
+            };
+            for t in info.threads.clone() {
+                let (n, l) = (
+                    now.get(t).copied().unwrap_or_default(),
+                    last.get(t).copied().unwrap_or_default(),
+                );
+                p.accesses += n.accesses - l.accesses;
+                p.flops += n.flops - l.flops;
+                p.llc_misses += n.llc_misses - l.llc_misses;
+            }
+            p
+        })
+        .collect();
+    *last = now;
+    out
 }
 
 #[derive(Debug, Clone, Serialize)]

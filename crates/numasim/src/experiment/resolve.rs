@@ -219,11 +219,12 @@ pub fn source(exp: &Experiment) -> Result<Box<dyn AccessSource>, ConfigError> {
     source_with_processes(exp).map(|(s, _)| s)
 }
 
+/// An access source and the thread range of each of its processes.
+pub type SourceAndProcesses = (Box<dyn AccessSource>, Vec<std::ops::Range<usize>>);
+
 /// [`source`], with the combined thread range of every process (one range for a one-workload
 /// experiment).
-pub fn source_with_processes(
-    exp: &Experiment,
-) -> Result<(Box<dyn AccessSource>, Vec<std::ops::Range<usize>>), ConfigError> {
+pub fn source_with_processes(exp: &Experiment) -> Result<SourceAndProcesses, ConfigError> {
     let (src, ranges) = open_source(exp)?;
     if exp.worker_threads < 2 {
         return Ok((src, ranges));
@@ -234,12 +235,12 @@ pub fn source_with_processes(
     Ok((ahead, ranges))
 }
 
-fn open_source(exp: &Experiment) -> Result<(Box<dyn AccessSource>, Vec<std::ops::Range<usize>>), ConfigError> {
+fn open_source(exp: &Experiment) -> Result<SourceAndProcesses, ConfigError> {
     if exp.spec.process.is_empty() {
         let (key, table) = exp.workloads().remove(0);
         let src = open_workload(exp, &key, table)?;
         let n = src.threads();
-        return Ok((src, vec![0..n]));
+        return Ok((src, std::iter::once(0..n).collect()));
     }
     let names = exp.process_names();
     let mut processes = Vec::with_capacity(names.len());

@@ -354,13 +354,9 @@ impl TimingSim {
         (k.instructions, k.llc_misses, k.end_ps.max(k.t))
     }
 
-    /// Runs one phase (`phase_instructions` more per thread; a barrier at its end). Returns
-    /// the phase's functional counts and timing counters, or `None` once every thread is done.
-    pub fn run_phase(
-        &mut self,
-        src: &mut dyn AccessSource,
-        phase_instructions: u64,
-    ) -> Result<Option<(PhaseCounts, TimingCounts)>, SimError> {
+    /// Checks the source's thread count and fills every core's buffer; `false` once every
+    /// thread is done (the start of both kinds of phase).
+    fn begin_phase(&mut self, src: &mut dyn AccessSource) -> Result<bool, SimError> {
         if src.threads() != self.cores.len() {
             return Err(SimError::ThreadCount {
                 source_threads: src.threads(),
@@ -370,7 +366,17 @@ impl TimingSim {
         for c in 0..self.cores.len() {
             self.refill(c, src)?;
         }
-        if self.cores.iter().all(|c| c.source_done) {
+        Ok(!self.cores.iter().all(|c| c.source_done))
+    }
+
+    /// Runs one phase (`phase_instructions` more per thread; a barrier at its end). Returns
+    /// the phase's functional counts and timing counters, or `None` once every thread is done.
+    pub fn run_phase(
+        &mut self,
+        src: &mut dyn AccessSource,
+        phase_instructions: u64,
+    ) -> Result<Option<(PhaseCounts, TimingCounts)>, SimError> {
+        if !self.begin_phase(src)? {
             return Ok(None);
         }
         let (next_phase, phase_end) = crate::sim::phase_window(
@@ -403,16 +409,7 @@ impl TimingSim {
         src: &mut dyn AccessSource,
         phase_ps: u64,
     ) -> Result<Option<(PhaseCounts, TimingCounts)>, SimError> {
-        if src.threads() != self.cores.len() {
-            return Err(SimError::ThreadCount {
-                source_threads: src.threads(),
-                mapped: self.cores.len(),
-            });
-        }
-        for c in 0..self.cores.len() {
-            self.refill(c, src)?;
-        }
-        if self.cores.iter().all(|c| c.source_done) {
+        if !self.begin_phase(src)? {
             return Ok(None);
         }
         let start = self.book.horizon_ps;

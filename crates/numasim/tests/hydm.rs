@@ -242,11 +242,23 @@ workload = { kind = "stream", threads = 2, array_bytes = 262144, iterations = 60
 enabled = false
 [migration]
 policy = "hydm"
+shootdown = "software"
 "#;
     let exp = Experiment::from_source(Source::from_text("t.toml", text), "t").unwrap_or_else(|e| panic!("{e}"));
     let r = numasim::experiment::simulate(&exp, &mut |_| {})
         .unwrap_or_else(|e| panic!("{e}"))
         .1;
+    // A software shootdown interrupts the two cores of the moved page's program, not the
+    // machine's 67 others: 3000 initiator + 2 × 5000 handler cycles per page.
+    for ph in &r.phases {
+        let moved = ph.migration.costs.shootdowns;
+        assert_eq!(
+            ph.migration.costs.shootdown_cycles,
+            moved * (3000 + 2 * 5000),
+            "phase {}",
+            ph.index
+        );
+    }
     let state = |i: usize| r.phases[i].migration.policy_state["in_fast_tier"].clone();
     let moved = |i: usize| r.phases[i].migration.moves_to.get("mcdram").copied().unwrap_or(0);
     let (ep, stream) = (&r.processes[0], &r.processes[1]);

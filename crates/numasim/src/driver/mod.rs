@@ -280,6 +280,7 @@ pub fn drive<E: Engine>(
         run.seed,
         run.processes.len().max(1),
     );
+    migrator.set_process_threads(run.processes.iter().map(|p| p.threads.len() as u64).collect());
     if let Some(observer) = migrator.observer() {
         sim.set_observer(observer);
     }

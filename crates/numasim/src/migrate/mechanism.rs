@@ -50,6 +50,9 @@ pub struct MachineInfo {
     pub kind: Vec<String>,
     pub total_cores: u64,
     pub page_bytes: u64,
+    /// Multi-process runs: threads of each process (a software shootdown interrupts the cores
+    /// of the moved page's process only); empty for one workload (every other core).
+    pub process_threads: Vec<u64>,
 }
 
 impl MachineInfo {
@@ -83,6 +86,7 @@ impl MachineInfo {
                 })
                 .collect(),
             total_cores: m.total_cores(),
+            process_threads: Vec::new(),
             page_bytes,
         }
     }
@@ -320,7 +324,13 @@ impl<'a> Ctx<'a> {
 }
 
 /// Costs of a list of moves.
-pub fn move_costs(mach: &MachineInfo, params: &CostParams, moves: &[Move]) -> Costs {
+/// `process_of`: the process of a page id (multi-process runs; see [`MachineInfo::process_threads`]).
+pub fn move_costs(
+    mach: &MachineInfo,
+    params: &CostParams,
+    moves: &[Move],
+    process_of: Option<&dyn Fn(u32) -> usize>,
+) -> Costs {
     let mut c = Costs::default();
     let page = mach.page_bytes;
     let mut links = vec![[0u64; 2]; mach.link_names.len()];
@@ -355,11 +365,17 @@ pub fn move_costs(mach: &MachineInfo, params: &CostParams, moves: &[Move]) -> Co
         }
     }
     c.shootdowns = moves.len() as u64;
-    let per_page = if params.shootdown.is_software() {
-        params.shootdown_initiator_cycles + mach.total_cores.saturating_sub(1) * params.shootdown_handler_cycles
-    } else {
-        params.shootdown_initiator_cycles
-    };
-    c.shootdown_cycles = per_page * moves.len() as u64;
+    c.shootdown_cycles = moves.len() as u64 * params.shootdown_initiator_cycles;
+    if params.shootdown.is_software() {
+        // Handlers: every other core, or (several processes) every core of the page's process.
+        let handlers: u64 = match process_of {
+            Some(f) if !mach.process_threads.is_empty() => moves
+                .iter()
+                .map(|m| mach.process_threads.get(f(m.page)).copied().unwrap_or(0))
+                .sum(),
+            _ => moves.len() as u64 * mach.total_cores.saturating_sub(1),
+        };
+        c.shootdown_cycles += handlers * params.shootdown_handler_cycles;
+    }
     c
 }

@@ -242,6 +242,14 @@ fn add_moves(
 }
 
 impl Migrator {
+    /// Multi-process runs: the threads of each process, so that a shootdown's handler cycles
+    /// are counted on the cores of the moved page's process only.
+    pub fn set_process_threads(&mut self, threads: Vec<u64>) {
+        if threads.len() > 1 {
+            self.mach.process_threads = threads;
+        }
+    }
+
     /// `processes`: programs of the run (1 for one workload).
     pub fn new(
         resolved: &Resolved,
@@ -376,7 +384,10 @@ impl Migrator {
             Some(o) => o.end_phase(pages, &moved_pages, self.cost.inflight_accesses_per_page),
             None => (0, Default::default()),
         };
-        let mut costs = mechanism::move_costs(&self.mach, &self.cost, &moves);
+        let table = sim.table();
+        let shift = table.page_shift();
+        let process_of = |page: u32| numasim_trace::processes::process_of_vpage(table.vpage(page), shift);
+        let mut costs = mechanism::move_costs(&self.mach, &self.cost, &moves, Some(&process_of));
         costs.stalled_accesses = obs_counts.stalled_accesses;
         costs.tracker_update_accesses = 2 * obs_counts.tracker_updates;
         costs.scan_entries = if acting { scanned + hint_scanned } else { 0 };

@@ -94,13 +94,13 @@ impl AccessSource for ProcessSet {
         self.sources[p].next_batch(t as usize, out)?;
         let tag = (p as u64) << PROCESS_SHIFT;
         let start = self.start[p];
-        if let Some(bad) = out.iter().find(|a| a.vaddr >> PROCESS_SHIFT != 0) {
-            return Err(SourceError::Invalid(format!(
-                "process `{}` thread {t}: address {:#x} is above the 48-bit user address space a process may use",
-                self.names[p], bad.vaddr
-            )));
-        }
         for a in out.iter_mut() {
+            if a.vaddr >> PROCESS_SHIFT != 0 {
+                return Err(SourceError::Invalid(format!(
+                    "process `{}` thread {t}: address {:#x} is above the 48-bit user address space a process may use",
+                    self.names[p], a.vaddr
+                )));
+            }
             a.vaddr |= tag;
             a.instr = a.instr.saturating_add(start);
         }

@@ -420,21 +420,32 @@ pub fn learn_oracle_homes(run: &mut Run) -> Result<FixedHomes, RunError> {
         }
         Ok(())
     })?;
+    Ok(fixed_homes(run, &sim, |mach, capacity| {
+        crate::migrate::oracle::best_homes(&totals, mach, capacity)
+    }))
+}
+
+/// A first pass's homes, chosen by `choose` from the machine and each node's capacity at the
+/// pass's footprint, keyed by virtual page: page ids follow first-touch order, which differs
+/// between the functional first pass and a timing-mode run.
+fn fixed_homes(
+    run: &Run,
+    sim: &FunctionalSim,
+    choose: impl FnOnce(&crate::migrate::MachineInfo, &[u64]) -> Vec<u16>,
+) -> FixedHomes {
     let mach = crate::migrate::MachineInfo::from_machine(&run.machine, run.page_bytes);
     let footprint = sim.memory.table.pages() as u64;
     let capacity: Vec<u64> = (0..run.machine.memory_nodes.len())
         .map(|n| sim.memory.placement.capacity_pages(n, footprint))
         .collect();
-    let homes = crate::migrate::oracle::best_homes(&totals, &mach, &capacity);
-    // Keyed by virtual page: page ids follow first-touch order, which differs between the
-    // functional first pass and a timing-mode run.
-    Ok(FixedHomes::from_pairs(
+    let homes = choose(&mach, &capacity);
+    FixedHomes::from_pairs(
         homes
             .iter()
             .enumerate()
             .filter(|&(_, &n)| n != u16::MAX)
             .map(|(id, &n)| (sim.memory.table.vpage(id as u32), n)),
-    ))
+    )
 }
 
 /// Profile-driven static placement's first run: the workload without migration on the
@@ -455,19 +466,9 @@ pub fn learn_profile_homes(run: &mut Run) -> Result<FixedHomes, RunError> {
         o.end_phase(pages, &[], 0);
         Ok(())
     })?;
-    let mach = crate::migrate::MachineInfo::from_machine(&run.machine, run.page_bytes);
-    let footprint = sim.memory.table.pages() as u64;
-    let capacity: Vec<u64> = (0..run.machine.memory_nodes.len())
-        .map(|n| sim.memory.placement.capacity_pages(n, footprint))
-        .collect();
-    let homes = crate::migrate::profile_static::homes_from_profile(&total, &mach, &capacity);
-    Ok(FixedHomes::from_pairs(
-        homes
-            .iter()
-            .enumerate()
-            .filter(|&(_, &n)| n != u16::MAX)
-            .map(|(id, &n)| (sim.memory.table.vpage(id as u32), n)),
-    ))
+    Ok(fixed_homes(run, &sim, |mach, capacity| {
+        crate::migrate::profile_static::homes_from_profile(&total, mach, capacity)
+    }))
 }
 
 #[cfg(test)]

@@ -243,13 +243,6 @@ impl Experiment {
         Self::from_source(source, &stem)
     }
 
-    pub fn from_source(source: Source, default_name: &str) -> Result<Self, ConfigError> {
-        Self::from_source_checked(source, default_name).and_then(|e| {
-            e.check_process_names()?;
-            Ok(e)
-        })
-    }
-
     fn check_process_names(&self) -> Result<(), ConfigError> {
         let names = self.process_names();
         for (i, n) in names.iter().enumerate() {
@@ -269,7 +262,7 @@ impl Experiment {
         Ok(())
     }
 
-    fn from_source_checked(source: Source, default_name: &str) -> Result<Self, ConfigError> {
+    pub fn from_source(source: Source, default_name: &str) -> Result<Self, ConfigError> {
         let mut spec: ExperimentSpec = source.parse()?;
         let migration = crate::migrate::params::resolve(&spec.migration, &source)?;
         spec.migration = crate::migrate::params::resolved_spec(&migration);
@@ -313,13 +306,15 @@ impl Experiment {
         if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
             return Err(source.error("name", "must be a plain name (no slashes, not starting with '.')"));
         }
-        Ok(Experiment {
+        let exp = Experiment {
             spec,
             source,
             name,
             migration,
             worker_threads: available_cores(),
-        })
+        };
+        exp.check_process_names()?;
+        Ok(exp)
     }
 
     /// The experiment with every effective value written out, as TOML: the file's own keys,

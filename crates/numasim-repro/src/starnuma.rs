@@ -70,7 +70,7 @@ const QUICK: Size = Size {
     limit_workloads: &["bfs"],
 };
 const FULL: Size = Size {
-    scale: 21,
+    scale: 22,
     trials: 2,
     phase_instructions: 2_000_000,
     sample_instructions: 200_000,
@@ -81,8 +81,8 @@ const FULL: Size = Size {
     fmi_queries: 200_000,
     poa_reads: 64,
     extra_figures: &["bfs", "sssp"],
-    limit_search: &[0, 16_384, 65_536],
-    limit_workloads: &["bfs"],
+    limit_search: &[0, 65_536],
+    limit_workloads: &["sssp", "bfs", "cc", "tc", "masstree", "tpcc", "fmi", "poa"],
 };
 
 /// Largest graph scale the study gives `tc` (see [`workload`]).
@@ -201,6 +201,10 @@ fn t16(size: &Size) -> String {
     )
 }
 
+fn t0_policy(size: &Size) -> String {
+    format!("policy = \"starnuma-t0\"\n{SHOOTDOWN}{}", migration_limit(size))
+}
+
 fn perfect_baseline(size: &Size) -> String {
     format!("policy = \"perfect-baseline\"\n{SHOOTDOWN}{}", migration_limit(size))
 }
@@ -222,16 +226,40 @@ impl Study for StarNuma {
         let size = if ctx.options.quick { &QUICK } else { &FULL };
         let mut out = latencies()?;
 
-        // Fig. 2: sharing of BFS's LLC misses on the full-size machine (functional mode).
-        let sharing = ctx.run_experiment(
-            "fig2-bfs-sharing",
-            &format!(
-                "# numasim repro starnuma: Fig. 2\nmachine = \"starnuma16-pool\"\nseed = 1\nmode = \"functional\"\n\
-                 phase_instructions = {}\n\n{}\n[placement]\npolicy = \"first-touch\"\n",
-                size.phase_instructions,
-                bfs_workload(size)
-            ),
-        )?;
+        // Fig. 2: sharing of BFS's LLC misses on the full-size machine (functional mode); Fig. 8
+        // on BFS: the paper's baseline (perfect-knowledge migration) and a baseline that does
+        // not migrate, against the pool with Algorithm 1 (T16) and with T0 trackers.
+        let mut first = ctx
+            .run_experiments(&[
+                (
+                    "fig2-bfs-sharing".into(),
+                    format!(
+                        "# numasim repro starnuma: Fig. 2\nmachine = \"starnuma16-pool\"\nseed = 1\nmode = \"functional\"\n\
+                         phase_instructions = {}\n\n{}\n[placement]\npolicy = \"first-touch\"\n",
+                        size.phase_instructions,
+                        bfs_workload(size)
+                    ),
+                ),
+                (
+                    "fig8-bfs-baseline-no-migration".into(),
+                    timing_experiment(size, "starnuma16-baseline-scaled", "policy = \"none\"\n"),
+                ),
+                (
+                    "fig8-bfs-baseline".into(),
+                    timing_experiment(size, "starnuma16-baseline-scaled", &perfect_baseline(size)),
+                ),
+                (
+                    "fig8-bfs-starnuma-t16".into(),
+                    timing_experiment(size, "starnuma16-pool-scaled", &t16(size)),
+                ),
+                (
+                    "fig8-bfs-starnuma-t0".into(),
+                    timing_experiment(size, "starnuma16-pool-scaled", &t0_policy(size)),
+                ),
+            ])?
+            .into_iter();
+        let mut next = || first.next().expect("five runs");
+        let (sharing, base_none, base, t16_run, t0) = (next(), next(), next(), next(), next());
         let share = |kind: &str, bucket: &str| number(&sharing, &["sharing", kind, bucket]).unwrap_or(0.0) * 100.0;
         let pages_gt8 = share("page_buckets", "more_than_eight");
         let accesses_gt8 = share("access_buckets", "more_than_eight");
@@ -276,28 +304,6 @@ impl Study for StarNuma {
             Expect::Above(1.0),
         ));
 
-        // Fig. 8 on BFS: the paper's baseline (perfect-knowledge migration) and a baseline that
-        // does not migrate, against the pool with Algorithm 1 (T16) and with T0 trackers.
-        let base_none = ctx.run_experiment(
-            "fig8-bfs-baseline-no-migration",
-            &timing_experiment(size, "starnuma16-baseline-scaled", "policy = \"none\"\n"),
-        )?;
-        let base = ctx.run_experiment(
-            "fig8-bfs-baseline",
-            &timing_experiment(size, "starnuma16-baseline-scaled", &perfect_baseline(size)),
-        )?;
-        let t16_run = ctx.run_experiment(
-            "fig8-bfs-starnuma-t16",
-            &timing_experiment(size, "starnuma16-pool-scaled", &t16(size)),
-        )?;
-        let t0 = ctx.run_experiment(
-            "fig8-bfs-starnuma-t0",
-            &timing_experiment(
-                size,
-                "starnuma16-pool-scaled",
-                &format!("policy = \"starnuma-t0\"\n{SHOOTDOWN}{}", migration_limit(size)),
-            ),
-        )?;
         let time = |r: &serde_json::Value, id: &str| {
             number(r, &["timing", "sim_time_ns"]).ok_or_else(|| ReproError::Results {
                 id: id.into(),
@@ -380,21 +386,41 @@ impl Study for StarNuma {
         // Per workload: (analytical unloaded change, analytical contention change, baseline AMAT), ns.
         let mut analytical_changes: Vec<(f64, f64, f64)> = Vec::new();
         let mut pool_shares = Vec::new();
+        // The other seven workloads' baseline, T16 and T0 runs, in one batch.
+        let mut plan = Vec::new();
+        for (kind, _, _) in WORKLOADS.iter().filter(|w| w.0 != "bfs") {
+            plan.push((
+                format!("fig8-{kind}-baseline"),
+                timing_experiment_of(kind, size, "starnuma16-baseline-scaled", &perfect_baseline(size)),
+            ));
+            plan.push((
+                format!("fig8-{kind}-starnuma-t16"),
+                timing_experiment_of(kind, size, "starnuma16-pool-scaled", &t16(size)),
+            ));
+            plan.push((
+                format!("fig8-{kind}-starnuma-t0"),
+                timing_experiment_of(kind, size, "starnuma16-pool-scaled", &t0_policy(size)),
+            ));
+        }
+        let mut others = ctx.run_experiments(&plan)?.into_iter();
+        let mut t0_speedups = Vec::new();
         for (kind, paper_ipc, paper_pool) in WORKLOADS {
-            let (b, t) = if kind == "bfs" {
-                (base.clone(), t16_run.clone())
+            let (b, t, z) = if kind == "bfs" {
+                (base.clone(), t16_run.clone(), t0.clone())
             } else {
-                (
-                    ctx.run_experiment(
-                        &format!("fig8-{kind}-baseline"),
-                        &timing_experiment_of(kind, size, "starnuma16-baseline-scaled", &perfect_baseline(size)),
-                    )?,
-                    ctx.run_experiment(
-                        &format!("fig8-{kind}-starnuma-t16"),
-                        &timing_experiment_of(kind, size, "starnuma16-pool-scaled", &t16(size)),
-                    )?,
-                )
+                let mut next = || others.next().expect("three runs per workload");
+                (next(), next(), next())
             };
+            let t0_speedup = time(&b, kind)? / time(&z, kind)?;
+            t0_speedups.push(t0_speedup);
+            out.push(cmp(
+                "Fig. 8a",
+                format!("{kind}: speedup, StarNUMA T0 over baseline"),
+                "×",
+                None,
+                t0_speedup,
+                Expect::None,
+            ));
             let speedup = time(&b, kind)? / time(&t, kind)?;
             speedups.push(speedup);
             out.push(cmp(
@@ -525,6 +551,22 @@ impl Study for StarNuma {
         ));
         out.push(cmp(
             "Fig. 8a",
+            "geomean speedup over the eight workloads, T0",
+            "×",
+            Some(1.35),
+            geomean(&t0_speedups),
+            Expect::None,
+        ));
+        out.push(cmp(
+            "Fig. 8a",
+            "geomean T0 speedup / geomean T16 speedup (paper 1.35 / 1.54)",
+            "×",
+            Some(1.35 / 1.54),
+            geomean(&t0_speedups) / geomean(&speedups),
+            Expect::None,
+        ));
+        out.push(cmp(
+            "Fig. 8a",
             "largest speedup over the eight workloads, T16",
             "×",
             Some(2.17),
@@ -582,15 +624,20 @@ impl Study for StarNuma {
         // Fig. 10: the pool 190 ns slower (a CXL latency penalty), on a machine file derived
         // from the preset; Fig. 12: a pool 4× smaller than the default 20 % of the footprint.
         let slow_pool = slower_pool_machine(ctx, 190.0)?;
-        let t16_slow = ctx.run_experiment(
-            "fig10-bfs-starnuma-t16-pool-plus-190ns",
-            &timing_experiment(size, &slow_pool, &t16(size)),
-        )?;
         let small_pool = timing_experiment(size, "starnuma16-pool-scaled", &t16(size)).replace(
             "[placement]\npolicy = \"first-touch\"\n",
             "[placement]\npolicy = \"first-touch\"\ncapacity_fraction_of_footprint = { pool = 0.05 }\n",
         );
-        let t16_small = ctx.run_experiment("fig12-bfs-starnuma-t16-pool-quarter", &small_pool)?;
+        let mut pair = ctx
+            .run_experiments(&[
+                (
+                    "fig10-bfs-starnuma-t16-pool-plus-190ns".into(),
+                    timing_experiment(size, &slow_pool, &t16(size)),
+                ),
+                ("fig12-bfs-starnuma-t16-pool-quarter".into(), small_pool),
+            ])?
+            .into_iter();
+        let (t16_slow, t16_small) = (pair.next().expect("two runs"), pair.next().expect("two runs"));
         let speedup16 = tb / t16_ns;
         out.push(cmp(
             "Fig. 10",
@@ -669,18 +716,37 @@ impl StarNuma {
             let tb = time(&base, kind)?;
             let speed = |r: &serde_json::Value, id: &str| -> Result<f64, ReproError> { Ok(tb / time(r, id)?) };
             let s16 = speed(&dynamic, kind)?;
-            // Fig. 9.
-            let static_base = ctx.run_experiment(
-                &format!("fig9-{kind}-baseline-oracle-static"),
-                &timing_experiment_of(kind, size, "starnuma16-baseline-scaled", "policy = \"oracle-static\"\n"),
-            )?;
-            let static_pool = ctx.run_experiment(
-                &format!("fig9-{kind}-starnuma-oracle-static"),
-                &timing_experiment_of(kind, size, "starnuma16-pool-scaled", "policy = \"oracle-static\"\n").replace(
-                    "[placement]\npolicy = \"first-touch\"\n",
-                    "[placement]\npolicy = \"first-touch\"\ncapacity_fraction_of_footprint = { pool = 0.2 }\n",
-                ),
-            )?;
+            // Fig. 9 and Fig. 11's runs of this workload, in one batch.
+            let mut batch = ctx
+                .run_experiments(&[
+                    (
+                        format!("fig9-{kind}-baseline-oracle-static"),
+                        timing_experiment_of(kind, size, "starnuma16-baseline-scaled", "policy = \"oracle-static\"\n"),
+                    ),
+                    (
+                        format!("fig9-{kind}-starnuma-oracle-static"),
+                        timing_experiment_of(kind, size, "starnuma16-pool-scaled", "policy = \"oracle-static\"\n")
+                            .replace(
+                            "[placement]\npolicy = \"first-touch\"\n",
+                            "[placement]\npolicy = \"first-touch\"\ncapacity_fraction_of_footprint = { pool = 0.2 }\n",
+                        ),
+                    ),
+                    (
+                        format!("fig11-{kind}-baseline-2xbw"),
+                        timing_experiment_of(kind, size, &double, &perfect_baseline(size)),
+                    ),
+                    (
+                        format!("fig11-{kind}-baseline-isobw"),
+                        timing_experiment_of(kind, size, &iso, &perfect_baseline(size)),
+                    ),
+                    (
+                        format!("fig11-{kind}-starnuma-t16-halfbw"),
+                        timing_experiment_of(kind, size, &half, &t16(size)),
+                    ),
+                ])?
+                .into_iter();
+            let mut next = || batch.next().expect("five runs");
+            let (static_base, static_pool, r2, ri, rh) = (next(), next(), next(), next(), next());
             let (sb, sp) = (
                 speed(&static_base, "static baseline")?,
                 speed(&static_pool, "static pool")?,
@@ -710,15 +776,6 @@ impl StarNuma {
                 Expect::Above(1.0),
             ));
             // Fig. 11.
-            let run = |ctx: &mut StudyContext, id: &str, machine: &str, migration: &str| {
-                ctx.run_experiment(
-                    &format!("fig11-{kind}-{id}"),
-                    &timing_experiment_of(kind, size, machine, migration),
-                )
-            };
-            let r2 = run(ctx, "baseline-2xbw", &double, &perfect_baseline(size))?;
-            let ri = run(ctx, "baseline-isobw", &iso, &perfect_baseline(size))?;
-            let rh = run(ctx, "starnuma-t16-halfbw", &half, &t16(size))?;
             let (s2, si, sh) = (speed(&r2, "2xbw")?, speed(&ri, "isobw")?, speed(&rh, "halfbw")?);
             for (label, v, paper) in [
                 ("baseline 2×BW", s2, None),
@@ -797,11 +854,12 @@ impl StarNuma {
                 (time(&t16_run, kind)?, PAPER_MIGRATION_LIMIT),
             );
             let default_speedup = best_b.0 / best_t.0;
+            let mut plan = Vec::new();
             for &limit in size.limit_search {
                 let k = limit / 1024;
-                let rb = ctx.run_experiment(
-                    &format!("limit-{kind}-baseline-{k}k"),
-                    &timing_experiment_of(
+                plan.push((
+                    format!("limit-{kind}-baseline-{k}k"),
+                    timing_experiment_of(
                         kind,
                         size,
                         "starnuma16-baseline-scaled",
@@ -810,10 +868,10 @@ impl StarNuma {
                             migration_limit_of(size, limit)
                         ),
                     ),
-                )?;
-                let rt = ctx.run_experiment(
-                    &format!("limit-{kind}-starnuma-t16-{k}k"),
-                    &timing_experiment_of(
+                ));
+                plan.push((
+                    format!("limit-{kind}-starnuma-t16-{k}k"),
+                    timing_experiment_of(
                         kind,
                         size,
                         "starnuma16-pool-scaled",
@@ -823,7 +881,15 @@ impl StarNuma {
                             migration_limit_of(size, limit)
                         ),
                     ),
-                )?;
+                ));
+            }
+            let mut runs = ctx.run_experiments(&plan)?.into_iter();
+            for &limit in size.limit_search {
+                let k = limit / 1024;
+                let (rb, rt) = (
+                    runs.next().expect("two runs per limit"),
+                    runs.next().expect("two runs per limit"),
+                );
                 let (tb, tt) = (time(&rb, kind)?, time(&rt, kind)?);
                 for (label, t, best) in [("baseline", tb, &mut best_b), ("StarNUMA T16", tt, &mut best_t)] {
                     out.push(cmp(

@@ -6,7 +6,6 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use numasim_trace::AccessSource;
 use numasim_workload::graph::{bfs, GraphParams};
 use numasim_workload::stream;
-use std::sync::Arc;
 
 fn drain(src: &mut dyn AccessSource) -> u64 {
     let mut buf = Vec::new();
@@ -30,7 +29,7 @@ fn bench(c: &mut Criterion) {
         threads: 64,
         ..Default::default()
     };
-    let g = Arc::new(common.build_graph(false, 1));
+    let g = common.build_graph(false, 1);
     let count = drain(&mut bfs::source(g.clone(), &common, Default::default(), 1).unwrap());
     let mut grp = c.benchmark_group("generate");
     grp.sample_size(10);

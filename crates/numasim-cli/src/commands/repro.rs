@@ -18,6 +18,9 @@ pub struct ReproArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// Experiments run at once (default: all cores); results never depend on it.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: Option<u16>,
 }
 
 pub fn run(args: ReproArgs) -> anyhow::Result<()> {
@@ -54,7 +57,13 @@ fn study(args: ReproArgs) -> anyhow::Result<()> {
             eprintln!("{m}");
         }
     });
-    let options = numasim_repro::StudyOptions { quick: args.quick, out };
+    let options = numasim_repro::StudyOptions {
+        quick: args.quick,
+        out,
+        jobs: args
+            .jobs
+            .map_or_else(numasim::experiment::config::available_cores, usize::from),
+    };
     let outcome = numasim_repro::run_study(study, options, progress)?;
     if args.json {
         return super::print_json(&serde_json::json!({

@@ -62,7 +62,7 @@ pub fn info() -> GeneratorInfo {
 
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
     let (common, own): (GraphParams, BfsParams) = split_params(table, BfsParams::KEYS, ScheduleName::Gap)?;
-    let g = Arc::new(common.build_graph(false, seed));
+    let g = common.build_graph(false, seed);
     Ok(Box::new(source(g, &common, own, seed)?))
 }
 
@@ -481,7 +481,7 @@ mod tests {
             schedule: toml::Value::String(schedule.into()).try_into().unwrap(),
             chunk: 16,
         };
-        let g = Arc::new(common.build_graph(false, seed));
+        let g = common.build_graph(false, seed);
         let mut src = source(g.clone(), &common, BfsParams::default(), seed).unwrap();
         src.run_to_end();
         let bfs = src.kernel();
@@ -563,7 +563,7 @@ mod tests {
         let t: toml::Table =
             toml::from_str(&format!("scale = 13\ndegree = 8\nthreads = {threads}\n{schedule_keys}")).unwrap();
         let (common, p): (GraphParams, BfsParams) = split_params(t, BfsParams::KEYS, ScheduleName::Gap).unwrap();
-        let g = Arc::new(common.build_graph(false, 7));
+        let g = common.build_graph(false, 7);
         let n = g.n;
         let rec = Rec {
             bfs: Bfs::new(g, common, p, 7, threads),

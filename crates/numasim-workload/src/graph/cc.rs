@@ -49,7 +49,7 @@ pub fn info() -> GeneratorInfo {
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
     let (common, own): (GraphParams, CcParams) = split_params(table, &["neighbor_rounds"], ScheduleName::Static)?;
     check(own.neighbor_rounds <= 64, "neighbor_rounds", "must be at most 64")?;
-    let g = Arc::new(common.build_graph(false, seed));
+    let g = common.build_graph(false, seed);
     let threads = common.threads;
     Ok(Box::new(OmpSource::new(Cc::new(g, common, own, seed), threads)))
 }
@@ -277,7 +277,7 @@ mod tests {
                 schedule: toml::Value::String(sched.into()).try_into().unwrap(),
                 chunk: 32,
             };
-            let g = Arc::new(common.build_graph(false, seed));
+            let g = common.build_graph(false, seed);
             let mut src = OmpSource::new(Cc::new(g.clone(), common, CcParams::default(), seed), threads);
             src.run_to_end();
             let cc = src.kernel();

@@ -70,37 +70,42 @@ impl Graph {
             start[u + 1] = start[u] + deg[u];
         }
         let m = start[n] as usize;
-        let mut pairs: Vec<(u32, u32)> = vec![(0, 0); m];
+        // Neighbourhoods are sorted and deduplicated in place, then compacted in place, so the
+        // peak is the edge list plus one array of entries (a scale-24 graph: 2 × 2.1 GB
+        // unweighted). A weighted entry is `(v << 32) | w`: sorting it sorts by neighbour, then
+        // weight, and the first of equal neighbours keeps the smallest weight, as sorting
+        // `(v, w)` pairs does.
         let mut fill = start.clone();
-        for (i, &(u, v)) in edges.iter().enumerate() {
-            if u == v {
-                continue;
-            }
-            let w = weights.map_or(0, |w| w[i]);
-            pairs[fill[u as usize] as usize] = (v, w);
-            fill[u as usize] += 1;
-            pairs[fill[v as usize] as usize] = (u, w);
-            fill[v as usize] += 1;
-        }
-        // Sort each neighbourhood, drop duplicates (keeping the first weight), compact.
-        let mut offsets = vec![0u64; n + 1];
-        let mut neigh = Vec::with_capacity(m);
-        let mut wout = Vec::new();
-        for u in 0..n {
-            let s = &mut pairs[start[u] as usize..start[u + 1] as usize];
-            s.sort_unstable();
-            let mut last = u32::MAX;
-            for &(v, w) in s.iter() {
-                if v != last {
-                    neigh.push(v);
-                    if weights.is_some() {
-                        wout.push(w);
+        let (neigh, wout, offsets) = match weights {
+            None => {
+                let mut entries = vec![0u32; m];
+                for &(u, v) in edges {
+                    if u != v {
+                        entries[fill[u as usize] as usize] = v;
+                        fill[u as usize] += 1;
+                        entries[fill[v as usize] as usize] = u;
+                        fill[v as usize] += 1;
                     }
-                    last = v;
                 }
+                let offsets = sort_dedup_compact(&mut entries, &start, |e| e as u64);
+                (entries, Vec::new(), offsets)
             }
-            offsets[u + 1] = neigh.len() as u64;
-        }
+            Some(w) => {
+                let mut entries = vec![0u64; m];
+                for (i, &(u, v)) in edges.iter().enumerate() {
+                    if u != v {
+                        entries[fill[u as usize] as usize] = (v as u64) << 32 | w[i] as u64;
+                        fill[u as usize] += 1;
+                        entries[fill[v as usize] as usize] = (u as u64) << 32 | w[i] as u64;
+                        fill[v as usize] += 1;
+                    }
+                }
+                let offsets = sort_dedup_compact(&mut entries, &start, |e| e >> 32);
+                let neigh = entries.iter().map(|&e| (e >> 32) as u32).collect();
+                let wout = entries.iter().map(|&e| e as u32).collect();
+                (neigh, wout, offsets)
+            }
+        };
         let neigh_bytes: u8 = if weights.is_some() { 8 } else { 4 };
         let mut space = AddressSpace::new();
         let offsets_base = space.alloc((n as u64 + 1) * 8);
@@ -143,6 +148,32 @@ impl Graph {
     pub fn neigh_addr(&self, j: u64) -> u64 {
         self.neigh_base + j * self.neigh_bytes as u64
     }
+}
+
+/// Sorts each neighbourhood `entries[start[u]..start[u + 1]]`, keeps the first entry of each
+/// neighbour (`neighbour(entry)`), moves the kept entries down to close the gaps and truncates;
+/// returns the CSR offsets of what is kept.
+fn sort_dedup_compact<T: Copy + Ord>(entries: &mut Vec<T>, start: &[u64], neighbour: impl Fn(T) -> u64) -> Vec<u64> {
+    let n = start.len() - 1;
+    let mut offsets = vec![0u64; n + 1];
+    let mut kept = 0usize;
+    for u in 0..n {
+        let (lo, hi) = (start[u] as usize, start[u + 1] as usize);
+        entries[lo..hi].sort_unstable();
+        let mut last = u64::MAX;
+        for i in lo..hi {
+            let e = entries[i];
+            if neighbour(e) != last {
+                last = neighbour(e);
+                entries[kept] = e;
+                kept += 1;
+            }
+        }
+        offsets[u + 1] = kept as u64;
+    }
+    entries.truncate(kept);
+    entries.shrink_to_fit();
+    offsets
 }
 
 #[cfg(test)]

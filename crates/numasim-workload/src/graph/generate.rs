@@ -27,18 +27,13 @@ pub fn kronecker(scale: u32, edges: u64, rng: &mut Rng) -> Vec<(u32, u32)> {
         let (mut u, mut v) = (0u32, 0u32);
         for _ in 0..scale {
             let p: f64 = rng.gen();
-            u <<= 1;
-            v <<= 1;
-            if p < ab {
-                if p > KRON_A {
-                    v += 1;
-                }
-            } else {
-                u += 1;
-                if p > abc {
-                    v += 1;
-                }
-            }
+            // Branch-free (the quadrant is random, so branches mispredict half the time):
+            // row bit set in C and D (p >= A + B), column bit set in B (A < p < A + B) and D
+            // (p > A + B + C); the same edges as the branching form, draw for draw.
+            let row = p >= ab;
+            let col = (p > KRON_A) & !row | (p > abc);
+            u = (u << 1) | row as u32;
+            v = (v << 1) | col as u32;
         }
         out.push((u, v));
     }
@@ -63,4 +58,50 @@ pub fn uniform(scale: u32, edges: u64, rng: &mut Rng) -> Vec<(u32, u32)> {
 /// One weight per edge, uniform in 1..=255.
 pub fn weights(edges: usize, rng: &mut Rng) -> Vec<u32> {
     (0..edges).map(|_| rng.gen_range(1..=MAX_WEIGHT)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    /// The quadrant choice as Graph500 writes it, with branches.
+    fn kronecker_edge_branching(scale: u32, rng: &mut Rng) -> (u32, u32) {
+        let (ab, abc) = (KRON_A + KRON_B, KRON_A + KRON_B + KRON_C);
+        let (mut u, mut v) = (0u32, 0u32);
+        for _ in 0..scale {
+            let p: f64 = rng.gen();
+            u <<= 1;
+            v <<= 1;
+            if p < ab {
+                if p > KRON_A {
+                    v += 1;
+                }
+            } else {
+                u += 1;
+                if p > abc {
+                    v += 1;
+                }
+            }
+        }
+        (u, v)
+    }
+
+    #[test]
+    fn branch_free_kronecker_draws_the_same_edges_as_the_branching_form() {
+        let (scale, edges) = (10, 5000);
+        let got = kronecker(scale, edges, &mut Rng::seed_from_u64(7));
+        let mut rng = Rng::seed_from_u64(7);
+        let raw: Vec<(u32, u32)> = (0..edges).map(|_| kronecker_edge_branching(scale, &mut rng)).collect();
+        let mut perm: Vec<u32> = (0..1u32 << scale).collect();
+        for i in (1..perm.len()).rev() {
+            let j = rng.gen_range(0..=i);
+            perm.swap(i, j);
+        }
+        let want: Vec<(u32, u32)> = raw.iter().map(|&(u, v)| (perm[u as usize], perm[v as usize])).collect();
+        assert_eq!(got, want);
+        // All four quadrants occur, so every branch of the reference was exercised.
+        assert!(raw.iter().any(|&(u, v)| u & 1 == 1 && v & 1 == 1));
+        assert!(raw.iter().any(|&(u, v)| u & 1 == 0 && v & 1 == 1));
+    }
 }

@@ -17,6 +17,7 @@
 //! The experiment seed drives graph generation and source selection.
 
 pub mod bfs;
+pub mod cache;
 pub mod cc;
 pub mod cost;
 pub mod csr;
@@ -67,9 +68,18 @@ impl GraphParams {
         Ok(())
     }
 
-    /// Generates the graph these parameters describe.
-    pub fn build_graph(&self, weighted: bool, seed: u64) -> Graph {
-        Graph::generate(self.graph, self.scale, self.degree, weighted, seed)
+    /// The graph these parameters describe (kept for reuse when [`cache::keep_graphs`] asks).
+    pub fn build_graph(&self, weighted: bool, seed: u64) -> std::sync::Arc<Graph> {
+        let key = cache::GraphKey {
+            kind: self.graph,
+            scale: self.scale,
+            degree: self.degree,
+            weighted,
+            seed,
+        };
+        cache::get_or_build(key, || {
+            Graph::generate(self.graph, self.scale, self.degree, weighted, seed)
+        })
     }
 }
 

@@ -50,7 +50,7 @@ pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, Wor
     check(own.iterations >= 1, "iterations", "must be at least 1")?;
     check(own.tolerance >= 0.0, "tolerance", "must not be negative")?;
     check((0.0..1.0).contains(&own.damping), "damping", "must be within 0..1")?;
-    let g = Arc::new(common.build_graph(false, seed));
+    let g = common.build_graph(false, seed);
     let threads = common.threads;
     Ok(Box::new(OmpSource::new(Pr::new(g, common, own, seed), threads)))
 }
@@ -202,7 +202,7 @@ mod tests {
             schedule: toml::Value::String("dynamic".into()).try_into().unwrap(),
             chunk: 16,
         };
-        let g = Arc::new(common.build_graph(false, 2));
+        let g = common.build_graph(false, 2);
         assert!(
             (0..g.n).all(|v| g.degree(v) > 0),
             "test graph must have no dangling vertex"

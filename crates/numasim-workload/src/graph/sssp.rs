@@ -55,7 +55,7 @@ pub fn info() -> GeneratorInfo {
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
     let (common, own): (GraphParams, SsspParams) =
         split_params(table, &["delta", "trials", "source_vertex"], ScheduleName::Static)?;
-    let g = Arc::new(common.build_graph(true, seed));
+    let g = common.build_graph(true, seed);
     Ok(Box::new(source(g, &common, own, seed)?))
 }
 
@@ -317,7 +317,7 @@ mod tests {
                 schedule: toml::Value::String(sched.into()).try_into().unwrap(),
                 chunk: 8,
             };
-            let g = Arc::new(common.build_graph(true, 3));
+            let g = common.build_graph(true, 3);
             let p = SsspParams {
                 delta,
                 ..Default::default()

@@ -38,7 +38,7 @@ pub fn info() -> GeneratorInfo {
 
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
     let (common, _): (GraphParams, TcParams) = split_params(table, &[], ScheduleName::Static)?;
-    let g = Arc::new(common.build_graph(false, seed));
+    let g = common.build_graph(false, seed);
     let threads = common.threads;
     Ok(Box::new(OmpSource::new(Tc::new(g, common, seed), threads)))
 }
@@ -135,7 +135,7 @@ mod tests {
                 schedule: toml::Value::String(sched.into()).try_into().unwrap(),
                 chunk: 4,
             };
-            let g = Arc::new(common.build_graph(false, 9));
+            let g = common.build_graph(false, 9);
             let adj = |a: usize, b: usize| g.neighbours(a).binary_search(&(b as u32)).is_ok();
             let mut brute = 0;
             for a in 0..g.n {

@@ -234,17 +234,24 @@ impl StudyContext {
             }
         } else {
             let next = std::sync::atomic::AtomicUsize::new(0);
-            let done = std::sync::Mutex::new(&mut slots);
+            let (tx, rx) = std::sync::mpsc::channel();
+            let progress = &mut self.progress;
             std::thread::scope(|s| {
                 for _ in 0..jobs {
-                    s.spawn(|| loop {
+                    let tx = tx.clone();
+                    let (next, run_one, count) = (&next, &run_one, ids.len());
+                    s.spawn(move || loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        if i >= ids.len() {
+                        if i >= count || tx.send((i, run_one(i))).is_err() {
                             break;
                         }
-                        let r = run_one(i);
-                        done.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(r);
                     });
+                }
+                drop(tx);
+                // The progress callback stays on this thread; it hears of each run as it ends.
+                for (finished, (i, r)) in rx.iter().enumerate() {
+                    progress(&format!("  finished {} ({}/{})", ids[i], finished + 1, ids.len()));
+                    slots[i] = Some(r);
                 }
             });
         }

@@ -79,6 +79,30 @@ fn software_shootdowns_cost_every_core_and_lengthen_the_run() {
     assert!(s.sim_time_ns > h.sim_time_ns, "{} vs {}", s.sim_time_ns, h.sim_time_ns);
 }
 
+/// StarNUMA §IV-C: the scan and shootdowns on an OS core of their own. No application core
+/// stalls, and that core runs beside the program: a phase is not stretched to the landing of
+/// its boundary's last page (moves are charged as far as they fall in the phase).
+#[test]
+fn a_dedicated_os_core_neither_stalls_cores_nor_holds_the_phase_barrier() {
+    let text = shared_hot("policy = \"starnuma\"\nshootdown = \"dedicated\"")
+        .replace("phase_instructions = 200000", "phase_instructions = 20000");
+    let hw =
+        run(&shared_hot("policy = \"starnuma\"").replace("phase_instructions = 200000", "phase_instructions = 20000"));
+    let r = run(&text);
+    assert_eq!(r.migration.total_moves, hw.migration.total_moves, "same decisions");
+    let t = r.timing.as_ref().unwrap();
+    assert!(t.migration.pages > 0);
+    assert_eq!(t.migration.core_stall_ns, 0.0);
+    let outrun = r.phases.iter().any(|p| {
+        let pt = p.timing.as_ref().unwrap();
+        pt.migration.copy_span_ns > pt.sim_time_ns
+    });
+    assert!(
+        outrun,
+        "some boundary's copies outlast the phase after it, and the phase ends first"
+    );
+}
+
 #[test]
 fn timing_migration_is_deterministic() {
     let text = shared_hot("policy = \"tikir\"\nprofiler = \"interconnect\"\nsample_interval = 64");

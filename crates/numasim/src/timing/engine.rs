@@ -807,8 +807,8 @@ impl TimingSim {
         if let Some(&r) = self.page_ready_ps.get(page as usize) {
             if r > t0 {
                 match self.page_before_copy.get(page as usize) {
-                    // move-pages: the daemon has not reached the page, which is still mapped
-                    // at its old home.
+                    // move-pages, or a dedicated OS core: the page's turn has not come, so it
+                    // is still mapped at its old home.
                     Some(&(start, from, frame)) if t0 < start => {
                         node = from as usize;
                         old_frame = Some(frame);
@@ -948,8 +948,11 @@ impl TimingSim {
     /// stalls `shootdown_handler_cycles` per page. Cached lines stay valid: caches are tagged
     /// by virtual line here, and the copy reads memory (dirty cached data is not flushed first).
     /// With `shootdown = "dedicated"` no core stalls: the scan and the per-page initiator
-    /// cycles run on an OS core of their own, and the k-th page lands no earlier than after the
-    /// scan and k of them.
+    /// cycles run on an OS core of their own, which reaches the k-th page after the scan and
+    /// k − 1 shootdowns: until then the page is read at its old home, from then its accesses
+    /// wait for its shootdown and copy. That core runs beside the program, like the move-pages daemon on a
+    /// spare core: the phase barrier does not wait for its copies, and a boundary's work
+    /// queues behind the previous boundary's.
     ///
     /// `shootdown = "move-pages"` charges Linux `move_pages(2)` instead (HyDM's mechanism on
     /// KNL): one kernel thread handles the pages one after another, each page's lines booked
@@ -977,7 +980,8 @@ impl TimingSim {
             self.page_ready_ps.resize(self.memory.home.len(), 0);
         }
         let move_pages = cost.shootdown == crate::migrate::mechanism::Shootdown::MovePages;
-        if move_pages && self.page_before_copy.len() < self.memory.home.len() {
+        let dedicated = cost.shootdown == crate::migrate::mechanism::Shootdown::Dedicated;
+        if (move_pages || dedicated) && self.page_before_copy.len() < self.memory.home.len() {
             self.page_before_copy.resize(self.memory.home.len(), (0, 0, 0));
         }
         // move_pages(2): one kernel thread unmaps, copies and remaps one page after another,
@@ -989,7 +993,6 @@ impl TimingSim {
         let daemon_on_core0 = move_pages && !self.spare_core;
         let page_bytes = 1u64 << self.memory.table.page_shift();
         let mut last = t0;
-        let dedicated = cost.shootdown == crate::migrate::mechanism::Shootdown::Dedicated;
         // A dedicated OS core (socket 0's clock) scans, then shoots pages down one by one.
         let os_ps = |cycles: u64| (cycles as f64 * self.cycle_ps[0]).round() as u64;
         let (scan_ps, per_page_ps) = (os_ps(scan_cycles), os_ps(cost.shootdown_initiator_cycles));
@@ -1001,10 +1004,20 @@ impl TimingSim {
             t0
         };
         let latest_before = self.book.latest_ps;
+        // The dedicated OS core works through one boundary's scan and shootdowns after the
+        // previous boundary's.
+        let os_start = if dedicated { t0.max(self.daemon_free_ps) } else { t0 };
         for (k, &(page, from, to, old_frame)) in moves.iter().enumerate() {
             let (from, to) = (from as usize, to as usize);
             let s = self.node_socket[to].or(self.node_socket[from]).unwrap_or(0);
             let new_frame = u64::from(self.memory.frame[page as usize]);
+            if dedicated {
+                // The OS core reaches the page after the scan and the k pages before it: until
+                // then the page is still mapped at its old home; from then it is unmapped, shot
+                // down and copied.
+                start = os_start + scan_ps + k as u64 * per_page_ps;
+                self.page_before_copy[page as usize] = (start, from as u16, old_frame);
+            }
             let mut landed = start;
             for off in (0..page_bytes).step_by(64) {
                 let from_row = self.book.row_of(from, u64::from(old_frame), off);
@@ -1018,7 +1031,7 @@ impl TimingSim {
                 start = landed;
             }
             if dedicated {
-                landed = landed.max(t0 + scan_ps + (k as u64 + 1) * per_page_ps);
+                landed = landed.max(start + per_page_ps);
             }
             self.page_ready_ps[page as usize] = landed;
             last = last.max(landed);
@@ -1032,6 +1045,13 @@ impl TimingSim {
             // The daemon runs beside the program: the phase barrier does not wait for it.
             self.book.latest_ps = latest_before;
             self.daemon_free_ps = last;
+        } else if dedicated {
+            // So does the dedicated OS core (StarNUMA §IV-C): the copies and shootdowns go on
+            // into the next phase, where misses to a page still in flight wait for it; a
+            // phase (a sampled window) is not stretched to the last page's landing, so moves
+            // are charged as far as they fall in it.
+            self.book.latest_ps = latest_before;
+            self.daemon_free_ps = os_start + scan_ps + moves.len() as u64 * per_page_ps;
         } else {
             self.book.latest_ps = self.book.latest_ps.max(last);
         }

@@ -44,7 +44,8 @@
 //! of an access: L1 hit `l1`, L2 hit `l1 + l2`, LLC hit `l1 + l2 + llc` (Table I cycles at the
 //! socket's clock). Private caches are not kept coherent within a socket (cores of one socket
 //! share data through the LLC only in the sense of the directory); across sockets they are
-//! invalidated with the socket's LLC.
+//! invalidated with the socket's LLC — only the cores the directory marks as possible holders
+//! of the line (a superset kept per line), so a store does not probe every core's L1 and L2.
 //!
 //! # Coherence: socket-level directory at the home (MOESI-like; [`directory`])
 //! Per line: a sharer mask of sockets and an owner socket (the last writer, holding it dirty).

@@ -138,6 +138,15 @@ fn timing_runs_are_deterministic_and_report_the_outputs() {
     }
     assert!(t.invalidations > 0);
     assert!(a.phases.iter().all(|p| p.timing.is_some()));
+    // No resource is ever booked beyond its capacity (issue 13), and utilisations are not
+    // clamped: shared-hot saturates some links, and no phase may show more than 100 %.
+    for p in &a.phases {
+        let pt = p.timing.as_ref().unwrap();
+        assert!(pt.link_utilisation.max <= 1.0 + 1e-12, "{:?}", pt.link_utilisation);
+        assert!(pt.channel_utilisation.values().all(|&u| u <= 1.0 + 1e-12));
+    }
+    let busiest = a.phases.iter().map(|p| p.timing.as_ref().unwrap().link_utilisation.max);
+    assert!(busiest.fold(0.0, f64::max) > 0.5, "the test should load some link");
     let csv = String::from_utf8(numasim::experiment::run::phases_csv(&a).unwrap()).unwrap();
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
     for col in [

@@ -6,6 +6,13 @@
 //! 64-bit mask (timing mode supports at most 64 sockets). The engine asks the directory what a
 //! miss or a store has to do (whom to invalidate, whether another socket's cache supplies the
 //! data) and does the invalidating and the timing itself.
+//!
+//! Beside the socket masks, a per-line mask of the cores whose private caches (L1, L2) may
+//! hold the line (bit `core % 64`): a store then invalidates only those cores of each
+//! invalidated socket instead of probing every core's L1 and L2 (write-shared runs spent
+//! their time there). It is a superset — set on every private fill, cleared only when the
+//! core is invalidated, never on a silent private eviction — so invalidating the cores it
+//! names drops exactly the copies a scan of every core would (results are unchanged).
 
 /// No socket owns the line dirty.
 pub const NO_OWNER: u8 = u8::MAX;
@@ -15,6 +22,8 @@ pub const NO_OWNER: u8 = u8::MAX;
 pub struct Directory {
     sharers: Vec<u64>,
     owner: Vec<u8>,
+    /// Per line: cores (bit `core % 64`) whose private caches may hold it.
+    cores: Vec<u64>,
     lines_per_page_shift: u32,
 }
 
@@ -46,6 +55,7 @@ impl Directory {
         Directory {
             sharers: Vec::new(),
             owner: Vec::new(),
+            cores: Vec::new(),
             lines_per_page_shift: (page_bytes / 64).trailing_zeros(),
         }
     }
@@ -55,6 +65,7 @@ impl Directory {
         let n = 1usize << self.lines_per_page_shift;
         self.sharers.resize(self.sharers.len() + n, 0);
         self.owner.resize(self.owner.len() + n, NO_OWNER);
+        self.cores.resize(self.cores.len() + n, 0);
     }
 
     /// Adds lines up to `pages` pages in all (pages first touched by the functional engine in
@@ -64,6 +75,7 @@ impl Directory {
         if self.sharers.len() < n {
             self.sharers.resize(n, 0);
             self.owner.resize(n, NO_OWNER);
+            self.cores.resize(n, 0);
         }
     }
 
@@ -76,6 +88,24 @@ impl Directory {
     #[inline]
     pub fn index(&self, page: u32, line: u64) -> usize {
         ((page as usize) << self.lines_per_page_shift) | (line as usize & ((1 << self.lines_per_page_shift) - 1))
+    }
+
+    /// Core `core`'s private caches were filled with entry `di`'s line.
+    #[inline]
+    pub fn fill_private(&mut self, di: usize, core: usize) {
+        self.cores[di] |= 1u64 << (core % 64);
+    }
+
+    /// Cores (bit `core % 64`) whose private caches may hold entry `di`'s line.
+    #[inline]
+    pub fn private_holders(&self, di: usize) -> u64 {
+        self.cores[di]
+    }
+
+    /// The cores of `mask` were invalidated for entry `di`'s line.
+    #[inline]
+    pub fn drop_private(&mut self, di: usize, mask: u64) {
+        self.cores[di] &= !mask;
     }
 
     /// The dirty owner of entry `di` ([`NO_OWNER`] if none).
@@ -202,6 +232,21 @@ mod tests {
         // The owner missing on its own line (evicted) is not a block transfer.
         let r = d.miss(di, 3, false);
         assert_eq!(r.supplier, NO_OWNER);
+    }
+
+    #[test]
+    fn private_holders_are_tracked_per_core_modulo_64() {
+        let mut d = Directory::new(4096);
+        d.add_page();
+        d.grow_to(3);
+        let di = d.index(2, 9);
+        assert_eq!(d.private_holders(di), 0);
+        d.fill_private(di, 3);
+        d.fill_private(di, 64 + 5); // core 69 shares bit 5: a superset, never a miss
+        assert_eq!(d.private_holders(di), (1 << 3) | (1 << 5));
+        d.drop_private(di, 1 << 3);
+        assert_eq!(d.private_holders(di), 1 << 5);
+        assert_eq!(d.private_holders(d.index(2, 10)), 0, "per line");
     }
 
     #[test]

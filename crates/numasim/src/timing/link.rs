@@ -9,8 +9,8 @@
 //! the quantity the machine's derived latency matrix is built from — and bandwidth shows up
 //! only as queueing: with Poisson arrivals the wait is that of an M/D/1 queue,
 //! `W = ρ / (2 μ (1 − ρ))`. The engine books whole transactions at issue, so arrivals may be
-//! presented out of time order; the timeline then fills the idle gap the early message would
-//! have used (see [`super::timeline`]).
+//! presented out of time order; the timeline then books the earliest gap that holds the whole
+//! message, so a direction never carries more than its bandwidth (see [`super::timeline`]).
 
 use super::dram::ps;
 use super::timeline::Timeline;

@@ -16,8 +16,8 @@
 //! Cores are interleaved in time order: a heap of cores keyed by (clock, id) pops the slowest,
 //! which runs until its clock is `lookahead_ns` past the popped time. Resources therefore see
 //! requests almost in time order, and a timeline books the earliest free interval at or after
-//! a request's arrival, so one presented late still uses the idle time it arrived in (fed in
-//! time order, a timeline is an exact FIFO server). This replaced a per-hop discrete-event
+//! a request's arrival that holds it whole, so one presented late still uses an idle gap it
+//! fits in (fed in time order, a timeline is an exact FIFO server). This replaced a per-hop discrete-event
 //! engine: 5–10 heap operations per LLC miss held it near 1 M accesses/s, and a BFS run with
 //! 64 cores did not finish; booking at issue costs no event at all. Same inputs → same order of
 //! bookings → byte-identical results.
@@ -44,7 +44,8 @@
 //! of an access: L1 hit `l1`, L2 hit `l1 + l2`, LLC hit `l1 + l2 + llc` (Table I cycles at the
 //! socket's clock). Private caches are not kept coherent within a socket (cores of one socket
 //! share data through the LLC only in the sense of the directory); across sockets they are
-//! invalidated with the socket's LLC.
+//! invalidated with the socket's LLC — only the cores the directory marks as possible holders
+//! of the line (a superset kept per line), so a store does not probe every core's L1 and L2.
 //!
 //! # Coherence: socket-level directory at the home (MOESI-like; [`directory`])
 //! Per line: a sharer mask of sockets and an owner socket (the last writer, holding it dirty).
@@ -111,12 +112,14 @@
 //!
 //! # Limits
 //! Phase ends are global barriers: the next phase starts when everything issued has completed.
-//! Links are exact FIFO servers only for requests presented in time order; within the
+//! Every resource (link directions, node controllers, mesh lanes, DRAM banks, buses and
+//! command spacings) books full-length gaps only, so none is ever booked beyond its capacity.
+//! They are exact FIFO servers only for requests presented in time order; within the
 //! lookahead and a route's length, an earlier-issued booking may hold an interval a
-//! later-issued but earlier-arriving request would have taken first; such a request may start
-//! in a gap at least half its length and overlap the next booking by the rest, so a link can
-//! be briefly booked beyond its capacity (the order is approximate, and so is the capacity).
-//! DRAM resources use full-length gaps only and are never over-booked.
+//! later-issued but earlier-arriving request would have taken first, and that request then
+//! waits for the next gap that holds it whole. The order is approximate, the capacity exact;
+//! [`reference`] (tests only) measures how far per-request latencies are from an exact
+//! arrival-order discrete-event engine.
 //! At most 64 sockets (sharer masks). Each thread has its own core even if a socket lists
 //! fewer cores.
 
@@ -132,6 +135,8 @@ pub mod node_controller;
 pub mod page_move;
 pub mod params;
 pub mod private;
+#[cfg(test)]
+mod reference;
 pub mod report;
 pub mod timeline;
 

@@ -167,9 +167,13 @@ pub struct TimingResults {
     pub node_controllers: Option<super::node_controller::NcReport>,
 }
 
-/// Per-phase timing figures. Utilisations are busy fractions (0–1) of the phase's duration,
-/// barrier to barrier; a message's or burst's whole service time counts in the phase it was
-/// queued in, so a value is clamped to 1 at a phase edge.
+/// Per-phase timing figures. Utilisations are busy fractions of the phase's duration, barrier
+/// to barrier: a message's or burst's service time counts in the phase that booked it, which
+/// holds it whole (bookings start at or after the phase's start and the barrier waits for the
+/// last to end), and no resource is ever booked beyond its capacity, so a value is at most 1.
+/// Not clamped, so a violation would show. The one exception: the copies of a `move-pages`
+/// daemon on a spare core, which the barrier does not wait for, count in the phase that
+/// booked them though they may run past its end.
 #[derive(Debug, Clone, Serialize)]
 pub struct PhaseTiming {
     pub sim_time_ns: f64,
@@ -357,7 +361,7 @@ impl PhaseTracker {
             if dur_ps == 0 {
                 0.0
             } else {
-                (busy as f64 / dur_ps as f64).min(1.0)
+                busy as f64 / dur_ps as f64
             }
         };
         let delta = |prev: &mut Vec<u64>, i: usize, now: u64| {

@@ -146,25 +146,25 @@ fn apps(quick: bool) -> Vec<App> {
         ),
         app(
             "bt",
-            "kind = \"bt\"\nclass = \"W\"\n".into(),
+            "kind = \"bt\"\nclass = \"S\"\n".into(),
             false,
-            2_000_000,
+            250_000,
             Some(T6_BT),
             Some((40.9, 25.3)),
         ),
         app(
             "sp",
-            "kind = \"sp\"\nclass = \"W\"\n".into(),
+            "kind = \"sp\"\nclass = \"S\"\n".into(),
             false,
-            2_000_000,
+            250_000,
             Some(T6_SP),
             Some((55.0, 22.7)),
         ),
         app(
             "lu",
-            "kind = \"lu\"\nclass = \"W\"\n".into(),
+            "kind = \"lu\"\nclass = \"S\"\n".into(),
             false,
-            2_000_000,
+            250_000,
             Some(T6_LU),
             Some((41.2, 33.1)),
         ),
@@ -503,6 +503,142 @@ fn table4(ctx: &mut StudyContext, quick: bool) -> Result<Vec<Comparison>, ReproE
     Ok(out)
 }
 
+/// An application of the execution-time runs at a larger size with sampled timing (README,
+/// "Sampled timing"): per phase and thread, `warmup` instructions warm the timing engine's
+/// caches, `sample` are timed, the rest run functionally (the migration profile sees them all);
+/// the first `sample / phase` of a boundary's moves are charged in the next window, so the
+/// summed windows stand for the whole run at the same ratio as its moves.
+struct SampledApp {
+    /// Run-id prefix, and the size as the rows name it.
+    id: &'static str,
+    size: &'static str,
+    paper_original_s: f64,
+    paper_improvement_pct: f64,
+    workload: &'static str,
+    /// Per-thread phase: the run's measured instructions per thread divided by the paper's
+    /// number of 5 s intervals (T_paper / 5 s), rounded; the `intervals` row shows the count
+    /// the run got.
+    phase_instructions: u64,
+    sample_instructions: u64,
+    warmup_instructions: u64,
+}
+
+fn sampled_apps() -> Vec<SampledApp> {
+    vec![
+        SampledApp {
+            id: "mg-A",
+            size: "mg class A",
+            paper_original_s: 31.0,
+            paper_improvement_pct: 15.9,
+            // 563 M instructions per thread (12 threads) / 6.2 intervals.
+            workload: "kind = \"mg\"\nclass = \"A\"\n",
+            phase_instructions: 92_700_000,
+            sample_instructions: 9_270_000,
+            warmup_instructions: 2_000_000,
+        },
+        SampledApp {
+            id: "cg-75000x91",
+            size: "cg 75000 rows x 91 (class B order), 20 iterations",
+            paper_original_s: 625.0,
+            paper_improvement_pct: 14.5,
+            // NPB class B's order and density (as the functional study), 20 iterations: 219 M
+            // instructions per thread (thread 0's serial matrix generation included) / 125
+            // intervals. LLC off: each thread's 6.8 MB share of the matrix streams past its 1 MB L2
+            // as class C's streams past the 8 MB E-cache.
+            workload: "kind = \"cg\"\nrows = 75000\nnonzeros_per_row = 91\niterations = 20\n",
+            phase_instructions: 1_750_000,
+            sample_instructions: 175_000,
+            warmup_instructions: 100_000,
+        },
+        SampledApp {
+            id: "sp-36",
+            size: "sp grid 36^3 (class W), 100 time steps",
+            paper_original_s: 3901.0,
+            paper_improvement_pct: 14.2,
+            // 568 M instructions per thread / 780 intervals.
+            workload: "kind = \"sp\"\ngrid = 36\niterations = 100\n",
+            phase_instructions: 728_000,
+            sample_instructions: 72_800,
+            warmup_instructions: 20_000,
+        },
+    ]
+}
+
+fn sampled_experiment(a: &SampledApp, migration: &str) -> String {
+    format!(
+        "# numasim repro tikir (execution time, sampled): see docs/REPRODUCTION.md (Tikir)\n\
+         machine = \"sunfire6800\"\nseed = 1\nmode = \"timing\"\nphase_instructions = {}\n\n[timing]\n\
+         sample_instructions = {}\nwarmup_instructions = {}\n\n[workload]\nthreads = 12\ninit = \"serial\"\n{}\n\
+         [mapping]\npolicy = \"scatter\"\n\n[placement]\npolicy = \"first-touch\"\n\n[llc]\nenabled = false\n\n\
+         [migration]\n{migration}",
+        a.phase_instructions, a.sample_instructions, a.warmup_instructions, a.workload
+    )
+}
+
+/// Table 4 / Fig. 3 at larger sizes (full study): sampled timing, the interval in instructions
+/// giving the paper's number of intervals, with and without `tikir` (interconnect, 1024).
+fn table4_sampled(ctx: &mut StudyContext) -> Result<Vec<Comparison>, ReproError> {
+    const TIKIR: &str = "policy = \"tikir\"\nprofiler = \"interconnect\"\nsample_interval = 1024\n";
+    let mut out = Vec::new();
+    for a in sampled_apps() {
+        let none = ctx.run_experiment(
+            &format!("{}-sampled-none", a.id),
+            &sampled_experiment(&a, "policy = \"none\"\n"),
+        )?;
+        let r = ctx.run_experiment(&format!("{}-sampled-tikir", a.id), &sampled_experiment(&a, TIKIR))?;
+        let (t0, t1) = (
+            number(&none, &["timing", "sim_time_ns"]).unwrap_or(0.0),
+            number(&r, &["timing", "sim_time_ns"]).unwrap_or(0.0),
+        );
+        let label = a.size;
+        out.push(cmp(
+            "Table 4 / Fig. 3 (sampled)",
+            format!(
+                "{label} execution-time improvement, sampled timing ({} of {} instructions a phase timed)",
+                a.sample_instructions, a.phase_instructions
+            ),
+            "%",
+            Some(a.paper_improvement_pct),
+            if t0 > 0.0 { 100.0 * (t0 - t1) / t0 } else { 0.0 },
+            Expect::None,
+        ));
+        let phases = none.get("phases").and_then(|p| p.as_array()).map_or(0, |p| p.len());
+        out.push(cmp(
+            "Table 4 (sampled)",
+            format!("{label} intervals (phases of {} instructions)", a.phase_instructions),
+            "",
+            Some(a.paper_original_s / PAPER_INTERVAL_S),
+            phases as f64,
+            Expect::None,
+        ));
+        out.push(cmp(
+            "Table 4 (sampled)",
+            format!("{label} pages migrated"),
+            "pages",
+            None,
+            number(&r, &["migration", "total_moves"]).unwrap_or(0.0),
+            Expect::None,
+        ));
+        out.push(cmp(
+            "Table 2 (sampled timing)",
+            format!("{label} non-local, no migration"),
+            "%",
+            None,
+            non_local(&none),
+            Expect::None,
+        ));
+        out.push(cmp(
+            "Table 2 (sampled timing)",
+            format!("{label} non-local, migration"),
+            "%",
+            None,
+            non_local(&r),
+            Expect::None,
+        ));
+    }
+    Ok(out)
+}
+
 impl Study for Tikir {
     fn name(&self) -> &'static str {
         "tikir"
@@ -697,6 +833,9 @@ impl Study for Tikir {
         ));
 
         out.extend(table4(ctx, quick)?);
+        if !quick {
+            out.extend(table4_sampled(ctx)?);
+        }
 
         // §5.2 migration-interval sensitivity on MG (the paper: only MG is sensitive): the
         // interval as a multiple of the study's, 0.2x to 10x (the paper's 1 s to 50 s around 5 s).

@@ -904,3 +904,35 @@ impl Study for Tikir {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The full study's sampled runs take minutes each; their configurations are checked here
+    /// without running them: each loads and resolves, with the placement it names.
+    #[test]
+    fn sampled_configurations_load_and_resolve() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        for a in sampled_apps() {
+            for (placement, migration) in [
+                ("first-touch", "policy = \"none\"\n"),
+                (
+                    "first-touch",
+                    "policy = \"tikir\"\nprofiler = \"interconnect\"\nsample_interval = 1024\n",
+                ),
+                ("round-robin", "policy = \"none\"\n"),
+            ] {
+                let text = sampled_experiment(&a, placement, migration);
+                assert!(text.contains(&format!("policy = \"{placement}\"")));
+                let path = dir.join(format!("{}-{placement}.toml", a.id));
+                std::fs::write(&path, &text).unwrap();
+                let exp = numasim::experiment::Experiment::load(&path).unwrap_or_else(|e| panic!("{}: {e}", a.id));
+                exp.resolve().unwrap_or_else(|e| panic!("{}: {e}", a.id));
+                // The sampled window is a tenth of the phase, as the docs state.
+                assert_eq!(a.sample_instructions * 10, a.phase_instructions, "{}", a.id);
+            }
+        }
+    }
+}

@@ -72,3 +72,19 @@ fn fig4_5_cache_groups_shorten_packets_but_starve_an_unbalanced_program() {
     assert!(value("unbalanced: busiest node's share of DDR activity, C2") > 95.0);
     assert!(value("stream: busiest node's share of DDR activity, C2") < 30.0);
 }
+
+#[test]
+fn fig5_splash_programs_initialised_by_the_main_thread_load_its_node() {
+    // barnes and fmm: thread 0 initialises the bodies and tables serially; with the driver's
+    // phase barriers first touch follows program order, as under `numasim run`.
+    for name in ["barnes", "fmm"] {
+        assert!(
+            value(&format!("{name}: busiest node's share of pages, C2")) > 95.0,
+            "{name}"
+        );
+        assert!(
+            value(&format!("{name}: busiest node's share of DDR activity, C2")) > 95.0,
+            "{name}"
+        );
+    }
+}

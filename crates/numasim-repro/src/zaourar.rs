@@ -105,7 +105,17 @@ struct Run<'a> {
     cores: Vec<usize>,
     membind: Option<usize>,
     first_touch_by: Option<usize>,
+    /// Instructions between the driver's global barriers (0: none).
+    phase_instructions: u64,
 }
+
+/// Phase length of the Fig. 4/5 runs: the functional engine's default interleaving quantum
+/// (`quantum_instructions`), so that no core runs more than about that many instructions
+/// ahead of another and first touch follows program order across the runtime's barriers as
+/// it does under `numasim run` (see `MeshSim::run`). Fig. 2/3 (STREAM bandwidth, each thread
+/// touching its own block first) run without: a barrier drains every core's misses, which
+/// would lower the bandwidth they measure.
+const PHASE_INSTRUCTIONS: u64 = 1_000;
 
 fn run(ctx: &mut StudyContext, size: &Size, r: Run, report: &mut String) -> Result<MeshResults, ReproError> {
     let fail = |message: String| ReproError::Run {
@@ -121,6 +131,7 @@ fn run(ctx: &mut StudyContext, size: &Size, r: Run, report: &mut String) -> Resu
     p.private_bytes = size.slice_bytes;
     p.membind = r.membind;
     p.first_touch_by = r.first_touch_by;
+    p.phase_instructions = r.phase_instructions;
     let mut record = format!(
         "# numasim repro zaourar: run {id} (timed by numasim::timing::mesh_sim, not `numasim run`)\n\
          # machine: preset {preset} with numa = {numa}, cache_groups = {cg}, links {links}, slc_slice_bytes = {slice}\n\
@@ -159,7 +170,8 @@ fn describe(id: &str, r: &MeshResults, out: &mut String) {
     let _ = writeln!(
         out,
         "## {id}\n\nsimulated {:.1} µs, {} accesses, DRAM {:.1} GB/s ({} reads, {} writes), \
-         average packet distance {:.2} hops, link utilisation max {:.1} % mean {:.1} %\n",
+         average packet distance {:.2} hops, link utilisation max {:.1} % mean {:.1} %, \
+         {} phases, pages per node {:?}\n",
         r.sim_time_ns / 1000.0,
         r.accesses,
         r.dram_gbps,
@@ -167,7 +179,9 @@ fn describe(id: &str, r: &MeshResults, out: &mut String) {
         r.dram_writes,
         r.avg_packet_distance,
         100.0 * r.link_utilisation_max,
-        100.0 * r.link_utilisation_mean
+        100.0 * r.link_utilisation_mean,
+        r.phases,
+        r.pages_per_node
     );
     let _ = writeln!(
         out,
@@ -277,6 +291,7 @@ impl Study for Zaourar {
                         cores: all_cores.clone(),
                         membind: None,
                         first_touch_by: None,
+                        phase_instructions: 0,
                     },
                     &mut report,
                 )?;
@@ -356,6 +371,7 @@ impl Study for Zaourar {
                     cores: node0.clone(),
                     membind: Some(node),
                     first_touch_by: None,
+                    phase_instructions: 0,
                 },
                 &mut report,
             )?;
@@ -450,6 +466,7 @@ impl Study for Zaourar {
                         cores: cores64.clone(),
                         membind: None,
                         first_touch_by: ftb,
+                        phase_instructions: PHASE_INSTRUCTIONS,
                     },
                     &mut report,
                 )?;
@@ -509,6 +526,15 @@ impl Study for Zaourar {
                 if balanced { None } else { Some(1.31) },
                 activity(&rs[1]) / activity(&rs[0]).max(1.0),
                 if balanced { Expect::None } else { Expect::Above(1.0) },
+            ));
+            let pages: u64 = rs[1].pages_per_node.iter().sum();
+            out.push(cmp(
+                "Fig. 5",
+                format!("{label}: busiest node's share of pages, C2"),
+                "%",
+                None,
+                100.0 * rs[1].pages_per_node.iter().copied().max().unwrap_or(0) as f64 / pages.max(1) as f64,
+                Expect::None,
             ));
             out.push(cmp(
                 "Fig. 5",

@@ -26,6 +26,7 @@
 //! controllers in turn. A line's home slice is a hash of its physical line address over every
 //! slice, or — cache groups — over its node's quadrant's slices only.
 
+use super::core::MAX_CLOCK_PS;
 use super::dram::{ps, AddressMap, DramConfig, MemoryController};
 use super::mesh::{LinkUse, MeshFabric, Vnet};
 use crate::cache::{Outcome, SetAssocCache};
@@ -58,6 +59,9 @@ pub struct MeshCoreParams {
     pub controller_ns: f64,
     /// Stop each thread after this many accesses (0: run the source to its end).
     pub max_accesses_per_thread: u64,
+    /// Instructions per thread between global barriers, as `phase_instructions` of the
+    /// socket engines (0: no barriers; see [`MeshSim::run`]).
+    pub phase_instructions: u64,
 }
 
 impl MeshCoreParams {
@@ -73,6 +77,7 @@ impl MeshCoreParams {
             page_bytes: 4096,
             controller_ns: 20.0,
             max_accesses_per_thread: 0,
+            phase_instructions: 0,
         }
     }
 }
@@ -99,6 +104,10 @@ pub struct MeshResults {
     pub controllers: Vec<NodeMc>,
     /// `[src][dst]` quadrant packets.
     pub inter_node_packets: Vec<Vec<u64>>,
+    /// Pages placed on each NUMA node (one entry with NUMA off).
+    pub pages_per_node: Vec<u64>,
+    /// Phases run (1 without `phase_instructions`).
+    pub phases: u64,
     pub params: MeshCoreParams,
 }
 
@@ -383,6 +392,14 @@ impl MeshSim {
     }
 
     /// Runs `src` (one thread per entry of `cores`) to its end.
+    ///
+    /// Phases as the socket engine's ([`crate::sim::phase_window`]): with
+    /// `phase_instructions > 0` every core stops before its first access at or past the phase
+    /// end, computes up to it, and the next phase starts for every core when everything issued
+    /// in this one has completed. The runtime's barriers are only instruction counts (every
+    /// thread resumes at the latest arrival's count), so without phases a core whose thread
+    /// waited at a barrier reaches its next loop after its own compute time, ahead of a thread
+    /// still stalled on misses in a serial section, and first-touches that section's pages.
     pub fn run(mut self, src: &mut dyn AccessSource) -> Result<MeshResults, String> {
         let threads = self.p.cores.len();
         if src.threads() != threads {
@@ -399,66 +416,127 @@ impl MeshSim {
         let mut batch: Vec<Vec<Access>> = vec![Vec::new(); threads];
         let mut pos = vec![0usize; threads];
         let mut count = vec![0u64; threads];
+        let mut done = vec![false; threads];
         let mut last_line = vec![NONE; threads];
         let mut end_ps = 0u64;
         let (mut accesses, mut misses) = (0u64, 0u64);
-        let mut heap: BinaryHeap<Reverse<(u64, usize)>> = (0..threads).map(|t| Reverse((0, t))).collect();
-        while let Some(Reverse((t0, th))) = heap.pop() {
-            self.fabric.horizon_ps = t0;
-            let until = t0 + lookahead_ps;
-            let mut finished = false;
-            while clock[th] < until {
-                if pos[th] >= batch[th].len() {
+        let mut heap: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::with_capacity(threads);
+        let mut phase = 0u64;
+        let mut phases = 0u64;
+        let mut start_ps = 0u64;
+        loop {
+            for th in 0..threads {
+                if !done[th] && pos[th] >= batch[th].len() {
                     src.next_batch(th, &mut batch[th]).map_err(|e| e.to_string())?;
+                    crate::sim::clamp_instructions(&mut batch[th]);
                     pos[th] = 0;
-                    if batch[th].is_empty() {
-                        finished = true;
+                    done[th] = batch[th].is_empty();
+                }
+            }
+            if done.iter().all(|&d| d) {
+                break;
+            }
+            let phase_end = if self.p.phase_instructions == 0 {
+                u64::MAX
+            } else {
+                let pending = (0..threads).filter(|&t| !done[t]).map(|t| batch[t][pos[t]].instr);
+                let (next, end) = crate::sim::phase_window(phase, self.p.phase_instructions, pending);
+                phase = next;
+                end
+            };
+            phases += 1;
+            for th in (0..threads).filter(|&t| !done[t]) {
+                clock[th] = clock[th].max(start_ps);
+                heap.push(Reverse((clock[th], th)));
+            }
+            while let Some(Reverse((t0, th))) = heap.pop() {
+                self.fabric.horizon_ps = t0;
+                let until = t0 + lookahead_ps;
+                let mut at_barrier = false;
+                while clock[th] < until {
+                    if pos[th] >= batch[th].len() {
+                        src.next_batch(th, &mut batch[th]).map_err(|e| e.to_string())?;
+                        crate::sim::clamp_instructions(&mut batch[th]);
+                        pos[th] = 0;
+                        if batch[th].is_empty() {
+                            done[th] = true;
+                            break;
+                        }
+                    }
+                    let a = batch[th][pos[th]];
+                    if a.instr >= phase_end {
+                        // The instructions up to the barrier run in this phase.
+                        let d = phase_end.saturating_sub(last_instr[th]);
+                        last_instr[th] = phase_end;
+                        clock[th] = clock[th].saturating_add(self.compute_ps(d)).min(MAX_CLOCK_PS);
+                        at_barrier = true;
                         break;
                     }
-                }
-                let a = batch[th][pos[th]];
-                pos[th] += 1;
-                count[th] += 1;
-                if self.p.max_accesses_per_thread > 0 && count[th] > self.p.max_accesses_per_thread {
-                    finished = true;
-                    break;
-                }
-                accesses += 1;
-                let d = a.instr.saturating_sub(last_instr[th]);
-                last_instr[th] = a.instr;
-                clock[th] += (d as f64 * self.p.base_cpi * self.core_cycle_ps) as u64;
-                let write = a.kind == AccessKind::Write;
-                let line = self.translate(a.vaddr, self.p.cores[th])?;
-                if line == last_line[th] && !write {
-                    continue;
-                }
-                last_line[th] = line;
-                match self.private.access_in(th, line, write) {
-                    Outcome::Hit { .. } => {}
-                    Outcome::Miss { writeback } => {
-                        misses += 1;
-                        let slots = &mut mshr[th];
-                        let mut t = clock[th];
-                        if slots.len() == self.p.mshrs {
-                            // Wait for the earliest outstanding miss.
-                            let (k, &first) = slots.iter().enumerate().min_by_key(|&(_, &v)| v).expect("full");
-                            t = t.max(first);
-                            slots.swap_remove(k);
+                    pos[th] += 1;
+                    count[th] += 1;
+                    if self.p.max_accesses_per_thread > 0 && count[th] > self.p.max_accesses_per_thread {
+                        done[th] = true;
+                        break;
+                    }
+                    accesses += 1;
+                    let d = a.instr.saturating_sub(last_instr[th]);
+                    last_instr[th] = a.instr;
+                    clock[th] = clock[th].saturating_add(self.compute_ps(d)).min(MAX_CLOCK_PS);
+                    let write = a.kind == AccessKind::Write;
+                    let line = self.translate(a.vaddr, self.p.cores[th])?;
+                    if line == last_line[th] && !write {
+                        continue;
+                    }
+                    last_line[th] = line;
+                    match self.private.access_in(th, line, write) {
+                        Outcome::Hit { .. } => {}
+                        Outcome::Miss { writeback } => {
+                            misses += 1;
+                            let slots = &mut mshr[th];
+                            let mut t = clock[th];
+                            if slots.len() == self.p.mshrs {
+                                // Wait for the earliest outstanding miss.
+                                let (k, &first) = slots.iter().enumerate().min_by_key(|&(_, &v)| v).expect("full");
+                                t = t.max(first);
+                                slots.swap_remove(k);
+                            }
+                            clock[th] = t;
+                            let done = self.miss(th, line, writeback, t);
+                            mshr[th].push(done);
+                            end_ps = end_ps.max(done);
                         }
-                        clock[th] = t;
-                        let done = self.miss(th, line, writeback, t);
-                        mshr[th].push(done);
-                        end_ps = end_ps.max(done);
                     }
                 }
+                if done[th] {
+                    end_ps = end_ps.max(clock[th]);
+                } else if !at_barrier {
+                    heap.push(Reverse((clock[th], th)));
+                }
             }
-            if !finished {
-                heap.push(Reverse((clock[th], th)));
-            } else {
-                end_ps = end_ps.max(clock[th]);
+            // Barrier: the next phase starts when every core has reached it and everything
+            // issued has completed (as the socket engine's).
+            start_ps = (0..threads).map(|t| clock[t]).fold(end_ps, u64::max);
+            for slots in &mut mshr {
+                slots.clear();
+            }
+            if phase_end == u64::MAX {
+                break;
             }
         }
-        Ok(self.results(end_ps, accesses, misses))
+        let end_ps = if self.p.phase_instructions == 0 {
+            end_ps
+        } else {
+            end_ps.max(start_ps)
+        };
+        let mut res = self.results(end_ps, accesses, misses);
+        res.phases = phases;
+        Ok(res)
+    }
+
+    /// Time of `instructions` non-memory instructions, ps (saturating: a hostile trace may
+    /// jump its count by 2^60).
+    fn compute_ps(&self, instructions: u64) -> u64 {
+        (instructions as f64 * self.p.base_cpi * self.core_cycle_ps).min(MAX_CLOCK_PS as f64) as u64
     }
 
     fn results(self, end_ps: u64, accesses: u64, private_misses: u64) -> MeshResults {
@@ -536,6 +614,8 @@ impl MeshSim {
             inter_node_packets: (0..q)
                 .map(|a| self.fabric.inter_node[a * q..(a + 1) * q].to_vec())
                 .collect(),
+            pages_per_node: self.next_frame.clone(),
+            phases: 1,
             params: self.p,
         }
     }
@@ -622,5 +702,99 @@ mod tests {
             serde_json::to_string(&far).unwrap(),
             serde_json::to_string(&again).unwrap()
         );
+    }
+
+    /// Thread 0 writes every line of 64 pages (a serial initialisation, full of misses);
+    /// at instruction `init + 50` (the runtime's barrier) the other threads read the same pages
+    /// in reverse order.
+    fn serial_init(threads: usize) -> Vec<Vec<Access>> {
+        let (pages, lines) = (64u64, 64u64);
+        let init = 10 * pages * lines;
+        let mut out = vec![(0..pages * lines)
+            .map(|i| Access::write(10 * i, 0x4000_0000 + i * 64, 8))
+            .collect::<Vec<_>>()];
+        for t in 1..threads {
+            out.push(
+                (0..pages)
+                    .map(|k| {
+                        Access::read(
+                            init + 50 + 10 * k,
+                            0x4000_0000 + (pages - 1 - k) * 4096 + 64 * t as u64,
+                            8,
+                        )
+                    })
+                    .collect(),
+            );
+        }
+        out
+    }
+
+    #[test]
+    fn with_phases_a_serial_init_places_its_pages_as_the_functional_engine_does() {
+        use crate::mem::{Capacity, Placement, PlacementPolicy};
+        use crate::sim::{FunctionalConfig, FunctionalSim};
+        let m = Machine::load("neoverse-v1-mesh").unwrap();
+        let cores: Vec<usize> = (0..16).map(|t| t * 4).collect();
+        let probe = MeshSim::new(&m, MeshCoreParams::new(cores.clone())).unwrap();
+        let sockets: Vec<usize> = cores.iter().map(|&c| probe.quadrant_of_core(c)).collect();
+        assert_eq!(sockets.iter().collect::<std::collections::BTreeSet<_>>().len(), 4);
+        // Functional engine: threads interleaved by instruction count.
+        let cfg = FunctionalConfig {
+            phase_instructions: 1000,
+            quantum_instructions: 10,
+            llc: None,
+            page_bytes: 4096,
+            observer_thread: false,
+        };
+        let nearest = (0..4).map(|s| (0..4).map(|k| (s + k) % 4).collect()).collect();
+        let placement = Placement::new(PlacementPolicy::FirstTouch, vec![Capacity::Pages(1 << 20); 4], nearest);
+        let mut f = FunctionalSim::new(&cfg, 4, 4, sockets.clone(), placement);
+        let mut src = VecSource::new(serial_init(16));
+        while f.run_phase(&mut src).unwrap().is_some() {}
+        let want = f.pages_per_node();
+        assert_eq!(want, vec![64, 0, 0, 0]);
+        let run = |phase_instructions| {
+            let mut p = MeshCoreParams::new(cores.clone());
+            p.phase_instructions = phase_instructions;
+            MeshSim::new(&m, p)
+                .unwrap()
+                .run(&mut VecSource::new(serial_init(16)))
+                .unwrap()
+        };
+        // Without barriers the waiting threads' clocks reach the reads while thread 0 is still
+        // stalled on its initialisation misses, and take pages to their own quadrants.
+        let free = run(0);
+        assert!(free.pages_per_node[0] < 60, "{:?}", free.pages_per_node);
+        assert_eq!(free.phases, 1);
+        // With phases (the socket engine's barriers) first touch follows program order.
+        let phased = run(1000);
+        assert_eq!(phased.pages_per_node, want);
+        assert!(phased.phases > 40);
+        assert_eq!(phased.accesses, free.accesses);
+        assert!(phased.sim_time_ns >= free.sim_time_ns * 0.99);
+    }
+
+    #[test]
+    #[ignore = "measurement: first-touch placement of barnes / fmm on the DDR4 mesh"]
+    fn splash_placement() {
+        let m = Machine::load("neoverse-v1-mesh-ddr4").unwrap();
+        for name in ["barnes", "fmm"] {
+            for ph in [0u64, 10_000, 5_000, 2_000, 1_000, 500] {
+                let mut t = toml::Table::new();
+                t.insert("threads".into(), toml::Value::Integer(64));
+                let mut src = numasim_workload::build(name, t, 1).unwrap();
+                let mut p = MeshCoreParams::new((0..64).collect());
+                p.phase_instructions = ph;
+                let r = MeshSim::new(&m, p).unwrap().run(&mut *src).unwrap();
+                let act: Vec<u64> = r.controllers.iter().map(|c| c.reads + c.writes).collect();
+                eprintln!(
+                    "{name} phase {ph}: pages {:?} phases {} time {:.1} us ddr {:?}",
+                    r.pages_per_node,
+                    r.phases,
+                    r.sim_time_ns / 1e3,
+                    act
+                );
+            }
+        }
     }
 }

@@ -56,11 +56,19 @@ fn fig2_numa_partitioning_shortens_and_speeds_up_packets() {
 }
 
 #[test]
-fn fig3_a_remote_buffer_queues_requests_longer() {
-    assert!(value("REQ queueing, buffer on node 1") > value("REQ queueing, buffer on node 0"));
+fn fig3_a_remote_buffer_does_not_raise_bandwidth() {
     // numasim's bandwidth drop is far smaller than the paper's (DRAM-bound, see
     // docs/REPRODUCTION.md); only its sign is held.
     assert!(value("bandwidth node 1 / node 0 buffer") < 1.0);
+    // The controllers' read trackers bind (the 16 cores keep 256 misses in flight, node 0's
+    // four controllers track 4 x 64): requests wait for them at the injecting router.
+    assert!(value("controller tracker wait, buffer on node 0") > 1.0);
+}
+
+#[test]
+#[ignore = "not reproduced: with tracker limits a local buffer queues REQ packets longer than a remote one (a shorter round trip leaves more of the 256 misses waiting at the controllers); see docs/REPRODUCTION.md"]
+fn fig3_a_remote_buffer_queues_requests_longer() {
+    assert!(value("REQ queueing, buffer on node 1") > value("REQ queueing, buffer on node 0"));
 }
 
 #[test]

@@ -171,7 +171,7 @@ fn describe(id: &str, r: &MeshResults, out: &mut String) {
         out,
         "## {id}\n\nsimulated {:.1} µs, {} accesses, DRAM {:.1} GB/s ({} reads, {} writes), \
          average packet distance {:.2} hops, link utilisation max {:.1} % mean {:.1} %, \
-         {} phases, pages per node {:?}\n",
+         {} phases, pages per node {:?}, mean tracker wait home {:.1} / controller {:.1} cycles\n",
         r.sim_time_ns / 1000.0,
         r.accesses,
         r.dram_gbps,
@@ -181,7 +181,9 @@ fn describe(id: &str, r: &MeshResults, out: &mut String) {
         100.0 * r.link_utilisation_max,
         100.0 * r.link_utilisation_mean,
         r.phases,
-        r.pages_per_node
+        r.pages_per_node,
+        r.home_tracker_wait_cycles,
+        r.controller_tracker_wait_cycles
     );
     let _ = writeln!(
         out,
@@ -390,6 +392,14 @@ impl Study for Zaourar {
                 "cycles",
                 Some(paper_q),
                 r.vnets[0].avg_queueing_cycles,
+                Expect::None,
+            ));
+            out.push(cmp(
+                "Fig. 3b",
+                format!("controller tracker wait, buffer on node {node}"),
+                "cycles",
+                None,
+                r.controller_tracker_wait_cycles,
                 Expect::None,
             ));
             fig3.push((share, r));

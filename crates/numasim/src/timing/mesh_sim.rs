@@ -108,6 +108,10 @@ pub struct MeshResults {
     pub pages_per_node: Vec<u64>,
     /// Phases run (1 without `phase_instructions`).
     pub phases: u64,
+    /// Mean wait of a request for a home-node tracker / a controller read tracker, NoC cycles
+    /// (0 when the machine sets no limit; the wait is also in the REQ VNET's queueing).
+    pub home_tracker_wait_cycles: f64,
+    pub controller_tracker_wait_cycles: f64,
     pub params: MeshCoreParams,
 }
 
@@ -138,6 +142,71 @@ pub struct NodeMc {
 
 const NONE: u64 = u64::MAX;
 
+/// Tracker entries of a set of devices (home nodes' slices, or memory controllers): `per`
+/// entries each, every entry the time it frees.
+///
+/// Why entries and not a [`super::timeline::Timeline`]: an entry is held from a request's
+/// arrival until its transaction completes (the CompAck at a home node, the data leaving a
+/// controller), which is known only after the rest of the transaction is booked, so the hold's
+/// length cannot be given when the entry is claimed. Each entry is a serial resource instead,
+/// claimed (busy until released) and then released at a known time, the rule a core's miss
+/// slots follow: a device never holds more than `per` requests at once.
+#[derive(Debug, Clone)]
+struct Trackers {
+    per: usize,
+    free_at: Vec<u64>,
+    waits: u64,
+    wait_ps: u64,
+}
+
+impl Trackers {
+    fn new(devices: usize, per: u32) -> Trackers {
+        Trackers {
+            per: per as usize,
+            free_at: vec![0; devices * per as usize],
+            waits: 0,
+            wait_ps: 0,
+        }
+    }
+
+    fn enabled(&self) -> bool {
+        self.per > 0
+    }
+
+    /// Claims an entry of device `dev` for a request that could arrive at `want`: the entry
+    /// that freed latest at or before `want` (so entries freeing later stay free for others),
+    /// else the one freeing first. Returns the entry and when the request gets it.
+    fn claim(&mut self, dev: usize, want: u64) -> (usize, u64) {
+        let base = dev * self.per;
+        let (mut fit, mut first) = (None::<(usize, u64)>, (base, u64::MAX));
+        for (i, &f) in self.free_at[base..base + self.per].iter().enumerate() {
+            if f <= want && fit.is_none_or(|(_, g)| f > g) {
+                fit = Some((base + i, f));
+            }
+            if f < first.1 {
+                first = (base + i, f);
+            }
+        }
+        let (entry, start) = match fit {
+            Some((e, _)) => (e, want),
+            None => (first.0, first.1),
+        };
+        self.waits += 1;
+        self.wait_ps += start - want;
+        // Busy until released (a transaction may claim another entry of the same device).
+        self.free_at[entry] = u64::MAX;
+        (entry, start)
+    }
+
+    fn release(&mut self, entry: usize, at: u64) {
+        self.free_at[entry] = at;
+    }
+
+    fn mean_wait(&self, cycle_ps: u64) -> f64 {
+        self.wait_ps as f64 / self.waits.max(1) as f64 / cycle_ps as f64
+    }
+}
+
 /// A mesh machine being timed.
 pub struct MeshSim {
     mesh: Mesh,
@@ -164,6 +233,9 @@ pub struct MeshSim {
     slc_ps: u64,
     controller_ps: u64,
     core_cycle_ps: f64,
+    /// Per slice (home node trackers) and per controller (read trackers).
+    home_trackers: Trackers,
+    mc_trackers: Trackers,
 }
 
 impl MeshSim {
@@ -243,6 +315,8 @@ impl MeshSim {
             slc_ps: fabric.cycle_ps * u64::from(mesh.slc_hit_cycles),
             controller_ps: ps(p.controller_ns),
             core_cycle_ps: 1000.0 / core_freq,
+            home_trackers: Trackers::new(mesh.slices(), mesh.home_node_trackers),
+            mc_trackers: Trackers::new(mesh.memory_controllers.len(), mesh.controller_trackers),
             fabric,
             mesh,
             p,
@@ -352,8 +426,11 @@ impl MeshSim {
                 let hn = self.hn_router[slice / self.mesh.slices_per_home_node as usize];
                 let (mc, addr) = self.controller_of(line);
                 let mr = self.mc_router[mc];
-                let at = self.fabric.send(Vnet::Req, hn, mr, self.header, t);
+                let (at, entry) = self.request(Vnet::Req, hn, mr, t, false, mc);
                 let done = self.dram(mc, addr, false, at);
+                if let Some(e) = entry {
+                    self.mc_trackers.release(e, done);
+                }
                 let back = self.fabric.send(Vnet::Dat, mr, hn, self.data, done);
                 if let Some(victim) = writeback {
                     self.slice_writeback(slice, victim, t);
@@ -363,6 +440,25 @@ impl MeshSim {
         }
     }
 
+    /// A request packet from router `from` to a device with trackers (`home`: slice `dev`'s
+    /// home node, else controller `dev`), ready at `t`: held at the injecting router until an
+    /// entry is free when it would arrive (CHI's protocol credits: a home node without a free
+    /// tracker does not accept the request). Returns its arrival and the claimed entry.
+    fn request(&mut self, vnet: Vnet, from: usize, to: usize, t: u64, home: bool, dev: usize) -> (u64, Option<usize>) {
+        let pool = if home {
+            &mut self.home_trackers
+        } else {
+            &mut self.mc_trackers
+        };
+        if !pool.enabled() {
+            return (self.fabric.send(vnet, from, to, self.header, t), None);
+        }
+        let unloaded = self.fabric.unloaded_ps(from, to, self.header);
+        let (entry, start) = pool.claim(dev, t + unloaded);
+        let at = self.fabric.send_held(vnet, from, to, self.header, t, start - unloaded);
+        (at, Some(entry))
+    }
+
     /// A private-cache miss of thread `thread` on `line` issued at `t` (a store's too: it
     /// fetches the line, and the private cache holds it dirty); returns when the data is back.
     fn miss(&mut self, thread: usize, line: u64, victim: Option<u64>, t: u64) -> u64 {
@@ -370,17 +466,23 @@ impl MeshSim {
         let rn = self.rn_router[core / self.mesh.cores_per_request_node as usize];
         let slice = self.slice_of(line);
         let hn = self.hn_router[slice / self.mesh.slices_per_home_node as usize];
-        let at = self.fabric.send(Vnet::Req, rn, hn, self.header, t);
+        let (at, entry) = self.request(Vnet::Req, rn, hn, t, true, slice);
         let ready = self.slice_read(slice, line, at);
         let done = self.fabric.send(Vnet::Dat, hn, rn, self.data, ready);
-        // CompAck: traffic only.
-        self.fabric.send(Vnet::Rsp, rn, hn, self.header, done);
+        // CompAck: the home node's tracker is held until it arrives.
+        let ack = self.fabric.send(Vnet::Rsp, rn, hn, self.header, done);
+        if let Some(e) = entry {
+            self.home_trackers.release(e, ack);
+        }
         if let Some(v) = victim {
             let vs = self.slice_of(v);
             let vh = self.hn_router[vs / self.mesh.slices_per_home_node as usize];
-            let a = self.fabric.send(Vnet::Req, rn, vh, self.header, t);
+            let (a, entry) = self.request(Vnet::Req, rn, vh, t, true, vs);
             let r = self.fabric.send(Vnet::Rsp, vh, rn, self.header, a + self.slc_ps);
             let d = self.fabric.send(Vnet::Dat, rn, vh, self.data, r);
+            if let Some(e) = entry {
+                self.home_trackers.release(e, d);
+            }
             self.slc_lookups[vs] += 1;
             match self.slc.access_in(vs, v, true) {
                 Outcome::Hit { .. } => self.slc_hits[vs] += 1,
@@ -616,6 +718,8 @@ impl MeshSim {
                 .collect(),
             pages_per_node: self.next_frame.clone(),
             phases: 1,
+            home_tracker_wait_cycles: self.home_trackers.mean_wait(self.fabric.cycle_ps),
+            controller_tracker_wait_cycles: self.mc_trackers.mean_wait(self.fabric.cycle_ps),
             params: self.p,
         }
     }
@@ -796,5 +900,90 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn trackers_hold_at_most_their_entries_at_once() {
+        // Closed form: 2 entries, 7 requests all wanting 0, each held 10: starts 0 0 10 10 20 20 30.
+        let mut tr = Trackers::new(1, 2);
+        let starts: Vec<u64> = (0..7)
+            .map(|_| {
+                let (e, s) = tr.claim(0, 0);
+                tr.release(e, s + 10);
+                s
+            })
+            .collect();
+        assert_eq!(starts, vec![0, 0, 10, 10, 20, 20, 30]);
+        assert!((tr.mean_wait(1) - 90.0 / 7.0).abs() < 1e-9);
+        // Random wants (out of order within a window) and holds on 3 devices of 4 entries:
+        // at no instant does a device hold more than 4.
+        let mut tr = Trackers::new(3, 4);
+        let mut held: Vec<Vec<(u64, u64)>> = vec![Vec::new(); 3];
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for i in 0..3000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let dev = (x % 3) as usize;
+            let want = i * 3 + (x >> 20) % 200;
+            let (e, s) = tr.claim(dev, want);
+            assert!(s >= want);
+            let end = s + 1 + (x >> 40) % 100;
+            tr.release(e, end);
+            held[dev].push((s, end));
+        }
+        for h in &held {
+            let mut events: Vec<(u64, i32)> = h.iter().flat_map(|&(s, e)| [(s, 1), (e, -1)]).collect();
+            events.sort(); // releases (-1) before claims (+1) at the same instant
+            let (mut now, mut max) = (0i32, 0i32);
+            for (_, d) in events {
+                now += d;
+                max = max.max(now);
+            }
+            assert_eq!(max, 4);
+        }
+    }
+
+    #[test]
+    fn tracker_limits_bound_outstanding_reads_and_slow_a_stream() {
+        let base = Machine::load("neoverse-v1-mesh").unwrap();
+        let run = |home: u32, mc: u32| {
+            let mut m = base.clone();
+            let mesh = m.mesh.as_mut().unwrap();
+            mesh.home_node_trackers = home;
+            mesh.controller_trackers = mc;
+            let mut p = MeshCoreParams::new((0..4).collect());
+            p.membind = Some(0);
+            MeshSim::new(&m, p).unwrap().run(&mut stream_reads(4, 3000)).unwrap()
+        };
+        let free = run(0, 0);
+        assert_eq!(free.home_tracker_wait_cycles, 0.0);
+        // One read tracker per controller: node 0's 4 controllers hold at most 4 reads at once,
+        // each for at least the controller time (20 ns), so at most 4 x 64 B per 20 ns.
+        let one = run(0, 1);
+        assert_eq!(one.dram_reads, free.dram_reads);
+        assert!(one.dram_gbps <= 4.0 * 64.0 / 20.0, "{}", one.dram_gbps);
+        assert!(
+            one.dram_gbps < free.dram_gbps * 0.5,
+            "{} {}",
+            one.dram_gbps,
+            free.dram_gbps
+        );
+        assert!(one.controller_tracker_wait_cycles > 0.0);
+        // The requests wait at the injecting router: REQ queueing grows, DAT's does not.
+        assert!(one.vnets[0].avg_queueing_cycles > free.vnets[0].avg_queueing_cycles + 10.0);
+        assert!(one.vnets[3].avg_queueing_cycles <= free.vnets[3].avg_queueing_cycles + 1.0);
+        // One home tracker per slice: node 0's 16 slices hold at most 16 reads, each for at least
+        // a slice lookup, the controller time and the way back (> 30 ns).
+        let home = run(1, 0);
+        assert!(home.dram_gbps <= 16.0 * 64.0 / 30.0, "{}", home.dram_gbps);
+        assert!(home.home_tracker_wait_cycles > 0.0);
+        for r in [&free, &one, &home] {
+            assert!(r.link_utilisation_max <= 1.0);
+            assert!(r.links.iter().all(|l| l.utilisation <= 1.0));
+        }
+        // The presets' trackers (64 per slice and per controller) do not bind on 4 threads.
+        let preset = run(64, 64);
+        assert_eq!(preset.sim_time_ns, free.sim_time_ns);
     }
 }

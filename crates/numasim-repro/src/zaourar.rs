@@ -171,7 +171,7 @@ fn describe(id: &str, r: &MeshResults, out: &mut String) {
         out,
         "## {id}\n\nsimulated {:.1} µs, {} accesses, DRAM {:.1} GB/s ({} reads, {} writes), \
          average packet distance {:.2} hops, link utilisation max {:.1} % mean {:.1} %, \
-         {} phases, pages per node {:?}, mean tracker wait home {:.1} / controller {:.1} cycles\n",
+         {} phases, pages per node {:?}, mean tracker wait home {:.1} / controller {:.1} cycles, {} snoops, {} upgrades\n",
         r.sim_time_ns / 1000.0,
         r.accesses,
         r.dram_gbps,
@@ -183,7 +183,9 @@ fn describe(id: &str, r: &MeshResults, out: &mut String) {
         r.phases,
         r.pages_per_node,
         r.home_tracker_wait_cycles,
-        r.controller_tracker_wait_cycles
+        r.controller_tracker_wait_cycles,
+        r.snoops,
+        r.upgrades
     );
     let _ = writeln!(
         out,

@@ -9,9 +9,11 @@
 //! This driver keeps the engine's rules (each core issues in program order at its own clock,
 //! bounded misses in flight, cores interleaved slowest first with a lookahead, whole
 //! transactions booked at issue on timelines) and replaces the socket LLC and socket links by
-//! slices and packets. It has no coherence between cores (no snoops are generated, so the SNP
-//! VNET stays empty), no migration and no per-phase records; it reads any
-//! [`AccessSource`], so every generator runs on it.
+//! slices and packets. Coherence between the cores' private caches is a directory at each
+//! home slice (sharers and owner per line): stores to shared lines invalidate the other holders
+//! with snoops on the SNP VNET, loads of a line held dirty elsewhere clean it. It has no
+//! migration and no per-phase records; it reads any [`AccessSource`], so every generator runs
+//! on it.
 //!
 //! A miss in a core's private cache (write-allocate: a store fetches its line too) is:
 //! REQ core → home slice; slice lookup; on a hit DAT slice → core; on a miss REQ slice →
@@ -112,6 +114,9 @@ pub struct MeshResults {
     /// (0 when the machine sets no limit; the wait is also in the REQ VNET's queueing).
     pub home_tracker_wait_cycles: f64,
     pub controller_tracker_wait_cycles: f64,
+    /// Snoops the home slices sent (SNP packets) and stores that upgraded a shared copy.
+    pub snoops: u64,
+    pub upgrades: u64,
     pub params: MeshCoreParams,
 }
 
@@ -141,6 +146,17 @@ pub struct NodeMc {
 }
 
 const NONE: u64 = u64::MAX;
+
+/// A line's entry in its home slice's directory (snoop filter): the threads whose private
+/// caches may hold it, and the one holding it unique (dirty), if any (thread + 1; 0: none).
+#[derive(Debug, Clone, Copy, Default)]
+struct DirEntry {
+    sharers: u64,
+    owner: u8,
+}
+
+/// Threads a mesh run can have: the directory keeps a 64-bit sharer mask per line.
+pub const MAX_MESH_THREADS: usize = 64;
 
 /// Tracker entries of a set of devices (home nodes' slices, or memory controllers): `per`
 /// entries each, every entry the time it frees.
@@ -236,6 +252,11 @@ pub struct MeshSim {
     /// Per slice (home node trackers) and per controller (read trackers).
     home_trackers: Trackers,
     mc_trackers: Trackers,
+    /// Every line some private cache may hold (silent clean evictions leave stale sharers,
+    /// which are snooped and answer without data, as a snoop filter's would).
+    dir: HashMap<u64, DirEntry>,
+    snoops: u64,
+    upgrades: u64,
 }
 
 impl MeshSim {
@@ -246,6 +267,12 @@ impl MeshSim {
             .ok_or_else(|| format!("machine `{}` has no [mesh] table", m.name))?;
         if p.cores.is_empty() {
             return Err("no threads placed on cores".into());
+        }
+        if p.cores.len() > MAX_MESH_THREADS {
+            return Err(format!(
+                "{} threads: a mesh run has at most {MAX_MESH_THREADS} (the home slices' directories keep a 64-bit sharer mask per line)",
+                p.cores.len()
+            ));
         }
         if let Some(&c) = p.cores.iter().find(|&&c| c >= mesh.cores()) {
             return Err(format!("core {c} does not exist: the mesh has {} cores", mesh.cores()));
@@ -317,6 +344,9 @@ impl MeshSim {
             core_cycle_ps: 1000.0 / core_freq,
             home_trackers: Trackers::new(mesh.slices(), mesh.home_node_trackers),
             mc_trackers: Trackers::new(mesh.memory_controllers.len(), mesh.controller_trackers),
+            dir: HashMap::new(),
+            snoops: 0,
+            upgrades: 0,
             fabric,
             mesh,
             p,
@@ -459,15 +489,101 @@ impl MeshSim {
         (at, Some(entry))
     }
 
-    /// A private-cache miss of thread `thread` on `line` issued at `t` (a store's too: it
-    /// fetches the line, and the private cache holds it dirty); returns when the data is back.
-    fn miss(&mut self, thread: usize, line: u64, victim: Option<u64>, t: u64) -> u64 {
-        let core = self.p.cores[thread];
-        let rn = self.rn_router[core / self.mesh.cores_per_request_node as usize];
+    /// Router of thread `thread`'s request node.
+    fn rn_of(&self, thread: usize) -> usize {
+        self.rn_router[self.p.cores[thread] / self.mesh.cores_per_request_node as usize]
+    }
+
+    /// Snoops every thread but `thread` in `mask` for `line` from home router `hn` at `t`
+    /// (SNP), invalidating (`invalidate`) or cleaning their private copies; each answers the
+    /// home node, with the line (DAT) if its copy was dirty, else with a snoop response (RSP).
+    /// Returns when the last answer is in and when the dirty data arrived, if any.
+    fn snoop(
+        &mut self,
+        thread: usize,
+        mask: u64,
+        line: u64,
+        hn: usize,
+        t: u64,
+        invalidate: bool,
+    ) -> (u64, Option<u64>) {
+        let (mut last, mut data) = (t, None);
+        let mut others = mask & !(1u64 << thread);
+        while others != 0 {
+            let s = others.trailing_zeros() as usize;
+            others &= others - 1;
+            let rn = self.rn_of(s);
+            let at = self.fabric.send(Vnet::Snp, hn, rn, self.header, t);
+            self.snoops += 1;
+            let dirty = self.private.invalidate_in(s, line);
+            if dirty && !invalidate {
+                // SnpShared: the owner keeps a clean copy (into the way just freed).
+                self.private.access_in(s, line, false);
+            }
+            let back = if dirty {
+                let d = self.fabric.send(Vnet::Dat, rn, hn, self.data, at);
+                data = Some(d);
+                d
+            } else {
+                self.fabric.send(Vnet::Rsp, rn, hn, self.header, at)
+            };
+            last = last.max(back);
+        }
+        (last, data)
+    }
+
+    /// The home slice's directory for a request of `thread` on `line` arriving at `at`:
+    /// snoops the other holders a store (`unique`) must invalidate, or the dirty owner a load
+    /// must clean; updates the entry. Returns (answers in, dirty data in).
+    fn directory(&mut self, thread: usize, line: u64, hn: usize, at: u64, unique: bool) -> (u64, Option<u64>) {
+        let me = 1u64 << thread;
+        let e = *self.dir.get(&line).unwrap_or(&DirEntry::default());
+        let t = at + self.slc_ps;
+        let (done, data) = if unique && e.sharers & !me != 0 {
+            self.snoop(thread, e.sharers, line, hn, t, true)
+        } else if !unique && e.owner != 0 && e.owner != thread as u8 + 1 {
+            let owner = usize::from(e.owner - 1);
+            self.snoop(thread, 1u64 << owner, line, hn, t, false)
+        } else {
+            (at, None)
+        };
+        let entry = if unique {
+            DirEntry {
+                sharers: me,
+                owner: thread as u8 + 1,
+            }
+        } else {
+            DirEntry {
+                sharers: e.sharers | me,
+                owner: if e.owner == thread as u8 + 1 { e.owner } else { 0 },
+            }
+        };
+        self.dir.insert(line, entry);
+        (done, data)
+    }
+
+    /// A private-cache miss of thread `thread` on `line` issued at `t` (a store's too, `write`:
+    /// it fetches the line unique, and the private cache holds it dirty); returns when the data
+    /// is back.
+    fn miss(&mut self, thread: usize, line: u64, write: bool, victim: Option<u64>, t: u64) -> u64 {
+        let rn = self.rn_of(thread);
         let slice = self.slice_of(line);
         let hn = self.hn_router[slice / self.mesh.slices_per_home_node as usize];
         let (at, entry) = self.request(Vnet::Req, rn, hn, t, true, slice);
-        let ready = self.slice_read(slice, line, at);
+        let (acks, owner_data) = self.directory(thread, line, hn, at, write);
+        let ready = match owner_data {
+            // The owner's dirty copy comes back through the home node, which keeps it.
+            Some(d) => {
+                self.slc_lookups[slice] += 1;
+                match self.slc.access_in(slice, line, true) {
+                    Outcome::Hit { .. } => self.slc_hits[slice] += 1,
+                    Outcome::Miss { writeback: Some(w) } => self.slice_writeback(slice, w, d),
+                    Outcome::Miss { writeback: None } => {}
+                }
+                d.max(acks)
+            }
+            None => self.slice_read(slice, line, at).max(acks),
+        };
         let done = self.fabric.send(Vnet::Dat, hn, rn, self.data, ready);
         // CompAck: the home node's tracker is held until it arrives.
         let ack = self.fabric.send(Vnet::Rsp, rn, hn, self.header, done);
@@ -483,6 +599,16 @@ impl MeshSim {
             if let Some(e) = entry {
                 self.home_trackers.release(e, d);
             }
+            // The writer no longer holds the line.
+            if let Some(de) = self.dir.get_mut(&v) {
+                de.sharers &= !(1u64 << thread);
+                if de.owner == thread as u8 + 1 {
+                    de.owner = 0;
+                }
+                if de.sharers == 0 {
+                    self.dir.remove(&v);
+                }
+            }
             self.slc_lookups[vs] += 1;
             match self.slc.access_in(vs, v, true) {
                 Outcome::Hit { .. } => self.slc_hits[vs] += 1,
@@ -491,6 +617,42 @@ impl MeshSim {
             }
         }
         done
+    }
+
+    /// Whether a store of `thread` hitting its clean private copy of `line` must ask the home
+    /// node for it unique (other cores may hold it); if not, the copy was exclusive and the
+    /// directory records the thread as the owner (a silent upgrade).
+    fn needs_upgrade(&mut self, thread: usize, line: u64) -> bool {
+        let me = 1u64 << thread;
+        let e = self.dir.entry(line).or_default();
+        if e.sharers & !me != 0 {
+            return true;
+        }
+        *e = DirEntry {
+            sharers: me,
+            owner: thread as u8 + 1,
+        };
+        false
+    }
+
+    /// A store of `thread` hitting a clean private copy of `line` that other cores hold, at
+    /// `t`: a CleanUnique to the home node, which invalidates them (SNP) before it answers
+    /// (RSP Comp; then CompAck). Returns when the store may complete.
+    fn upgrade(&mut self, thread: usize, line: u64, t: u64) -> u64 {
+        self.upgrades += 1;
+        let rn = self.rn_of(thread);
+        let slice = self.slice_of(line);
+        let hn = self.hn_router[slice / self.mesh.slices_per_home_node as usize];
+        let (at, entry) = self.request(Vnet::Req, rn, hn, t, true, slice);
+        let (acks, _) = self.directory(thread, line, hn, at, true);
+        let comp = self
+            .fabric
+            .send(Vnet::Rsp, hn, rn, self.header, acks.max(at + self.slc_ps));
+        let ack = self.fabric.send(Vnet::Rsp, rn, hn, self.header, comp);
+        if let Some(e) = entry {
+            self.home_trackers.release(e, ack);
+        }
+        comp
     }
 
     /// Runs `src` (one thread per entry of `cores`) to its end.
@@ -591,19 +753,20 @@ impl MeshSim {
                     }
                     last_line[th] = line;
                     match self.private.access_in(th, line, write) {
-                        Outcome::Hit { .. } => {}
+                        Outcome::Hit { was_dirty } => {
+                            if write && !was_dirty && self.needs_upgrade(th, line) {
+                                let t = self.claim_slot(&mut mshr[th], clock[th]);
+                                clock[th] = t;
+                                let done = self.upgrade(th, line, t);
+                                mshr[th].push(done);
+                                end_ps = end_ps.max(done);
+                            }
+                        }
                         Outcome::Miss { writeback } => {
                             misses += 1;
-                            let slots = &mut mshr[th];
-                            let mut t = clock[th];
-                            if slots.len() == self.p.mshrs {
-                                // Wait for the earliest outstanding miss.
-                                let (k, &first) = slots.iter().enumerate().min_by_key(|&(_, &v)| v).expect("full");
-                                t = t.max(first);
-                                slots.swap_remove(k);
-                            }
+                            let t = self.claim_slot(&mut mshr[th], clock[th]);
                             clock[th] = t;
-                            let done = self.miss(th, line, writeback, t);
+                            let done = self.miss(th, line, write, writeback, t);
                             mshr[th].push(done);
                             end_ps = end_ps.max(done);
                         }
@@ -633,6 +796,17 @@ impl MeshSim {
         let mut res = self.results(end_ps, accesses, misses);
         res.phases = phases;
         Ok(res)
+    }
+
+    /// A miss slot for a request at `t`: when all are busy, the earliest outstanding one's
+    /// completion frees it. Returns when the request can issue.
+    fn claim_slot(&self, slots: &mut Vec<u64>, t: u64) -> u64 {
+        if slots.len() < self.p.mshrs {
+            return t;
+        }
+        let (k, &first) = slots.iter().enumerate().min_by_key(|&(_, &v)| v).expect("full");
+        slots.swap_remove(k);
+        t.max(first)
     }
 
     /// Time of `instructions` non-memory instructions, ps (saturating: a hostile trace may
@@ -720,6 +894,8 @@ impl MeshSim {
             phases: 1,
             home_tracker_wait_cycles: self.home_trackers.mean_wait(self.fabric.cycle_ps),
             controller_tracker_wait_cycles: self.mc_trackers.mean_wait(self.fabric.cycle_ps),
+            snoops: self.snoops,
+            upgrades: self.upgrades,
             params: self.p,
         }
     }
@@ -800,6 +976,9 @@ mod tests {
         assert!(local.link_utilisation_max <= 1.0 && far.link_utilisation_max <= 1.0);
         assert_eq!(local.slc[0].lookups, 12_000);
         assert_eq!(local.slc[0].hits, 0);
+        // Private data: no snoops.
+        assert_eq!(local.snoops, 0);
+        assert_eq!(local.vnets[1].packets, 0);
         // Deterministic.
         let again = run(3);
         assert_eq!(
@@ -985,5 +1164,49 @@ mod tests {
         // The presets' trackers (64 per slice and per controller) do not bind on 4 threads.
         let preset = run(64, 64);
         assert_eq!(preset.sim_time_ns, free.sim_time_ns);
+    }
+
+    #[test]
+    fn stores_to_shared_lines_snoop_the_other_holders_on_the_snp_vnet() {
+        let m = Machine::load("neoverse-v1-mesh-2q").unwrap();
+        // Thread 0 in quadrant 0, thread 1 in quadrant 1.
+        let probe = MeshSim::new(&m, MeshCoreParams::new(vec![0])).unwrap();
+        let far = (0..32).find(|&c| probe.quadrant_of_core(c) == 1).unwrap();
+        let n = 100u64;
+        let lines = |base: u64, write: bool| -> Vec<Access> {
+            (0..n)
+                .map(|i| {
+                    let (instr, addr) = (base + 10 * i, 0x10_0000 + 64 * i);
+                    if write {
+                        Access::write(instr, addr, 8)
+                    } else {
+                        Access::read(instr, addr, 8)
+                    }
+                })
+                .collect()
+        };
+        // A: both read the lines; B: thread 1 writes them; C: thread 0 reads them again;
+        // D: thread 0 writes them. Steps are phases apart, so they run in this order.
+        let t0: Vec<Access> = [lines(0, false), lines(10_000, false), lines(15_000, true)].concat();
+        let t1: Vec<Access> = [lines(0, false), lines(5_000, true)].concat();
+        let mut p = MeshCoreParams::new(vec![0, far]);
+        p.phase_instructions = 1000;
+        p.membind = Some(0);
+        let r = MeshSim::new(&m, p)
+            .unwrap()
+            .run(&mut VecSource::new(vec![t0, t1]))
+            .unwrap();
+        // B: one invalidation each (upgrade); C: the owner cleaned (its dirty data returns on
+        // DAT); D: thread 1's clean copy invalidated (upgrade).
+        assert_eq!(r.snoops, 3 * n);
+        assert_eq!(r.upgrades, 2 * n);
+        assert_eq!(r.vnets[1].vnet, "SNP");
+        assert_eq!(r.vnets[1].packets, 3 * n);
+        // Misses: A's 2n and C's n (thread 0's copies were invalidated in B).
+        assert_eq!(r.private_misses, 3 * n);
+        // The lines' home slices are in quadrant 0 (node 0, cache groups): every snoop of
+        // thread 1 crosses into quadrant 1.
+        assert!(r.inter_node_packets[0][1] >= 2 * n);
+        assert!(r.link_utilisation_max <= 1.0);
     }
 }

@@ -96,3 +96,10 @@ fn fig5_splash_programs_initialised_by_the_main_thread_load_its_node() {
         );
     }
 }
+
+#[test]
+fn fig4_5_the_freqmine_like_program_is_balanced_and_cache_groups_shorten_its_packets() {
+    assert!(value("freqmine: busiest node's share of pages, C2") < 35.0);
+    assert!(value("freqmine: busiest node's share of DDR activity, C2") < 35.0);
+    assert!(value("freqmine: average packet distance C2 / C1") < 0.9);
+}

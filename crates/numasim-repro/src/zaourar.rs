@@ -5,7 +5,9 @@
 //! triad, 16 threads on node 0, buffer bound to node 0, 1 or 3, on the HBM2 machine. Fig. 4/5:
 //! the DDR4 variant with 64 threads under Configuration 1 (no NUMA, interleaved), 2 (NUMA +
 //! cache groups) and 3 (NUMA, no cache groups), on a balanced program (STREAM), a balanced
-//! shared-data program (uniform random over one shared region) and an unbalanced one (the same
+//! shared-data program (uniform random over one shared region), the Freqmine-like `freqmine`
+//! (balanced: every structure first-touched by its builder, every tree read by every thread)
+//! and an unbalanced one (the same
 //! region allocated and initialised by the main thread, the situation the paper gives for
 //! Barnes and FMM); `barnes` and `fmm` themselves run too when the workload registry has them,
 //! and the full study adds the WaLBerla-style `lbm` sweep.
@@ -33,6 +35,8 @@ struct Size {
     region_accesses: u64,
     /// The SLC slice size the machine is given (the presets' 1 MiB, or smaller in --quick).
     slice_bytes: u64,
+    /// Transactions of the Freqmine-like program.
+    freqmine_transactions: i64,
 }
 
 const FULL: Size = Size {
@@ -40,6 +44,7 @@ const FULL: Size = Size {
     region_bytes: 24 << 20,
     region_accesses: 400_000,
     slice_bytes: 1 << 20,
+    freqmine_transactions: 100_000,
 };
 
 const QUICK: Size = Size {
@@ -47,6 +52,7 @@ const QUICK: Size = Size {
     region_bytes: 3 << 19,
     region_accesses: 12_000,
     slice_bytes: 64 << 10,
+    freqmine_transactions: 5_000,
 };
 
 /// One mesh configuration: which preset, and its NUMA / cache-group / link settings.
@@ -438,6 +444,15 @@ impl Study for Zaourar {
             ("stream", "stream", stream(64, size, 2), None),
             ("uniform", "synthetic", uniform(64, size), None),
             ("unbalanced", "synthetic", uniform(64, size), Some(0)),
+            (
+                "freqmine",
+                "freqmine",
+                table(&[
+                    ("threads", toml::Value::Integer(64)),
+                    ("transactions", toml::Value::Integer(size.freqmine_transactions)),
+                ]),
+                None,
+            ),
         ];
         // WaLBerla's uniform-grid sweep (64 z planes or more: one slab per thread at least);
         // full size only, it would take most of the --quick budget.

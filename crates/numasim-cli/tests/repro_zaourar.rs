@@ -36,9 +36,9 @@ fn repro_zaourar_quick_writes_configs_runs_and_the_mesh_report() {
         assert!(report.contains(&format!("## {id}\n")), "{id}");
         runs += 1;
     }
-    // Fig. 2: four runs; Fig. 3: three; Fig. 4/5: three programs (more when barnes/fmm exist)
-    // under three configurations.
-    assert!(runs >= 16, "{runs}");
+    // Fig. 2: four runs; Fig. 3: three; Fig. 4/5: four programs (more when barnes/fmm exist)
+    // under three configurations; Fig. 6: four.
+    assert!(runs >= 23, "{runs}");
 }
 
 #[test]
@@ -102,4 +102,17 @@ fn fig4_5_the_freqmine_like_program_is_balanced_and_cache_groups_shorten_its_pac
     assert!(value("freqmine: busiest node's share of pages, C2") < 35.0);
     assert!(value("freqmine: busiest node's share of DDR activity, C2") < 35.0);
     assert!(value("freqmine: average packet distance C2 / C1") < 0.9);
+}
+
+#[test]
+fn fig6_one_core_moves_pages_at_a_small_share_of_the_interconnect() {
+    for method in ["memcpy", "stream-copy"] {
+        for pair in ["near", "far"] {
+            let share = value(&format!(
+                "{method}, {pair} node, one core: share of peak interconnect bandwidth"
+            ));
+            assert!(share > 0.1 && share < 10.0, "{method} {pair}: {share}");
+        }
+        assert!(value(&format!("{method}: far / near copy bandwidth")) < 1.0);
+    }
 }

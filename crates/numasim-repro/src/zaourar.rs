@@ -113,6 +113,44 @@ struct Run<'a> {
     first_touch_by: Option<usize>,
     /// Instructions between the driver's global barriers (0: none).
     phase_instructions: u64,
+    /// Fig. 6: a stream built here instead of `workload`'s generator, 64 KiB pages, ranges
+    /// bound to nodes.
+    copy: Option<PageCopy>,
+}
+
+/// One Fig. 6 batch: one thread copies `pages` pages of 64 KiB from `from_node` to node 0 in
+/// loads and stores of `access_bytes` each.
+#[derive(Clone)]
+struct PageCopy {
+    pages: u64,
+    from_node: usize,
+    access_bytes: u64,
+}
+
+const COPY_PAGE_BYTES: u64 = 64 << 10;
+const COPY_SRC: u64 = 0x1_0000_0000;
+const COPY_DST: u64 = 0x2_0000_0000;
+
+impl PageCopy {
+    fn stream(&self) -> numasim::trace::VecSource {
+        let words = self.pages * COPY_PAGE_BYTES / self.access_bytes;
+        let mut out = Vec::with_capacity(2 * words as usize);
+        for w in 0..words {
+            let off = w * self.access_bytes;
+            // A load and a store, one instruction each (loop overhead folded in).
+            out.push(numasim::trace::Access::read(
+                2 * w + 1,
+                COPY_SRC + off,
+                self.access_bytes as u8,
+            ));
+            out.push(numasim::trace::Access::write(
+                2 * w + 2,
+                COPY_DST + off,
+                self.access_bytes as u8,
+            ));
+        }
+        numasim::trace::VecSource::new(vec![out])
+    }
 }
 
 /// Phase length of the Fig. 4/5 runs: the functional engine's default interleaving quantum
@@ -138,6 +176,11 @@ fn run(ctx: &mut StudyContext, size: &Size, r: Run, report: &mut String) -> Resu
     p.membind = r.membind;
     p.first_touch_by = r.first_touch_by;
     p.phase_instructions = r.phase_instructions;
+    if let Some(c) = &r.copy {
+        p.page_bytes = COPY_PAGE_BYTES;
+        let bytes = c.pages * COPY_PAGE_BYTES;
+        p.bind = vec![(COPY_SRC, bytes, c.from_node), (COPY_DST, bytes, 0)];
+    }
     let mut record = format!(
         "# numasim repro zaourar: run {id} (timed by numasim::timing::mesh_sim, not `numasim run`)\n\
          # machine: preset {preset} with numa = {numa}, cache_groups = {cg}, links {links}, slc_slice_bytes = {slice}\n\
@@ -159,7 +202,10 @@ fn run(ctx: &mut StudyContext, size: &Size, r: Run, report: &mut String) -> Resu
     record.push_str(&toml::to_string(&p).unwrap_or_default());
     let cfg_path = ctx.options.out.join("configs").join(format!("{}.toml", r.id));
     std::fs::write(&cfg_path, &record).map_err(io_err(&cfg_path))?;
-    let mut src = numasim_workload::build(r.workload, r.params.clone(), 1).map_err(|e| fail(e.to_string()))?;
+    let mut src: Box<dyn numasim::trace::AccessSource> = match &r.copy {
+        Some(c) => Box::new(c.stream()),
+        None => numasim_workload::build(r.workload, r.params.clone(), 1).map_err(|e| fail(e.to_string()))?,
+    };
     let sim = MeshSim::new(&m, p).map_err(fail)?;
     let res = sim.run(&mut *src).map_err(fail)?;
     let dir = ctx.options.out.join("runs").join(r.id);
@@ -266,7 +312,7 @@ impl Study for Zaourar {
         "heterogeneous-numa-case-studies.txt (Zaourar et al., NUMA case studies on a Neoverse V1 mesh)"
     }
     fn summary(&self) -> &'static str {
-        "Neoverse V1 mesh: N1/N2 x L0/L2 (Fig. 2), remote buffer (Fig. 3), cache groups (Fig. 4/5)"
+        "Neoverse V1 mesh: N1/N2 x L0/L2 (Fig. 2), remote buffer (Fig. 3), cache groups (Fig. 4/5), one-core page copies (Fig. 6)"
     }
 
     fn run(&self, ctx: &mut StudyContext) -> Result<Vec<Comparison>, ReproError> {
@@ -302,6 +348,7 @@ impl Study for Zaourar {
                         membind: None,
                         first_touch_by: None,
                         phase_instructions: 0,
+                        copy: None,
                     },
                     &mut report,
                 )?;
@@ -382,6 +429,7 @@ impl Study for Zaourar {
                     membind: Some(node),
                     first_touch_by: None,
                     phase_instructions: 0,
+                    copy: None,
                 },
                 &mut report,
             )?;
@@ -494,6 +542,7 @@ impl Study for Zaourar {
                         membind: None,
                         first_touch_by: ftb,
                         phase_instructions: PHASE_INSTRUCTIONS,
+                        copy: None,
                     },
                     &mut report,
                 )?;
@@ -576,6 +625,74 @@ impl Study for Zaourar {
                 },
             ));
         }
+        // Fig. 6: one core (node 0) copies 64 KiB pages from a near (1) or far (3) node to its
+        // own, as libc memcpy (16-byte loads and stores, AArch64's ldp/stp of two registers)
+        // or a vectorised stream copy (32-byte SVE loads and stores, V1's vector width).
+        let mesh = hbm.mesh.as_ref().expect("a mesh preset");
+        // Peak: the DAT links across one quadrant boundary, one direction.
+        let boundary_gbps = f64::from(mesh.rows / mesh.quadrant_rows)
+            * f64::from(mesh.links_per_vnet)
+            * f64::from(mesh.link_width_bytes)
+            * mesh.freq_ghz;
+        let pages = if ctx.options.quick { 16 } else { 256 };
+        let mut fig6 = Vec::new();
+        for (pair, from_node) in [("near", 1usize), ("far", 3)] {
+            for (method, access_bytes) in [("memcpy", 16u64), ("stream-copy", 32)] {
+                let id = format!("fig6-{method}-{pair}");
+                let r = run(
+                    ctx,
+                    size,
+                    Run {
+                        id: &id,
+                        config: Config {
+                            preset: "neoverse-v1-mesh",
+                            numa: true,
+                            cache_groups: true,
+                            l0: None,
+                        },
+                        workload: "page-copy (built by repro zaourar)",
+                        params: table(&[
+                            ("pages", toml::Value::Integer(pages as i64)),
+                            ("page_bytes", toml::Value::Integer(COPY_PAGE_BYTES as i64)),
+                            ("from_node", toml::Value::Integer(from_node as i64)),
+                            ("to_node", toml::Value::Integer(0)),
+                            ("access_bytes", toml::Value::Integer(access_bytes as i64)),
+                        ]),
+                        cores: vec![node0[0]],
+                        membind: None,
+                        first_touch_by: None,
+                        phase_instructions: 0,
+                        copy: Some(PageCopy {
+                            pages,
+                            from_node,
+                            access_bytes,
+                        }),
+                    },
+                    &mut report,
+                )?;
+                let gbps = (pages * COPY_PAGE_BYTES) as f64 / r.sim_time_ns;
+                out.push(cmp(
+                    "Fig. 6",
+                    format!("{method}, {pair} node, one core: share of peak interconnect bandwidth"),
+                    "%",
+                    None,
+                    100.0 * gbps / boundary_gbps,
+                    Expect::Below(50.0),
+                ));
+                fig6.push(gbps);
+            }
+        }
+        for (k, method) in ["memcpy", "stream-copy"].iter().enumerate() {
+            out.push(cmp(
+                "Fig. 6",
+                format!("{method}: far / near copy bandwidth"),
+                "×",
+                None,
+                fig6[2 + k] / fig6[k],
+                Expect::Below(1.0),
+            ));
+        }
+
         let path = ctx.options.out.join("report.md");
         std::fs::write(&path, report).map_err(io_err(&path))?;
         Ok(out)

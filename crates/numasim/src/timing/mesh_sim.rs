@@ -46,6 +46,9 @@ pub struct MeshCoreParams {
     pub cores: Vec<usize>,
     /// Every page on this NUMA node instead of first touch.
     pub membind: Option<usize>,
+    /// Pages of these virtual ranges `(start, bytes, node)` on `node` (as `mbind` on a
+    /// range), before `membind` and first touch.
+    pub bind: Vec<(u64, u64, usize)>,
     /// Every page on the node of this thread's core, whoever touches it first: the main thread
     /// allocates and initialises the data (the unbalanced programs of §4.3).
     pub first_touch_by: Option<usize>,
@@ -71,6 +74,7 @@ impl MeshCoreParams {
         MeshCoreParams {
             cores,
             membind: None,
+            bind: Vec::new(),
             first_touch_by: None,
             mshrs: 16,
             base_cpi: 0.5,
@@ -284,6 +288,9 @@ impl MeshSim {
         if let Some(n) = p.membind.filter(|&n| n >= nodes) {
             return Err(format!("membind = {n}, but the machine has {nodes} NUMA nodes"));
         }
+        if let Some(&(_, _, n)) = p.bind.iter().find(|b| b.2 >= nodes) {
+            return Err(format!("bind to node {n}, but the machine has {nodes} NUMA nodes"));
+        }
         if !((1..=1024).contains(&p.mshrs) && p.base_cpi.is_finite() && p.base_cpi >= 0.0) {
             return Err("mshrs must be 1..=1024 and base_cpi finite and non-negative".into());
         }
@@ -404,7 +411,13 @@ impl MeshSim {
         let base = match self.pages.get(&vpage) {
             Some(&b) => b,
             None => {
-                let node = match (self.p.membind, self.p.first_touch_by) {
+                let bound = self
+                    .p
+                    .bind
+                    .iter()
+                    .find(|&&(start, bytes, _)| vaddr >= start && vaddr - start < bytes)
+                    .map(|b| b.2);
+                let node = match (bound.or(self.p.membind), self.p.first_touch_by) {
                     (Some(n), _) => n,
                     _ if self.nodes == 1 => 0,
                     (None, Some(t)) => self.quadrant_of_core(self.p.cores[t]),
@@ -1208,5 +1221,18 @@ mod tests {
         // thread 1 crosses into quadrant 1.
         assert!(r.inter_node_packets[0][1] >= 2 * n);
         assert!(r.link_utilisation_max <= 1.0);
+    }
+
+    #[test]
+    fn bound_ranges_go_to_their_node_and_a_bad_node_is_refused() {
+        let m = Machine::load("neoverse-v1-mesh").unwrap();
+        let mut p = MeshCoreParams::new(vec![0]);
+        // Thread 0's stream reads 3000 lines from 0: the first 64 KiB on node 2, the rest by
+        // first touch (node 0, thread 0's quadrant).
+        p.bind = vec![(0, 64 << 10, 2)];
+        let r = MeshSim::new(&m, p.clone()).unwrap().run(&mut stream_reads(1, 3000)).unwrap();
+        assert_eq!(r.pages_per_node, vec![31, 0, 16, 0]);
+        p.bind = vec![(0, 4096, 4)];
+        assert!(MeshSim::new(&m, p).err().unwrap().contains("node 4"));
     }
 }

@@ -1230,7 +1230,10 @@ mod tests {
         // Thread 0's stream reads 3000 lines from 0: the first 64 KiB on node 2, the rest by
         // first touch (node 0, thread 0's quadrant).
         p.bind = vec![(0, 64 << 10, 2)];
-        let r = MeshSim::new(&m, p.clone()).unwrap().run(&mut stream_reads(1, 3000)).unwrap();
+        let r = MeshSim::new(&m, p.clone())
+            .unwrap()
+            .run(&mut stream_reads(1, 3000))
+            .unwrap();
         assert_eq!(r.pages_per_node, vec![31, 0, 16, 0]);
         p.bind = vec![(0, 4096, 4)];
         assert!(MeshSim::new(&m, p).err().unwrap().contains("node 4"));

@@ -24,6 +24,8 @@ pub const MAX_QUADRANTS: usize = 256;
 pub const MAX_LINKS_PER_VNET: u32 = 16;
 /// Tracker entries of one slice or controller.
 pub const MAX_TRACKERS: u32 = 4096;
+/// Tracker entries of all slices (or all controllers) of a mesh.
+pub const MAX_TRACKER_ENTRIES: u64 = 1 << 22;
 /// Cycles of any one per-hop latency (router pipeline, link).
 pub const MAX_HOP_CYCLES: u32 = 1000;
 
@@ -396,6 +398,22 @@ pub(crate) fn build(
                     "quadrant {q} has {mcs} controllers; they must split memory node `{}`'s {} channels evenly",
                     memory[q].name, memory[q].channels
                 ),
+            );
+        }
+    }
+    // Tracker tables are allocated per slice and per controller: bound their total.
+    for (key, devices, per) in [
+        ("home_node_trackers", mesh.slices() as u64, mesh.home_node_trackers),
+        (
+            "controller_trackers",
+            mesh.memory_controllers.len() as u64,
+            mesh.controller_trackers,
+        ),
+    ] {
+        if devices * u64::from(per) > MAX_TRACKER_ENTRIES {
+            return err(
+                key,
+                format!("{per} per device on {devices} devices exceeds {MAX_TRACKER_ENTRIES} entries in all"),
             );
         }
     }

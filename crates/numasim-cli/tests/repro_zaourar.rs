@@ -36,9 +36,9 @@ fn repro_zaourar_quick_writes_configs_runs_and_the_mesh_report() {
         assert!(report.contains(&format!("## {id}\n")), "{id}");
         runs += 1;
     }
-    // Fig. 2: four runs; Fig. 3: three; Fig. 4/5: three programs (more when barnes/fmm exist)
-    // under three configurations.
-    assert!(runs >= 16, "{runs}");
+    // Fig. 2: four runs; Fig. 3: three; Fig. 4/5: four programs (more when barnes/fmm exist)
+    // under three configurations; Fig. 3 at 4 misses per core: three; Fig. 6: four.
+    assert!(runs >= 26, "{runs}");
 }
 
 #[test]
@@ -56,11 +56,26 @@ fn fig2_numa_partitioning_shortens_and_speeds_up_packets() {
 }
 
 #[test]
-fn fig3_a_remote_buffer_queues_requests_longer() {
-    assert!(value("REQ queueing, buffer on node 1") > value("REQ queueing, buffer on node 0"));
+fn fig3_a_remote_buffer_does_not_raise_bandwidth() {
     // numasim's bandwidth drop is far smaller than the paper's (DRAM-bound, see
     // docs/REPRODUCTION.md); only its sign is held.
     assert!(value("bandwidth node 1 / node 0 buffer") < 1.0);
+    // The controllers' read trackers bind (the 16 cores keep 256 misses in flight, node 0's
+    // four controllers track 4 x 64): requests wait for them at the injecting router.
+    assert!(value("controller tracker wait, buffer on node 0") > 1.0);
+    // Latency-bound (4 misses in flight per core): bandwidth falls with the buffer's distance.
+    let share = |n: u32| {
+        value(&format!(
+            "4 misses in flight per core: HBM2 bandwidth, buffer on node {n}"
+        ))
+    };
+    assert!(share(1) < share(0) && share(3) < share(1));
+}
+
+#[test]
+#[ignore = "not reproduced: with tracker limits a local buffer queues REQ packets longer than a remote one (a shorter round trip leaves more of the 256 misses waiting at the controllers); see docs/REPRODUCTION.md"]
+fn fig3_a_remote_buffer_queues_requests_longer() {
+    assert!(value("REQ queueing, buffer on node 1") > value("REQ queueing, buffer on node 0"));
 }
 
 #[test]
@@ -71,4 +86,40 @@ fn fig4_5_cache_groups_shorten_packets_but_starve_an_unbalanced_program() {
     assert!(value("unbalanced: DDR activity C2 / C1") > 1.0);
     assert!(value("unbalanced: busiest node's share of DDR activity, C2") > 95.0);
     assert!(value("stream: busiest node's share of DDR activity, C2") < 30.0);
+}
+
+#[test]
+fn fig5_splash_programs_initialised_by_the_main_thread_load_its_node() {
+    // barnes and fmm: thread 0 initialises the bodies and tables serially; with the driver's
+    // phase barriers first touch follows program order, as under `numasim run`.
+    for name in ["barnes", "fmm"] {
+        assert!(
+            value(&format!("{name}: busiest node's share of pages, C2")) > 95.0,
+            "{name}"
+        );
+        assert!(
+            value(&format!("{name}: busiest node's share of DDR activity, C2")) > 95.0,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn fig4_5_the_freqmine_like_program_is_balanced_and_cache_groups_shorten_its_packets() {
+    assert!(value("freqmine: busiest node's share of pages, C2") < 35.0);
+    assert!(value("freqmine: busiest node's share of DDR activity, C2") < 35.0);
+    assert!(value("freqmine: average packet distance C2 / C1") < 0.9);
+}
+
+#[test]
+fn fig6_one_core_moves_pages_at_a_small_share_of_the_interconnect() {
+    for method in ["memcpy", "stream-copy"] {
+        for pair in ["near", "far"] {
+            let share = value(&format!(
+                "{method}, {pair} node, one core: share of peak interconnect bandwidth"
+            ));
+            assert!(share > 0.1 && share < 10.0, "{method} {pair}: {share}");
+        }
+        assert!(value(&format!("{method}: far / near copy bandwidth")) < 1.0);
+    }
 }

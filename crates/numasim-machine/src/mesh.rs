@@ -22,6 +22,10 @@ pub const MAX_MESH_SIDE: u32 = 64;
 pub const MAX_QUADRANTS: usize = 256;
 /// Parallel links per VNET (the paper's L2 has 2).
 pub const MAX_LINKS_PER_VNET: u32 = 16;
+/// Tracker entries of one slice or controller.
+pub const MAX_TRACKERS: u32 = 4096;
+/// Tracker entries of all slices (or all controllers) of a mesh.
+pub const MAX_TRACKER_ENTRIES: u64 = 1 << 22;
 /// Cycles of any one per-hop latency (router pipeline, link).
 pub const MAX_HOP_CYCLES: u32 = 1000;
 
@@ -74,6 +78,13 @@ pub struct MeshSpec {
     /// Each node's memory interleaved over its own quadrant's slices (needs `numa`).
     #[serde(default = "yes")]
     pub cache_groups: bool,
+    /// Requests one SLC slice's home node tracks at once (0: unbounded). A request beyond
+    /// them waits at its injecting router until an entry frees.
+    #[serde(default)]
+    pub home_node_trackers: u32,
+    /// Reads one memory controller tracks at once (0: unbounded).
+    #[serde(default)]
+    pub controller_trackers: u32,
 }
 
 fn one() -> u32 {
@@ -110,6 +121,9 @@ pub struct Mesh {
     pub memory_controllers: Vec<[u32; 2]>,
     pub numa: bool,
     pub cache_groups: bool,
+    /// Tracker entries per SLC slice and per memory controller (0: unbounded).
+    pub home_node_trackers: u32,
+    pub controller_trackers: u32,
     /// Per quadrant: indices into `request_nodes`, `home_nodes`, `memory_controllers`.
     pub request_nodes_in: Vec<Vec<usize>>,
     pub home_nodes_in: Vec<Vec<usize>>,
@@ -234,6 +248,14 @@ pub(crate) fn build(
             "must be a power of two between 64 B and 1 GiB".into(),
         );
     }
+    for (key, v) in [
+        ("home_node_trackers", spec.home_node_trackers),
+        ("controller_trackers", spec.controller_trackers),
+    ] {
+        if v > MAX_TRACKERS {
+            return err(key, format!("must be at most {MAX_TRACKERS} (0: unbounded), got {v}"));
+        }
+    }
     if spec.cache_groups && !spec.numa {
         return err(
             "cache_groups",
@@ -300,6 +322,8 @@ pub(crate) fn build(
         memory_controllers: Vec::new(),
         numa: spec.numa,
         cache_groups: spec.cache_groups,
+        home_node_trackers: spec.home_node_trackers,
+        controller_trackers: spec.controller_trackers,
         request_nodes_in: vec![Vec::new(); quadrants],
         home_nodes_in: vec![Vec::new(); quadrants],
         controllers_in: vec![Vec::new(); quadrants],
@@ -374,6 +398,22 @@ pub(crate) fn build(
                     "quadrant {q} has {mcs} controllers; they must split memory node `{}`'s {} channels evenly",
                     memory[q].name, memory[q].channels
                 ),
+            );
+        }
+    }
+    // Tracker tables are allocated per slice and per controller: bound their total.
+    for (key, devices, per) in [
+        ("home_node_trackers", mesh.slices() as u64, mesh.home_node_trackers),
+        (
+            "controller_trackers",
+            mesh.memory_controllers.len() as u64,
+            mesh.controller_trackers,
+        ),
+    ] {
+        if devices * u64::from(per) > MAX_TRACKER_ENTRIES {
+            return err(
+                key,
+                format!("{per} per device on {devices} devices exceeds {MAX_TRACKER_ENTRIES} entries in all"),
             );
         }
     }
@@ -500,6 +540,10 @@ memory_controllers = [[0, 0], [3, 0]]
 
         let e = refused(&two_quadrants("shared_link = true\nlinks_per_vnet = 2\n"));
         assert_eq!(e.key, "mesh.links_per_vnet");
+
+        let e = refused(&two_quadrants("home_node_trackers = 5000\n"));
+        assert_eq!(e.key, "mesh.home_node_trackers");
+        assert!(e.line.is_some());
 
         let e = refused(&two_quadrants("unknown_key = 1\n"));
         assert!(e.message.contains("unknown_key"), "{e}");

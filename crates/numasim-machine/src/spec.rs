@@ -173,6 +173,8 @@ pub const MACHINE_KEY_DOCS: &[(&str, &str, &str, &str, &str)] = &[
     ("mesh", "memory_controllers", "array", "required", "router [x, y] of each memory controller"),
     ("mesh", "numa", "bool", "true", "one NUMA node per quadrant (false: one node over all controllers)"),
     ("mesh", "cache_groups", "bool", "true", "each node's memory interleaved over its quadrant's slices"),
+    ("mesh", "home_node_trackers", "integer", "0", "requests one SLC slice's home node tracks at once (0: unbounded)"),
+    ("mesh", "controller_trackers", "integer", "0", "reads one memory controller tracks at once (0: unbounded)"),
 ];
 
 #[cfg(test)]

@@ -5,7 +5,9 @@
 //! triad, 16 threads on node 0, buffer bound to node 0, 1 or 3, on the HBM2 machine. Fig. 4/5:
 //! the DDR4 variant with 64 threads under Configuration 1 (no NUMA, interleaved), 2 (NUMA +
 //! cache groups) and 3 (NUMA, no cache groups), on a balanced program (STREAM), a balanced
-//! shared-data program (uniform random over one shared region) and an unbalanced one (the same
+//! shared-data program (uniform random over one shared region), the Freqmine-like `freqmine`
+//! (balanced: every structure first-touched by its builder, every tree read by every thread)
+//! and an unbalanced one (the same
 //! region allocated and initialised by the main thread, the situation the paper gives for
 //! Barnes and FMM); `barnes` and `fmm` themselves run too when the workload registry has them,
 //! and the full study adds the WaLBerla-style `lbm` sweep.
@@ -33,6 +35,8 @@ struct Size {
     region_accesses: u64,
     /// The SLC slice size the machine is given (the presets' 1 MiB, or smaller in --quick).
     slice_bytes: u64,
+    /// Transactions of the Freqmine-like program.
+    freqmine_transactions: i64,
 }
 
 const FULL: Size = Size {
@@ -40,6 +44,7 @@ const FULL: Size = Size {
     region_bytes: 24 << 20,
     region_accesses: 400_000,
     slice_bytes: 1 << 20,
+    freqmine_transactions: 100_000,
 };
 
 const QUICK: Size = Size {
@@ -47,6 +52,7 @@ const QUICK: Size = Size {
     region_bytes: 3 << 19,
     region_accesses: 12_000,
     slice_bytes: 64 << 10,
+    freqmine_transactions: 5_000,
 };
 
 /// One mesh configuration: which preset, and its NUMA / cache-group / link settings.
@@ -105,7 +111,57 @@ struct Run<'a> {
     cores: Vec<usize>,
     membind: Option<usize>,
     first_touch_by: Option<usize>,
+    /// Instructions between the driver's global barriers (0: none).
+    phase_instructions: u64,
+    /// Fig. 6: a stream built here instead of `workload`'s generator, 64 KiB pages, ranges
+    /// bound to nodes.
+    copy: Option<PageCopy>,
+    /// Misses in flight per core, when not the default.
+    mshrs: Option<usize>,
 }
+
+/// One Fig. 6 batch: one thread copies `pages` pages of 64 KiB from `from_node` to node 0 in
+/// loads and stores of `access_bytes` each.
+#[derive(Clone)]
+struct PageCopy {
+    pages: u64,
+    from_node: usize,
+    access_bytes: u64,
+}
+
+const COPY_PAGE_BYTES: u64 = 64 << 10;
+const COPY_SRC: u64 = 0x1_0000_0000;
+const COPY_DST: u64 = 0x2_0000_0000;
+
+impl PageCopy {
+    fn stream(&self) -> numasim::trace::VecSource {
+        let words = self.pages * COPY_PAGE_BYTES / self.access_bytes;
+        let mut out = Vec::with_capacity(2 * words as usize);
+        for w in 0..words {
+            let off = w * self.access_bytes;
+            // A load and a store, one instruction each (loop overhead folded in).
+            out.push(numasim::trace::Access::read(
+                2 * w + 1,
+                COPY_SRC + off,
+                self.access_bytes as u8,
+            ));
+            out.push(numasim::trace::Access::write(
+                2 * w + 2,
+                COPY_DST + off,
+                self.access_bytes as u8,
+            ));
+        }
+        numasim::trace::VecSource::new(vec![out])
+    }
+}
+
+/// Phase length of the Fig. 4/5 runs: the functional engine's default interleaving quantum
+/// (`quantum_instructions`), so that no core runs more than about that many instructions
+/// ahead of another and first touch follows program order across the runtime's barriers as
+/// it does under `numasim run` (see `MeshSim::run`). Fig. 2/3 (STREAM bandwidth, each thread
+/// touching its own block first) run without: a barrier drains every core's misses, which
+/// would lower the bandwidth they measure.
+const PHASE_INSTRUCTIONS: u64 = 1_000;
 
 fn run(ctx: &mut StudyContext, size: &Size, r: Run, report: &mut String) -> Result<MeshResults, ReproError> {
     let fail = |message: String| ReproError::Run {
@@ -121,6 +177,15 @@ fn run(ctx: &mut StudyContext, size: &Size, r: Run, report: &mut String) -> Resu
     p.private_bytes = size.slice_bytes;
     p.membind = r.membind;
     p.first_touch_by = r.first_touch_by;
+    p.phase_instructions = r.phase_instructions;
+    if let Some(m) = r.mshrs {
+        p.mshrs = m;
+    }
+    if let Some(c) = &r.copy {
+        p.page_bytes = COPY_PAGE_BYTES;
+        let bytes = c.pages * COPY_PAGE_BYTES;
+        p.bind = vec![(COPY_SRC, bytes, c.from_node), (COPY_DST, bytes, 0)];
+    }
     let mut record = format!(
         "# numasim repro zaourar: run {id} (timed by numasim::timing::mesh_sim, not `numasim run`)\n\
          # machine: preset {preset} with numa = {numa}, cache_groups = {cg}, links {links}, slc_slice_bytes = {slice}\n\
@@ -142,7 +207,10 @@ fn run(ctx: &mut StudyContext, size: &Size, r: Run, report: &mut String) -> Resu
     record.push_str(&toml::to_string(&p).unwrap_or_default());
     let cfg_path = ctx.options.out.join("configs").join(format!("{}.toml", r.id));
     std::fs::write(&cfg_path, &record).map_err(io_err(&cfg_path))?;
-    let mut src = numasim_workload::build(r.workload, r.params.clone(), 1).map_err(|e| fail(e.to_string()))?;
+    let mut src: Box<dyn numasim::trace::AccessSource> = match &r.copy {
+        Some(c) => Box::new(c.stream()),
+        None => numasim_workload::build(r.workload, r.params.clone(), 1).map_err(|e| fail(e.to_string()))?,
+    };
     let sim = MeshSim::new(&m, p).map_err(fail)?;
     let res = sim.run(&mut *src).map_err(fail)?;
     let dir = ctx.options.out.join("runs").join(r.id);
@@ -159,7 +227,8 @@ fn describe(id: &str, r: &MeshResults, out: &mut String) {
     let _ = writeln!(
         out,
         "## {id}\n\nsimulated {:.1} µs, {} accesses, DRAM {:.1} GB/s ({} reads, {} writes), \
-         average packet distance {:.2} hops, link utilisation max {:.1} % mean {:.1} %\n",
+         average packet distance {:.2} hops, link utilisation max {:.1} % mean {:.1} %, \
+         {} phases, pages per node {:?}, mean tracker wait home {:.1} / controller {:.1} cycles, {} snoops, {} upgrades\n",
         r.sim_time_ns / 1000.0,
         r.accesses,
         r.dram_gbps,
@@ -167,7 +236,13 @@ fn describe(id: &str, r: &MeshResults, out: &mut String) {
         r.dram_writes,
         r.avg_packet_distance,
         100.0 * r.link_utilisation_max,
-        100.0 * r.link_utilisation_mean
+        100.0 * r.link_utilisation_mean,
+        r.phases,
+        r.pages_per_node,
+        r.home_tracker_wait_cycles,
+        r.controller_tracker_wait_cycles,
+        r.snoops,
+        r.upgrades
     );
     let _ = writeln!(
         out,
@@ -242,7 +317,7 @@ impl Study for Zaourar {
         "heterogeneous-numa-case-studies.txt (Zaourar et al., NUMA case studies on a Neoverse V1 mesh)"
     }
     fn summary(&self) -> &'static str {
-        "Neoverse V1 mesh: N1/N2 x L0/L2 (Fig. 2), remote buffer (Fig. 3), cache groups (Fig. 4/5)"
+        "Neoverse V1 mesh: N1/N2 x L0/L2 (Fig. 2), remote buffer (Fig. 3), cache groups (Fig. 4/5), one-core page copies (Fig. 6)"
     }
 
     fn run(&self, ctx: &mut StudyContext) -> Result<Vec<Comparison>, ReproError> {
@@ -277,6 +352,9 @@ impl Study for Zaourar {
                         cores: all_cores.clone(),
                         membind: None,
                         first_touch_by: None,
+                        phase_instructions: 0,
+                        copy: None,
+                        mshrs: None,
                     },
                     &mut report,
                 )?;
@@ -356,6 +434,9 @@ impl Study for Zaourar {
                     cores: node0.clone(),
                     membind: Some(node),
                     first_touch_by: None,
+                    phase_instructions: 0,
+                    copy: None,
+                    mshrs: None,
                 },
                 &mut report,
             )?;
@@ -374,6 +455,14 @@ impl Study for Zaourar {
                 "cycles",
                 Some(paper_q),
                 r.vnets[0].avg_queueing_cycles,
+                Expect::None,
+            ));
+            out.push(cmp(
+                "Fig. 3b",
+                format!("controller tracker wait, buffer on node {node}"),
+                "cycles",
+                None,
+                r.controller_tracker_wait_cycles,
                 Expect::None,
             ));
             fig3.push((share, r));
@@ -402,6 +491,51 @@ impl Study for Zaourar {
             fig3[1].1.vnets[0].avg_queueing_cycles - fig3[0].1.vnets[0].avg_queueing_cycles,
             Expect::None,
         ));
+        // Sensitivity (not the paper's setting, which it does not give): the same runs with 4
+        // misses in flight per core instead of 16, so the cores, not DRAM, bound the bandwidth.
+        let mut latency_bound = Vec::new();
+        for node in [0usize, 1, 3] {
+            let id = format!("fig3-4-misses-buffer-node{node}");
+            let r = run(
+                ctx,
+                size,
+                Run {
+                    id: &id,
+                    config: Config {
+                        preset: "neoverse-v1-mesh",
+                        numa: true,
+                        cache_groups: true,
+                        l0: None,
+                    },
+                    workload: "stream",
+                    params: stream(16, size, 1),
+                    cores: node0.clone(),
+                    membind: Some(node),
+                    first_touch_by: None,
+                    phase_instructions: 0,
+                    copy: None,
+                    mshrs: Some(4),
+                },
+                &mut report,
+            )?;
+            latency_bound.push(100.0 * r.dram_gbps / peak_gbps(&hbm, &[node]));
+            out.push(cmp(
+                "Fig. 3a",
+                format!("4 misses in flight per core: HBM2 bandwidth, buffer on node {node}"),
+                "% of node peak",
+                None,
+                latency_bound[latency_bound.len() - 1],
+                Expect::None,
+            ));
+        }
+        out.push(cmp(
+            "Fig. 3a",
+            "4 misses in flight per core: bandwidth node 1 / node 0 buffer",
+            "×",
+            Some(36.0 / 72.69),
+            latency_bound[1] / latency_bound[0],
+            Expect::Below(1.0),
+        ));
 
         // Fig. 4/5: DDR4 variant, 64 threads, Configurations 1-3.
         let cores64: Vec<usize> = (0..64).collect();
@@ -410,6 +544,15 @@ impl Study for Zaourar {
             ("stream", "stream", stream(64, size, 2), None),
             ("uniform", "synthetic", uniform(64, size), None),
             ("unbalanced", "synthetic", uniform(64, size), Some(0)),
+            (
+                "freqmine",
+                "freqmine",
+                table(&[
+                    ("threads", toml::Value::Integer(64)),
+                    ("transactions", toml::Value::Integer(size.freqmine_transactions)),
+                ]),
+                None,
+            ),
         ];
         // WaLBerla's uniform-grid sweep (64 z planes or more: one slab per thread at least);
         // full size only, it would take most of the --quick budget.
@@ -450,6 +593,9 @@ impl Study for Zaourar {
                         cores: cores64.clone(),
                         membind: None,
                         first_touch_by: ftb,
+                        phase_instructions: PHASE_INSTRUCTIONS,
+                        copy: None,
+                        mshrs: None,
                     },
                     &mut report,
                 )?;
@@ -510,6 +656,15 @@ impl Study for Zaourar {
                 activity(&rs[1]) / activity(&rs[0]).max(1.0),
                 if balanced { Expect::None } else { Expect::Above(1.0) },
             ));
+            let pages: u64 = rs[1].pages_per_node.iter().sum();
+            out.push(cmp(
+                "Fig. 5",
+                format!("{label}: busiest node's share of pages, C2"),
+                "%",
+                None,
+                100.0 * rs[1].pages_per_node.iter().copied().max().unwrap_or(0) as f64 / pages.max(1) as f64,
+                Expect::None,
+            ));
             out.push(cmp(
                 "Fig. 5",
                 format!("{label}: busiest node's share of DDR activity, C2"),
@@ -523,6 +678,75 @@ impl Study for Zaourar {
                 },
             ));
         }
+        // Fig. 6: one core (node 0) copies 64 KiB pages from a near (1) or far (3) node to its
+        // own, as libc memcpy (16-byte loads and stores, AArch64's ldp/stp of two registers)
+        // or a vectorised stream copy (32-byte SVE loads and stores, V1's vector width).
+        let mesh = hbm.mesh.as_ref().expect("a mesh preset");
+        // Peak: the DAT links across one quadrant boundary, one direction.
+        let boundary_gbps = f64::from(mesh.rows / mesh.quadrant_rows)
+            * f64::from(mesh.links_per_vnet)
+            * f64::from(mesh.link_width_bytes)
+            * mesh.freq_ghz;
+        let pages = if ctx.options.quick { 16 } else { 256 };
+        let mut fig6 = Vec::new();
+        for (pair, from_node) in [("near", 1usize), ("far", 3)] {
+            for (method, access_bytes) in [("memcpy", 16u64), ("stream-copy", 32)] {
+                let id = format!("fig6-{method}-{pair}");
+                let r = run(
+                    ctx,
+                    size,
+                    Run {
+                        id: &id,
+                        config: Config {
+                            preset: "neoverse-v1-mesh",
+                            numa: true,
+                            cache_groups: true,
+                            l0: None,
+                        },
+                        workload: "page-copy (built by repro zaourar)",
+                        params: table(&[
+                            ("pages", toml::Value::Integer(pages as i64)),
+                            ("page_bytes", toml::Value::Integer(COPY_PAGE_BYTES as i64)),
+                            ("from_node", toml::Value::Integer(from_node as i64)),
+                            ("to_node", toml::Value::Integer(0)),
+                            ("access_bytes", toml::Value::Integer(access_bytes as i64)),
+                        ]),
+                        cores: vec![node0[0]],
+                        membind: None,
+                        first_touch_by: None,
+                        phase_instructions: 0,
+                        copy: Some(PageCopy {
+                            pages,
+                            from_node,
+                            access_bytes,
+                        }),
+                        mshrs: None,
+                    },
+                    &mut report,
+                )?;
+                let gbps = (pages * COPY_PAGE_BYTES) as f64 / r.sim_time_ns;
+                out.push(cmp(
+                    "Fig. 6",
+                    format!("{method}, {pair} node, one core: share of peak interconnect bandwidth"),
+                    "%",
+                    None,
+                    100.0 * gbps / boundary_gbps,
+                    Expect::Below(50.0),
+                ));
+                fig6.push(gbps);
+            }
+        }
+        for (k, method) in ["memcpy", "stream-copy"].iter().enumerate() {
+            out.push(cmp(
+                "Fig. 6",
+                format!("{method}: far / near copy bandwidth"),
+                "×",
+                None,
+                fig6[2 + k] / fig6[k],
+                Expect::Below(1.0),
+            ));
+        }
+
         let path = ctx.options.out.join("report.md");
         std::fs::write(&path, report).map_err(io_err(&path))?;
         Ok(out)

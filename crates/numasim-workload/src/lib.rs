@@ -6,6 +6,7 @@
 //! registered by name in [`registry`] (one entry per generator, each documenting its parameters)
 //! and are deterministic functions of their parameters and the experiment seed.
 
+pub mod freqmine;
 pub mod genomics;
 pub mod graph;
 pub mod kv;

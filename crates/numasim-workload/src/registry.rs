@@ -70,6 +70,7 @@ const ENTRIES: &[Entry] = &[
     Entry { info: crate::kv::masstree::info, build: crate::kv::masstree::build, defaults: defaults_of::<crate::kv::masstree::MasstreeParams> },
     Entry { info: crate::oltp::tpcc::info, build: crate::oltp::tpcc::build, defaults: defaults_of::<crate::oltp::tpcc::TpccParams> },
     Entry { info: crate::lbm::info, build: crate::lbm::build, defaults: defaults_of::<crate::lbm::LbmParams> },
+    Entry { info: crate::freqmine::info, build: crate::freqmine::build, defaults: defaults_of::<crate::freqmine::FreqmineParams> },
 ];
 
 /// All generators, in registry order.

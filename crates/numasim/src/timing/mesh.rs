@@ -18,9 +18,12 @@
 //! socket links, so a lane is never booked beyond one packet per cycle: per-link utilisation
 //! cannot exceed 100 % (tested under saturation). VNETs have separate lanes (unless the mesh
 //! has one `shared_link`, the paper's L0), so one VNET's queue never delays another's (tested).
-//! What is not modelled: credit-based backpressure into the injecting device (a full input
-//! buffer does not stall the sender; queueing shows as waits on the lanes instead), adaptive
-//! routing, and the router's internal crossbar (only links are contended).
+//! Backpressure from a destination: [`MeshFabric::send_held`] sends a packet its sender had to
+//! hold (the destination's trackers were all busy: `mesh_sim`'s home-node and controller
+//! trackers), the hold counted as queueing at the injecting router. What is not modelled:
+//! credit-based flow control on the routers' input buffers (a full buffer does not stall the
+//! upstream router; queueing shows as waits on the lanes instead), adaptive routing, and the
+//! router's internal crossbar (only links are contended).
 
 use super::dram::ps;
 use super::timeline::Timeline;
@@ -143,6 +146,14 @@ impl MeshFabric {
     /// Sends a `bytes` packet on `vnet` from router `from` to router `to`, injected at `t`;
     /// returns when its tail reaches `to`.
     pub fn send(&mut self, vnet: Vnet, from: usize, to: usize, bytes: u32, t: u64) -> u64 {
+        self.send_held(vnet, from, to, bytes, t, t)
+    }
+
+    /// [`Self::send`] for a packet ready at `ready` but held in the injecting router's queue
+    /// until `inject` (its destination had no free tracker): the hold counts as queueing and
+    /// latency, as the lane waits do.
+    pub fn send_held(&mut self, vnet: Vnet, from: usize, to: usize, bytes: u32, ready: u64, inject: u64) -> u64 {
+        let t = inject.max(ready);
         let flits = self.flits(bytes);
         let service = flits * self.cycle_ps;
         let group = if self.groups == 1 { 0 } else { vnet as usize };
@@ -193,8 +204,8 @@ impl MeshFabric {
         if hops < c.hops.len() {
             c.hops[hops] += 1;
         }
-        c.latency_ps += now - t;
-        c.wait_ps += wait;
+        c.latency_ps += now - ready;
+        c.wait_ps += wait + (t - ready);
         let (qa, qb) = (self.quadrant_of_router(from), self.quadrant_of_router(to));
         self.inter_node[qa * self.quadrants + qb] += 1;
         now

@@ -9,9 +9,11 @@
 //! This driver keeps the engine's rules (each core issues in program order at its own clock,
 //! bounded misses in flight, cores interleaved slowest first with a lookahead, whole
 //! transactions booked at issue on timelines) and replaces the socket LLC and socket links by
-//! slices and packets. It has no coherence between cores (no snoops are generated, so the SNP
-//! VNET stays empty), no migration and no per-phase records; it reads any
-//! [`AccessSource`], so every generator runs on it.
+//! slices and packets. Coherence between the cores' private caches is a directory at each
+//! home slice (sharers and owner per line): stores to shared lines invalidate the other holders
+//! with snoops on the SNP VNET, loads of a line held dirty elsewhere clean it. It has no
+//! migration and no per-phase records; it reads any [`AccessSource`], so every generator runs
+//! on it.
 //!
 //! A miss in a core's private cache (write-allocate: a store fetches its line too) is:
 //! REQ core → home slice; slice lookup; on a hit DAT slice → core; on a miss REQ slice →
@@ -26,6 +28,7 @@
 //! controllers in turn. A line's home slice is a hash of its physical line address over every
 //! slice, or — cache groups — over its node's quadrant's slices only.
 
+use super::core::MAX_CLOCK_PS;
 use super::dram::{ps, AddressMap, DramConfig, MemoryController};
 use super::mesh::{LinkUse, MeshFabric, Vnet};
 use crate::cache::{Outcome, SetAssocCache};
@@ -43,6 +46,9 @@ pub struct MeshCoreParams {
     pub cores: Vec<usize>,
     /// Every page on this NUMA node instead of first touch.
     pub membind: Option<usize>,
+    /// Pages of these virtual ranges `(start, bytes, node)` on `node` (as `mbind` on a
+    /// range), before `membind` and first touch.
+    pub bind: Vec<(u64, u64, usize)>,
     /// Every page on the node of this thread's core, whoever touches it first: the main thread
     /// allocates and initialises the data (the unbalanced programs of §4.3).
     pub first_touch_by: Option<usize>,
@@ -58,6 +64,9 @@ pub struct MeshCoreParams {
     pub controller_ns: f64,
     /// Stop each thread after this many accesses (0: run the source to its end).
     pub max_accesses_per_thread: u64,
+    /// Instructions per thread between global barriers, as `phase_instructions` of the
+    /// socket engines (0: no barriers; see [`MeshSim::run`]).
+    pub phase_instructions: u64,
 }
 
 impl MeshCoreParams {
@@ -65,6 +74,7 @@ impl MeshCoreParams {
         MeshCoreParams {
             cores,
             membind: None,
+            bind: Vec::new(),
             first_touch_by: None,
             mshrs: 16,
             base_cpi: 0.5,
@@ -73,6 +83,7 @@ impl MeshCoreParams {
             page_bytes: 4096,
             controller_ns: 20.0,
             max_accesses_per_thread: 0,
+            phase_instructions: 0,
         }
     }
 }
@@ -99,6 +110,17 @@ pub struct MeshResults {
     pub controllers: Vec<NodeMc>,
     /// `[src][dst]` quadrant packets.
     pub inter_node_packets: Vec<Vec<u64>>,
+    /// Pages placed on each NUMA node (one entry with NUMA off).
+    pub pages_per_node: Vec<u64>,
+    /// Phases run (1 without `phase_instructions`).
+    pub phases: u64,
+    /// Mean wait of a request for a home-node tracker / a controller read tracker, NoC cycles
+    /// (0 when the machine sets no limit; the wait is also in the REQ VNET's queueing).
+    pub home_tracker_wait_cycles: f64,
+    pub controller_tracker_wait_cycles: f64,
+    /// Snoops the home slices sent (SNP packets) and stores that upgraded a shared copy.
+    pub snoops: u64,
+    pub upgrades: u64,
     pub params: MeshCoreParams,
 }
 
@@ -129,6 +151,82 @@ pub struct NodeMc {
 
 const NONE: u64 = u64::MAX;
 
+/// A line's entry in its home slice's directory (snoop filter): the threads whose private
+/// caches may hold it, and the one holding it unique (dirty), if any (thread + 1; 0: none).
+#[derive(Debug, Clone, Copy, Default)]
+struct DirEntry {
+    sharers: u64,
+    owner: u8,
+}
+
+/// Threads a mesh run can have: the directory keeps a 64-bit sharer mask per line.
+pub const MAX_MESH_THREADS: usize = 64;
+
+/// Tracker entries of a set of devices (home nodes' slices, or memory controllers): `per`
+/// entries each, every entry the time it frees.
+///
+/// Why entries and not a [`super::timeline::Timeline`]: an entry is held from a request's
+/// arrival until its transaction completes (the CompAck at a home node, the data leaving a
+/// controller), which is known only after the rest of the transaction is booked, so the hold's
+/// length cannot be given when the entry is claimed. Each entry is a serial resource instead,
+/// claimed (busy until released) and then released at a known time, the rule a core's miss
+/// slots follow: a device never holds more than `per` requests at once.
+#[derive(Debug, Clone)]
+struct Trackers {
+    per: usize,
+    free_at: Vec<u64>,
+    waits: u64,
+    wait_ps: u64,
+}
+
+impl Trackers {
+    fn new(devices: usize, per: u32) -> Trackers {
+        Trackers {
+            per: per as usize,
+            free_at: vec![0; devices * per as usize],
+            waits: 0,
+            wait_ps: 0,
+        }
+    }
+
+    fn enabled(&self) -> bool {
+        self.per > 0
+    }
+
+    /// Claims an entry of device `dev` for a request that could arrive at `want`: the entry
+    /// that freed latest at or before `want` (so entries freeing later stay free for others),
+    /// else the one freeing first. Returns the entry and when the request gets it.
+    fn claim(&mut self, dev: usize, want: u64) -> (usize, u64) {
+        let base = dev * self.per;
+        let (mut fit, mut first) = (None::<(usize, u64)>, (base, u64::MAX));
+        for (i, &f) in self.free_at[base..base + self.per].iter().enumerate() {
+            if f <= want && fit.is_none_or(|(_, g)| f > g) {
+                fit = Some((base + i, f));
+            }
+            if f < first.1 {
+                first = (base + i, f);
+            }
+        }
+        let (entry, start) = match fit {
+            Some((e, _)) => (e, want),
+            None => (first.0, first.1),
+        };
+        self.waits += 1;
+        self.wait_ps += start - want;
+        // Busy until released (a transaction may claim another entry of the same device).
+        self.free_at[entry] = u64::MAX;
+        (entry, start)
+    }
+
+    fn release(&mut self, entry: usize, at: u64) {
+        self.free_at[entry] = at;
+    }
+
+    fn mean_wait(&self, cycle_ps: u64) -> f64 {
+        self.wait_ps as f64 / self.waits.max(1) as f64 / cycle_ps as f64
+    }
+}
+
 /// A mesh machine being timed.
 pub struct MeshSim {
     mesh: Mesh,
@@ -155,6 +253,14 @@ pub struct MeshSim {
     slc_ps: u64,
     controller_ps: u64,
     core_cycle_ps: f64,
+    /// Per slice (home node trackers) and per controller (read trackers).
+    home_trackers: Trackers,
+    mc_trackers: Trackers,
+    /// Every line some private cache may hold (silent clean evictions leave stale sharers,
+    /// which are snooped and answer without data, as a snoop filter's would).
+    dir: HashMap<u64, DirEntry>,
+    snoops: u64,
+    upgrades: u64,
 }
 
 impl MeshSim {
@@ -166,6 +272,12 @@ impl MeshSim {
         if p.cores.is_empty() {
             return Err("no threads placed on cores".into());
         }
+        if p.cores.len() > MAX_MESH_THREADS {
+            return Err(format!(
+                "{} threads: a mesh run has at most {MAX_MESH_THREADS} (the home slices' directories keep a 64-bit sharer mask per line)",
+                p.cores.len()
+            ));
+        }
         if let Some(&c) = p.cores.iter().find(|&&c| c >= mesh.cores()) {
             return Err(format!("core {c} does not exist: the mesh has {} cores", mesh.cores()));
         }
@@ -175,6 +287,9 @@ impl MeshSim {
         }
         if let Some(n) = p.membind.filter(|&n| n >= nodes) {
             return Err(format!("membind = {n}, but the machine has {nodes} NUMA nodes"));
+        }
+        if let Some(&(_, _, n)) = p.bind.iter().find(|b| b.2 >= nodes) {
+            return Err(format!("bind to node {n}, but the machine has {nodes} NUMA nodes"));
         }
         if !((1..=1024).contains(&p.mshrs) && p.base_cpi.is_finite() && p.base_cpi >= 0.0) {
             return Err("mshrs must be 1..=1024 and base_cpi finite and non-negative".into());
@@ -234,6 +349,11 @@ impl MeshSim {
             slc_ps: fabric.cycle_ps * u64::from(mesh.slc_hit_cycles),
             controller_ps: ps(p.controller_ns),
             core_cycle_ps: 1000.0 / core_freq,
+            home_trackers: Trackers::new(mesh.slices(), mesh.home_node_trackers),
+            mc_trackers: Trackers::new(mesh.memory_controllers.len(), mesh.controller_trackers),
+            dir: HashMap::new(),
+            snoops: 0,
+            upgrades: 0,
             fabric,
             mesh,
             p,
@@ -291,7 +411,13 @@ impl MeshSim {
         let base = match self.pages.get(&vpage) {
             Some(&b) => b,
             None => {
-                let node = match (self.p.membind, self.p.first_touch_by) {
+                let bound = self
+                    .p
+                    .bind
+                    .iter()
+                    .find(|&&(start, bytes, _)| vaddr >= start && vaddr - start < bytes)
+                    .map(|b| b.2);
+                let node = match (bound.or(self.p.membind), self.p.first_touch_by) {
                     (Some(n), _) => n,
                     _ if self.nodes == 1 => 0,
                     (None, Some(t)) => self.quadrant_of_core(self.p.cores[t]),
@@ -343,8 +469,11 @@ impl MeshSim {
                 let hn = self.hn_router[slice / self.mesh.slices_per_home_node as usize];
                 let (mc, addr) = self.controller_of(line);
                 let mr = self.mc_router[mc];
-                let at = self.fabric.send(Vnet::Req, hn, mr, self.header, t);
+                let (at, entry) = self.request(Vnet::Req, hn, mr, t, false, mc);
                 let done = self.dram(mc, addr, false, at);
+                if let Some(e) = entry {
+                    self.mc_trackers.release(e, done);
+                }
                 let back = self.fabric.send(Vnet::Dat, mr, hn, self.data, done);
                 if let Some(victim) = writeback {
                     self.slice_writeback(slice, victim, t);
@@ -354,24 +483,145 @@ impl MeshSim {
         }
     }
 
-    /// A private-cache miss of thread `thread` on `line` issued at `t` (a store's too: it
-    /// fetches the line, and the private cache holds it dirty); returns when the data is back.
-    fn miss(&mut self, thread: usize, line: u64, victim: Option<u64>, t: u64) -> u64 {
-        let core = self.p.cores[thread];
-        let rn = self.rn_router[core / self.mesh.cores_per_request_node as usize];
+    /// A request packet from router `from` to a device with trackers (`home`: slice `dev`'s
+    /// home node, else controller `dev`), ready at `t`: held at the injecting router until an
+    /// entry is free when it would arrive (CHI's protocol credits: a home node without a free
+    /// tracker does not accept the request). Returns its arrival and the claimed entry.
+    fn request(&mut self, vnet: Vnet, from: usize, to: usize, t: u64, home: bool, dev: usize) -> (u64, Option<usize>) {
+        let pool = if home {
+            &mut self.home_trackers
+        } else {
+            &mut self.mc_trackers
+        };
+        if !pool.enabled() {
+            return (self.fabric.send(vnet, from, to, self.header, t), None);
+        }
+        let unloaded = self.fabric.unloaded_ps(from, to, self.header);
+        let (entry, start) = pool.claim(dev, t + unloaded);
+        let at = self.fabric.send_held(vnet, from, to, self.header, t, start - unloaded);
+        (at, Some(entry))
+    }
+
+    /// Router of thread `thread`'s request node.
+    fn rn_of(&self, thread: usize) -> usize {
+        self.rn_router[self.p.cores[thread] / self.mesh.cores_per_request_node as usize]
+    }
+
+    /// Snoops every thread but `thread` in `mask` for `line` from home router `hn` at `t`
+    /// (SNP), invalidating (`invalidate`) or cleaning their private copies; each answers the
+    /// home node, with the line (DAT) if its copy was dirty, else with a snoop response (RSP).
+    /// Returns when the last answer is in and when the dirty data arrived, if any.
+    fn snoop(
+        &mut self,
+        thread: usize,
+        mask: u64,
+        line: u64,
+        hn: usize,
+        t: u64,
+        invalidate: bool,
+    ) -> (u64, Option<u64>) {
+        let (mut last, mut data) = (t, None);
+        let mut others = mask & !(1u64 << thread);
+        while others != 0 {
+            let s = others.trailing_zeros() as usize;
+            others &= others - 1;
+            let rn = self.rn_of(s);
+            let at = self.fabric.send(Vnet::Snp, hn, rn, self.header, t);
+            self.snoops += 1;
+            let dirty = self.private.invalidate_in(s, line);
+            if dirty && !invalidate {
+                // SnpShared: the owner keeps a clean copy (into the way just freed).
+                self.private.access_in(s, line, false);
+            }
+            let back = if dirty {
+                let d = self.fabric.send(Vnet::Dat, rn, hn, self.data, at);
+                data = Some(d);
+                d
+            } else {
+                self.fabric.send(Vnet::Rsp, rn, hn, self.header, at)
+            };
+            last = last.max(back);
+        }
+        (last, data)
+    }
+
+    /// The home slice's directory for a request of `thread` on `line` arriving at `at`:
+    /// snoops the other holders a store (`unique`) must invalidate, or the dirty owner a load
+    /// must clean; updates the entry. Returns (answers in, dirty data in).
+    fn directory(&mut self, thread: usize, line: u64, hn: usize, at: u64, unique: bool) -> (u64, Option<u64>) {
+        let me = 1u64 << thread;
+        let e = *self.dir.get(&line).unwrap_or(&DirEntry::default());
+        let t = at + self.slc_ps;
+        let (done, data) = if unique && e.sharers & !me != 0 {
+            self.snoop(thread, e.sharers, line, hn, t, true)
+        } else if !unique && e.owner != 0 && e.owner != thread as u8 + 1 {
+            let owner = usize::from(e.owner - 1);
+            self.snoop(thread, 1u64 << owner, line, hn, t, false)
+        } else {
+            (at, None)
+        };
+        let entry = if unique {
+            DirEntry {
+                sharers: me,
+                owner: thread as u8 + 1,
+            }
+        } else {
+            DirEntry {
+                sharers: e.sharers | me,
+                owner: if e.owner == thread as u8 + 1 { e.owner } else { 0 },
+            }
+        };
+        self.dir.insert(line, entry);
+        (done, data)
+    }
+
+    /// A private-cache miss of thread `thread` on `line` issued at `t` (a store's too, `write`:
+    /// it fetches the line unique, and the private cache holds it dirty); returns when the data
+    /// is back.
+    fn miss(&mut self, thread: usize, line: u64, write: bool, victim: Option<u64>, t: u64) -> u64 {
+        let rn = self.rn_of(thread);
         let slice = self.slice_of(line);
         let hn = self.hn_router[slice / self.mesh.slices_per_home_node as usize];
-        let at = self.fabric.send(Vnet::Req, rn, hn, self.header, t);
-        let ready = self.slice_read(slice, line, at);
+        let (at, entry) = self.request(Vnet::Req, rn, hn, t, true, slice);
+        let (acks, owner_data) = self.directory(thread, line, hn, at, write);
+        let ready = match owner_data {
+            // The owner's dirty copy comes back through the home node, which keeps it.
+            Some(d) => {
+                self.slc_lookups[slice] += 1;
+                match self.slc.access_in(slice, line, true) {
+                    Outcome::Hit { .. } => self.slc_hits[slice] += 1,
+                    Outcome::Miss { writeback: Some(w) } => self.slice_writeback(slice, w, d),
+                    Outcome::Miss { writeback: None } => {}
+                }
+                d.max(acks)
+            }
+            None => self.slice_read(slice, line, at).max(acks),
+        };
         let done = self.fabric.send(Vnet::Dat, hn, rn, self.data, ready);
-        // CompAck: traffic only.
-        self.fabric.send(Vnet::Rsp, rn, hn, self.header, done);
+        // CompAck: the home node's tracker is held until it arrives.
+        let ack = self.fabric.send(Vnet::Rsp, rn, hn, self.header, done);
+        if let Some(e) = entry {
+            self.home_trackers.release(e, ack);
+        }
         if let Some(v) = victim {
             let vs = self.slice_of(v);
             let vh = self.hn_router[vs / self.mesh.slices_per_home_node as usize];
-            let a = self.fabric.send(Vnet::Req, rn, vh, self.header, t);
+            let (a, entry) = self.request(Vnet::Req, rn, vh, t, true, vs);
             let r = self.fabric.send(Vnet::Rsp, vh, rn, self.header, a + self.slc_ps);
             let d = self.fabric.send(Vnet::Dat, rn, vh, self.data, r);
+            if let Some(e) = entry {
+                self.home_trackers.release(e, d);
+            }
+            // The writer no longer holds the line.
+            if let Some(de) = self.dir.get_mut(&v) {
+                de.sharers &= !(1u64 << thread);
+                if de.owner == thread as u8 + 1 {
+                    de.owner = 0;
+                }
+                if de.sharers == 0 {
+                    self.dir.remove(&v);
+                }
+            }
             self.slc_lookups[vs] += 1;
             match self.slc.access_in(vs, v, true) {
                 Outcome::Hit { .. } => self.slc_hits[vs] += 1,
@@ -382,7 +632,51 @@ impl MeshSim {
         done
     }
 
+    /// Whether a store of `thread` hitting its clean private copy of `line` must ask the home
+    /// node for it unique (other cores may hold it); if not, the copy was exclusive and the
+    /// directory records the thread as the owner (a silent upgrade).
+    fn needs_upgrade(&mut self, thread: usize, line: u64) -> bool {
+        let me = 1u64 << thread;
+        let e = self.dir.entry(line).or_default();
+        if e.sharers & !me != 0 {
+            return true;
+        }
+        *e = DirEntry {
+            sharers: me,
+            owner: thread as u8 + 1,
+        };
+        false
+    }
+
+    /// A store of `thread` hitting a clean private copy of `line` that other cores hold, at
+    /// `t`: a CleanUnique to the home node, which invalidates them (SNP) before it answers
+    /// (RSP Comp; then CompAck). Returns when the store may complete.
+    fn upgrade(&mut self, thread: usize, line: u64, t: u64) -> u64 {
+        self.upgrades += 1;
+        let rn = self.rn_of(thread);
+        let slice = self.slice_of(line);
+        let hn = self.hn_router[slice / self.mesh.slices_per_home_node as usize];
+        let (at, entry) = self.request(Vnet::Req, rn, hn, t, true, slice);
+        let (acks, _) = self.directory(thread, line, hn, at, true);
+        let comp = self
+            .fabric
+            .send(Vnet::Rsp, hn, rn, self.header, acks.max(at + self.slc_ps));
+        let ack = self.fabric.send(Vnet::Rsp, rn, hn, self.header, comp);
+        if let Some(e) = entry {
+            self.home_trackers.release(e, ack);
+        }
+        comp
+    }
+
     /// Runs `src` (one thread per entry of `cores`) to its end.
+    ///
+    /// Phases as the socket engine's ([`crate::sim::phase_window`]): with
+    /// `phase_instructions > 0` every core stops before its first access at or past the phase
+    /// end, computes up to it, and the next phase starts for every core when everything issued
+    /// in this one has completed. The runtime's barriers are only instruction counts (every
+    /// thread resumes at the latest arrival's count), so without phases a core whose thread
+    /// waited at a barrier reaches its next loop after its own compute time, ahead of a thread
+    /// still stalled on misses in a serial section, and first-touches that section's pages.
     pub fn run(mut self, src: &mut dyn AccessSource) -> Result<MeshResults, String> {
         let threads = self.p.cores.len();
         if src.threads() != threads {
@@ -399,66 +693,139 @@ impl MeshSim {
         let mut batch: Vec<Vec<Access>> = vec![Vec::new(); threads];
         let mut pos = vec![0usize; threads];
         let mut count = vec![0u64; threads];
+        let mut done = vec![false; threads];
         let mut last_line = vec![NONE; threads];
         let mut end_ps = 0u64;
         let (mut accesses, mut misses) = (0u64, 0u64);
-        let mut heap: BinaryHeap<Reverse<(u64, usize)>> = (0..threads).map(|t| Reverse((0, t))).collect();
-        while let Some(Reverse((t0, th))) = heap.pop() {
-            self.fabric.horizon_ps = t0;
-            let until = t0 + lookahead_ps;
-            let mut finished = false;
-            while clock[th] < until {
-                if pos[th] >= batch[th].len() {
+        let mut heap: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::with_capacity(threads);
+        let mut phase = 0u64;
+        let mut phases = 0u64;
+        let mut start_ps = 0u64;
+        loop {
+            for th in 0..threads {
+                if !done[th] && pos[th] >= batch[th].len() {
                     src.next_batch(th, &mut batch[th]).map_err(|e| e.to_string())?;
+                    crate::sim::clamp_instructions(&mut batch[th]);
                     pos[th] = 0;
-                    if batch[th].is_empty() {
-                        finished = true;
+                    done[th] = batch[th].is_empty();
+                }
+            }
+            if done.iter().all(|&d| d) {
+                break;
+            }
+            let phase_end = if self.p.phase_instructions == 0 {
+                u64::MAX
+            } else {
+                let pending = (0..threads).filter(|&t| !done[t]).map(|t| batch[t][pos[t]].instr);
+                let (next, end) = crate::sim::phase_window(phase, self.p.phase_instructions, pending);
+                phase = next;
+                end
+            };
+            phases += 1;
+            for th in (0..threads).filter(|&t| !done[t]) {
+                clock[th] = clock[th].max(start_ps);
+                heap.push(Reverse((clock[th], th)));
+            }
+            while let Some(Reverse((t0, th))) = heap.pop() {
+                self.fabric.horizon_ps = t0;
+                let until = t0 + lookahead_ps;
+                let mut at_barrier = false;
+                while clock[th] < until {
+                    if pos[th] >= batch[th].len() {
+                        src.next_batch(th, &mut batch[th]).map_err(|e| e.to_string())?;
+                        crate::sim::clamp_instructions(&mut batch[th]);
+                        pos[th] = 0;
+                        if batch[th].is_empty() {
+                            done[th] = true;
+                            break;
+                        }
+                    }
+                    let a = batch[th][pos[th]];
+                    if a.instr >= phase_end {
+                        // The instructions up to the barrier run in this phase.
+                        let d = phase_end.saturating_sub(last_instr[th]);
+                        last_instr[th] = phase_end;
+                        clock[th] = clock[th].saturating_add(self.compute_ps(d)).min(MAX_CLOCK_PS);
+                        at_barrier = true;
                         break;
                     }
-                }
-                let a = batch[th][pos[th]];
-                pos[th] += 1;
-                count[th] += 1;
-                if self.p.max_accesses_per_thread > 0 && count[th] > self.p.max_accesses_per_thread {
-                    finished = true;
-                    break;
-                }
-                accesses += 1;
-                let d = a.instr.saturating_sub(last_instr[th]);
-                last_instr[th] = a.instr;
-                clock[th] += (d as f64 * self.p.base_cpi * self.core_cycle_ps) as u64;
-                let write = a.kind == AccessKind::Write;
-                let line = self.translate(a.vaddr, self.p.cores[th])?;
-                if line == last_line[th] && !write {
-                    continue;
-                }
-                last_line[th] = line;
-                match self.private.access_in(th, line, write) {
-                    Outcome::Hit { .. } => {}
-                    Outcome::Miss { writeback } => {
-                        misses += 1;
-                        let slots = &mut mshr[th];
-                        let mut t = clock[th];
-                        if slots.len() == self.p.mshrs {
-                            // Wait for the earliest outstanding miss.
-                            let (k, &first) = slots.iter().enumerate().min_by_key(|&(_, &v)| v).expect("full");
-                            t = t.max(first);
-                            slots.swap_remove(k);
+                    pos[th] += 1;
+                    count[th] += 1;
+                    if self.p.max_accesses_per_thread > 0 && count[th] > self.p.max_accesses_per_thread {
+                        done[th] = true;
+                        break;
+                    }
+                    accesses += 1;
+                    let d = a.instr.saturating_sub(last_instr[th]);
+                    last_instr[th] = a.instr;
+                    clock[th] = clock[th].saturating_add(self.compute_ps(d)).min(MAX_CLOCK_PS);
+                    let write = a.kind == AccessKind::Write;
+                    let line = self.translate(a.vaddr, self.p.cores[th])?;
+                    if line == last_line[th] && !write {
+                        continue;
+                    }
+                    last_line[th] = line;
+                    match self.private.access_in(th, line, write) {
+                        Outcome::Hit { was_dirty } => {
+                            if write && !was_dirty && self.needs_upgrade(th, line) {
+                                let t = self.claim_slot(&mut mshr[th], clock[th]);
+                                clock[th] = t;
+                                let done = self.upgrade(th, line, t);
+                                mshr[th].push(done);
+                                end_ps = end_ps.max(done);
+                            }
                         }
-                        clock[th] = t;
-                        let done = self.miss(th, line, writeback, t);
-                        mshr[th].push(done);
-                        end_ps = end_ps.max(done);
+                        Outcome::Miss { writeback } => {
+                            misses += 1;
+                            let t = self.claim_slot(&mut mshr[th], clock[th]);
+                            clock[th] = t;
+                            let done = self.miss(th, line, write, writeback, t);
+                            mshr[th].push(done);
+                            end_ps = end_ps.max(done);
+                        }
                     }
                 }
+                if done[th] {
+                    end_ps = end_ps.max(clock[th]);
+                } else if !at_barrier {
+                    heap.push(Reverse((clock[th], th)));
+                }
             }
-            if !finished {
-                heap.push(Reverse((clock[th], th)));
-            } else {
-                end_ps = end_ps.max(clock[th]);
+            // Barrier: the next phase starts when every core has reached it and everything
+            // issued has completed (as the socket engine's).
+            start_ps = (0..threads).map(|t| clock[t]).fold(end_ps, u64::max);
+            for slots in &mut mshr {
+                slots.clear();
+            }
+            if phase_end == u64::MAX {
+                break;
             }
         }
-        Ok(self.results(end_ps, accesses, misses))
+        let end_ps = if self.p.phase_instructions == 0 {
+            end_ps
+        } else {
+            end_ps.max(start_ps)
+        };
+        let mut res = self.results(end_ps, accesses, misses);
+        res.phases = phases;
+        Ok(res)
+    }
+
+    /// A miss slot for a request at `t`: when all are busy, the earliest outstanding one's
+    /// completion frees it. Returns when the request can issue.
+    fn claim_slot(&self, slots: &mut Vec<u64>, t: u64) -> u64 {
+        if slots.len() < self.p.mshrs {
+            return t;
+        }
+        let (k, &first) = slots.iter().enumerate().min_by_key(|&(_, &v)| v).expect("full");
+        slots.swap_remove(k);
+        t.max(first)
+    }
+
+    /// Time of `instructions` non-memory instructions, ps (saturating: a hostile trace may
+    /// jump its count by 2^60).
+    fn compute_ps(&self, instructions: u64) -> u64 {
+        (instructions as f64 * self.p.base_cpi * self.core_cycle_ps).min(MAX_CLOCK_PS as f64) as u64
     }
 
     fn results(self, end_ps: u64, accesses: u64, private_misses: u64) -> MeshResults {
@@ -536,6 +903,12 @@ impl MeshSim {
             inter_node_packets: (0..q)
                 .map(|a| self.fabric.inter_node[a * q..(a + 1) * q].to_vec())
                 .collect(),
+            pages_per_node: self.next_frame.clone(),
+            phases: 1,
+            home_tracker_wait_cycles: self.home_trackers.mean_wait(self.fabric.cycle_ps),
+            controller_tracker_wait_cycles: self.mc_trackers.mean_wait(self.fabric.cycle_ps),
+            snoops: self.snoops,
+            upgrades: self.upgrades,
             params: self.p,
         }
     }
@@ -616,11 +989,253 @@ mod tests {
         assert!(local.link_utilisation_max <= 1.0 && far.link_utilisation_max <= 1.0);
         assert_eq!(local.slc[0].lookups, 12_000);
         assert_eq!(local.slc[0].hits, 0);
+        // Private data: no snoops.
+        assert_eq!(local.snoops, 0);
+        assert_eq!(local.vnets[1].packets, 0);
         // Deterministic.
         let again = run(3);
         assert_eq!(
             serde_json::to_string(&far).unwrap(),
             serde_json::to_string(&again).unwrap()
         );
+    }
+
+    /// Thread 0 writes every line of 64 pages (a serial initialisation, full of misses);
+    /// at instruction `init + 50` (the runtime's barrier) the other threads read the same pages
+    /// in reverse order.
+    fn serial_init(threads: usize) -> Vec<Vec<Access>> {
+        let (pages, lines) = (64u64, 64u64);
+        let init = 10 * pages * lines;
+        let mut out = vec![(0..pages * lines)
+            .map(|i| Access::write(10 * i, 0x4000_0000 + i * 64, 8))
+            .collect::<Vec<_>>()];
+        for t in 1..threads {
+            out.push(
+                (0..pages)
+                    .map(|k| {
+                        Access::read(
+                            init + 50 + 10 * k,
+                            0x4000_0000 + (pages - 1 - k) * 4096 + 64 * t as u64,
+                            8,
+                        )
+                    })
+                    .collect(),
+            );
+        }
+        out
+    }
+
+    #[test]
+    fn with_phases_a_serial_init_places_its_pages_as_the_functional_engine_does() {
+        use crate::mem::{Capacity, Placement, PlacementPolicy};
+        use crate::sim::{FunctionalConfig, FunctionalSim};
+        let m = Machine::load("neoverse-v1-mesh").unwrap();
+        let cores: Vec<usize> = (0..16).map(|t| t * 4).collect();
+        let probe = MeshSim::new(&m, MeshCoreParams::new(cores.clone())).unwrap();
+        let sockets: Vec<usize> = cores.iter().map(|&c| probe.quadrant_of_core(c)).collect();
+        assert_eq!(sockets.iter().collect::<std::collections::BTreeSet<_>>().len(), 4);
+        // Functional engine: threads interleaved by instruction count.
+        let cfg = FunctionalConfig {
+            phase_instructions: 1000,
+            quantum_instructions: 10,
+            llc: None,
+            page_bytes: 4096,
+            observer_thread: false,
+        };
+        let nearest = (0..4).map(|s| (0..4).map(|k| (s + k) % 4).collect()).collect();
+        let placement = Placement::new(PlacementPolicy::FirstTouch, vec![Capacity::Pages(1 << 20); 4], nearest);
+        let mut f = FunctionalSim::new(&cfg, 4, 4, sockets.clone(), placement);
+        let mut src = VecSource::new(serial_init(16));
+        while f.run_phase(&mut src).unwrap().is_some() {}
+        let want = f.pages_per_node();
+        assert_eq!(want, vec![64, 0, 0, 0]);
+        let run = |phase_instructions| {
+            let mut p = MeshCoreParams::new(cores.clone());
+            p.phase_instructions = phase_instructions;
+            MeshSim::new(&m, p)
+                .unwrap()
+                .run(&mut VecSource::new(serial_init(16)))
+                .unwrap()
+        };
+        // Without barriers the waiting threads' clocks reach the reads while thread 0 is still
+        // stalled on its initialisation misses, and take pages to their own quadrants.
+        let free = run(0);
+        assert!(free.pages_per_node[0] < 60, "{:?}", free.pages_per_node);
+        assert_eq!(free.phases, 1);
+        // With phases (the socket engine's barriers) first touch follows program order.
+        let phased = run(1000);
+        assert_eq!(phased.pages_per_node, want);
+        assert!(phased.phases > 40);
+        assert_eq!(phased.accesses, free.accesses);
+        assert!(phased.sim_time_ns >= free.sim_time_ns * 0.99);
+    }
+
+    #[test]
+    #[ignore = "measurement: first-touch placement of barnes / fmm on the DDR4 mesh"]
+    fn splash_placement() {
+        let m = Machine::load("neoverse-v1-mesh-ddr4").unwrap();
+        for name in ["barnes", "fmm"] {
+            for ph in [0u64, 10_000, 5_000, 2_000, 1_000, 500] {
+                let mut t = toml::Table::new();
+                t.insert("threads".into(), toml::Value::Integer(64));
+                let mut src = numasim_workload::build(name, t, 1).unwrap();
+                let mut p = MeshCoreParams::new((0..64).collect());
+                p.phase_instructions = ph;
+                let r = MeshSim::new(&m, p).unwrap().run(&mut *src).unwrap();
+                let act: Vec<u64> = r.controllers.iter().map(|c| c.reads + c.writes).collect();
+                eprintln!(
+                    "{name} phase {ph}: pages {:?} phases {} time {:.1} us ddr {:?}",
+                    r.pages_per_node,
+                    r.phases,
+                    r.sim_time_ns / 1e3,
+                    act
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn trackers_hold_at_most_their_entries_at_once() {
+        // Closed form: 2 entries, 7 requests all wanting 0, each held 10: starts 0 0 10 10 20 20 30.
+        let mut tr = Trackers::new(1, 2);
+        let starts: Vec<u64> = (0..7)
+            .map(|_| {
+                let (e, s) = tr.claim(0, 0);
+                tr.release(e, s + 10);
+                s
+            })
+            .collect();
+        assert_eq!(starts, vec![0, 0, 10, 10, 20, 20, 30]);
+        assert!((tr.mean_wait(1) - 90.0 / 7.0).abs() < 1e-9);
+        // Random wants (out of order within a window) and holds on 3 devices of 4 entries:
+        // at no instant does a device hold more than 4.
+        let mut tr = Trackers::new(3, 4);
+        let mut held: Vec<Vec<(u64, u64)>> = vec![Vec::new(); 3];
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for i in 0..3000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let dev = (x % 3) as usize;
+            let want = i * 3 + (x >> 20) % 200;
+            let (e, s) = tr.claim(dev, want);
+            assert!(s >= want);
+            let end = s + 1 + (x >> 40) % 100;
+            tr.release(e, end);
+            held[dev].push((s, end));
+        }
+        for h in &held {
+            let mut events: Vec<(u64, i32)> = h.iter().flat_map(|&(s, e)| [(s, 1), (e, -1)]).collect();
+            events.sort(); // releases (-1) before claims (+1) at the same instant
+            let (mut now, mut max) = (0i32, 0i32);
+            for (_, d) in events {
+                now += d;
+                max = max.max(now);
+            }
+            assert_eq!(max, 4);
+        }
+    }
+
+    #[test]
+    fn tracker_limits_bound_outstanding_reads_and_slow_a_stream() {
+        let base = Machine::load("neoverse-v1-mesh").unwrap();
+        let run = |home: u32, mc: u32| {
+            let mut m = base.clone();
+            let mesh = m.mesh.as_mut().unwrap();
+            mesh.home_node_trackers = home;
+            mesh.controller_trackers = mc;
+            let mut p = MeshCoreParams::new((0..4).collect());
+            p.membind = Some(0);
+            MeshSim::new(&m, p).unwrap().run(&mut stream_reads(4, 3000)).unwrap()
+        };
+        let free = run(0, 0);
+        assert_eq!(free.home_tracker_wait_cycles, 0.0);
+        // One read tracker per controller: node 0's 4 controllers hold at most 4 reads at once,
+        // each for at least the controller time (20 ns), so at most 4 x 64 B per 20 ns.
+        let one = run(0, 1);
+        assert_eq!(one.dram_reads, free.dram_reads);
+        assert!(one.dram_gbps <= 4.0 * 64.0 / 20.0, "{}", one.dram_gbps);
+        assert!(
+            one.dram_gbps < free.dram_gbps * 0.5,
+            "{} {}",
+            one.dram_gbps,
+            free.dram_gbps
+        );
+        assert!(one.controller_tracker_wait_cycles > 0.0);
+        // The requests wait at the injecting router: REQ queueing grows, DAT's does not.
+        assert!(one.vnets[0].avg_queueing_cycles > free.vnets[0].avg_queueing_cycles + 10.0);
+        assert!(one.vnets[3].avg_queueing_cycles <= free.vnets[3].avg_queueing_cycles + 1.0);
+        // One home tracker per slice: node 0's 16 slices hold at most 16 reads, each for at least
+        // a slice lookup, the controller time and the way back (> 30 ns).
+        let home = run(1, 0);
+        assert!(home.dram_gbps <= 16.0 * 64.0 / 30.0, "{}", home.dram_gbps);
+        assert!(home.home_tracker_wait_cycles > 0.0);
+        for r in [&free, &one, &home] {
+            assert!(r.link_utilisation_max <= 1.0);
+            assert!(r.links.iter().all(|l| l.utilisation <= 1.0));
+        }
+        // The presets' trackers (64 per slice and per controller) do not bind on 4 threads.
+        let preset = run(64, 64);
+        assert_eq!(preset.sim_time_ns, free.sim_time_ns);
+    }
+
+    #[test]
+    fn stores_to_shared_lines_snoop_the_other_holders_on_the_snp_vnet() {
+        let m = Machine::load("neoverse-v1-mesh-2q").unwrap();
+        // Thread 0 in quadrant 0, thread 1 in quadrant 1.
+        let probe = MeshSim::new(&m, MeshCoreParams::new(vec![0])).unwrap();
+        let far = (0..32).find(|&c| probe.quadrant_of_core(c) == 1).unwrap();
+        let n = 100u64;
+        let lines = |base: u64, write: bool| -> Vec<Access> {
+            (0..n)
+                .map(|i| {
+                    let (instr, addr) = (base + 10 * i, 0x10_0000 + 64 * i);
+                    if write {
+                        Access::write(instr, addr, 8)
+                    } else {
+                        Access::read(instr, addr, 8)
+                    }
+                })
+                .collect()
+        };
+        // A: both read the lines; B: thread 1 writes them; C: thread 0 reads them again;
+        // D: thread 0 writes them. Steps are phases apart, so they run in this order.
+        let t0: Vec<Access> = [lines(0, false), lines(10_000, false), lines(15_000, true)].concat();
+        let t1: Vec<Access> = [lines(0, false), lines(5_000, true)].concat();
+        let mut p = MeshCoreParams::new(vec![0, far]);
+        p.phase_instructions = 1000;
+        p.membind = Some(0);
+        let r = MeshSim::new(&m, p)
+            .unwrap()
+            .run(&mut VecSource::new(vec![t0, t1]))
+            .unwrap();
+        // B: one invalidation each (upgrade); C: the owner cleaned (its dirty data returns on
+        // DAT); D: thread 1's clean copy invalidated (upgrade).
+        assert_eq!(r.snoops, 3 * n);
+        assert_eq!(r.upgrades, 2 * n);
+        assert_eq!(r.vnets[1].vnet, "SNP");
+        assert_eq!(r.vnets[1].packets, 3 * n);
+        // Misses: A's 2n and C's n (thread 0's copies were invalidated in B).
+        assert_eq!(r.private_misses, 3 * n);
+        // The lines' home slices are in quadrant 0 (node 0, cache groups): every snoop of
+        // thread 1 crosses into quadrant 1.
+        assert!(r.inter_node_packets[0][1] >= 2 * n);
+        assert!(r.link_utilisation_max <= 1.0);
+    }
+
+    #[test]
+    fn bound_ranges_go_to_their_node_and_a_bad_node_is_refused() {
+        let m = Machine::load("neoverse-v1-mesh").unwrap();
+        let mut p = MeshCoreParams::new(vec![0]);
+        // Thread 0's stream reads 3000 lines from 0: the first 64 KiB on node 2, the rest by
+        // first touch (node 0, thread 0's quadrant).
+        p.bind = vec![(0, 64 << 10, 2)];
+        let r = MeshSim::new(&m, p.clone())
+            .unwrap()
+            .run(&mut stream_reads(1, 3000))
+            .unwrap();
+        assert_eq!(r.pages_per_node, vec![31, 0, 16, 0]);
+        p.bind = vec![(0, 4096, 4)];
+        assert!(MeshSim::new(&m, p).err().unwrap().contains("node 4"));
     }
 }

@@ -1263,20 +1263,14 @@ mod tests {
             let mut src = VecSource::new(streams);
             let mut out = Vec::new();
             while let Some((c, t)) = s.run_phase(&mut src, 2000).unwrap() {
-                out.push(format!(
-                    "{:?} {} {} {}",
-                    c.llc_hits, t.invalidations, t.end_ps, c.llc_misses
-                ));
+                out.push((c.llc_hits, c.llc_misses, t.invalidations, t.end_ps));
             }
             (out, (0..6).map(|c| s.core_stats(c)).collect::<Vec<_>>())
         };
         let (a, b) = (run(true), run(false));
         assert!(a.0.len() > 3);
-        assert!(
-            a.0.iter().any(|p| !p.contains(" 0 ")),
-            "stores must invalidate: {:?}",
-            a.0
-        );
+        let invalidations: u64 = a.0.iter().map(|p| p.2).sum();
+        assert!(invalidations > 100, "stores must invalidate: {:?}", a.0);
         assert_eq!(a, b);
     }
 

@@ -40,7 +40,8 @@ impl Timeline {
     }
 
     /// Books `len` ps at the earliest start `≥ want` where the resource is free for the whole
-    /// `len` (a full-length gap: never overlapping another booking); returns the start. `horizon` ≤ every future `want` (intervals ending by it are dropped).
+    /// `len` (a full-length gap: never overlapping another booking); returns the start.
+    /// `horizon` ≤ every future `want` (intervals ending by it are dropped).
     #[inline]
     pub fn book(&mut self, want: u64, len: u64, horizon: u64) -> u64 {
         if len == 0 {
@@ -68,22 +69,30 @@ impl Timeline {
             }
             _ => {}
         }
-        let start = self.peek_free(want, len);
-        let end = start.saturating_add(len);
-        // Merge every interval that overlaps or touches [start, end) into one.
-        let pos = self.busy.partition_point(|iv| iv.1 < start);
-        let (mut lo, mut hi) = (start, end);
-        let mut k = pos;
-        while k < self.busy.len() && self.busy[k].0 <= hi {
-            lo = lo.min(self.busy[k].0);
-            hi = hi.max(self.busy[k].1);
-            k += 1;
+        // The first gap from `want` on that holds `len` (as `peek_free`), keeping its index:
+        // intervals before `pos` end by `start`, the one at `pos` starts at or after `end`.
+        let mut pos = self.busy.partition_point(|iv| iv.1 <= want);
+        let mut start = want;
+        while pos < self.busy.len() {
+            let (s, e) = self.busy[pos];
+            if s >= start.saturating_add(len) {
+                break;
+            }
+            start = start.max(e);
+            pos += 1;
         }
-        if k == pos {
-            self.busy.insert(pos, (lo, hi));
-        } else {
-            self.busy[pos] = (lo, hi);
-            self.busy.drain(pos + 1..k);
+        let end = start.saturating_add(len);
+        // [start, end) is free, so only its two neighbours can touch it: merge with them.
+        let joins_prev = pos > 0 && self.busy[pos - 1].1 == start;
+        let joins_next = pos < self.busy.len() && self.busy[pos].0 == end;
+        match (joins_prev, joins_next) {
+            (true, true) => {
+                self.busy[pos - 1].1 = self.busy[pos].1;
+                self.busy.remove(pos);
+            }
+            (true, false) => self.busy[pos - 1].1 = end,
+            (false, true) => self.busy[pos].0 = start,
+            (false, false) => self.busy.insert(pos, (start, end)),
         }
         start
     }

@@ -470,11 +470,17 @@ fn table4(ctx: &mut StudyContext, quick: bool) -> Result<Vec<Comparison>, ReproE
         // itself, so each run both decides and pays for its moves on the same clock.
         if let Some(t7) = a.table7 {
             let phase_ns = ((t0 * PAPER_INTERVAL_S / a.paper_original_s).round() as u64).max(1);
-            for (i, (label, profiler)) in T7_SOURCES.iter().enumerate() {
-                let r = ctx.run_experiment(
-                    &format!("{}-timing-{label}", a.name),
-                    &timed_experiment(&a, phase_ns, &format!("policy = \"tikir\"\n{profiler}")),
-                )?;
+            let plan: Vec<(String, String)> = T7_SOURCES
+                .iter()
+                .map(|(label, profiler)| {
+                    (
+                        format!("{}-timing-{label}", a.name),
+                        timed_experiment(&a, phase_ns, &format!("policy = \"tikir\"\n{profiler}")),
+                    )
+                })
+                .collect();
+            let runs = ctx.run_experiments(&plan)?;
+            for (i, ((label, _), r)) in T7_SOURCES.iter().zip(&runs).enumerate() {
                 let t1 = number(&r, &["timing", "sim_time_ns"]).unwrap_or(0.0);
                 out.push(cmp(
                     "Table 7",
@@ -807,11 +813,17 @@ impl Study for Tikir {
                     Expect::None,
                 ));
                 let mut by_source = Vec::new();
-                for (i, (label, profiler)) in SOURCES.iter().enumerate() {
-                    let r = ctx.run_experiment(
-                        &format!("{}-tikir-{label}", a.name),
-                        &experiment(a, a.phase_instructions, &format!("policy = \"tikir\"\n{profiler}")),
-                    )?;
+                let plan: Vec<(String, String)> = SOURCES
+                    .iter()
+                    .map(|(label, profiler)| {
+                        (
+                            format!("{}-tikir-{label}", a.name),
+                            experiment(a, a.phase_instructions, &format!("policy = \"tikir\"\n{profiler}")),
+                        )
+                    })
+                    .collect();
+                let runs = ctx.run_experiments(&plan)?;
+                for (i, ((label, _), r)) in SOURCES.iter().zip(&runs).enumerate() {
                     let nl = non_local(&r);
                     by_source.push((*label, nl));
                     out.push(cmp(

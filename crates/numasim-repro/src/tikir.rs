@@ -481,7 +481,7 @@ fn table4(ctx: &mut StudyContext, quick: bool) -> Result<Vec<Comparison>, ReproE
                 .collect();
             let runs = ctx.run_experiments(&plan)?;
             for (i, ((label, _), r)) in T7_SOURCES.iter().zip(&runs).enumerate() {
-                let t1 = number(&r, &["timing", "sim_time_ns"]).unwrap_or(0.0);
+                let t1 = number(r, &["timing", "sim_time_ns"]).unwrap_or(0.0);
                 out.push(cmp(
                     "Table 7",
                     format!("{} execution-time improvement, {label}", a.name),
@@ -495,7 +495,7 @@ fn table4(ctx: &mut StudyContext, quick: bool) -> Result<Vec<Comparison>, ReproE
                     format!("{} pages migrated (timing), {label}", a.name),
                     "pages",
                     None,
-                    number(&r, &["migration", "total_moves"]).unwrap_or(0.0),
+                    number(r, &["migration", "total_moves"]).unwrap_or(0.0),
                     Expect::None,
                 ));
                 out.push(cmp(
@@ -503,7 +503,7 @@ fn table4(ctx: &mut StudyContext, quick: bool) -> Result<Vec<Comparison>, ReproE
                     format!("{} non-local (timing), {label}", a.name),
                     "%",
                     None,
-                    non_local(&r),
+                    non_local(r),
                     Expect::None,
                 ));
             }
@@ -824,7 +824,7 @@ impl Study for Tikir {
                     .collect();
                 let runs = ctx.run_experiments(&plan)?;
                 for (i, ((label, _), r)) in SOURCES.iter().zip(&runs).enumerate() {
-                    let nl = non_local(&r);
+                    let nl = non_local(r);
                     by_source.push((*label, nl));
                     out.push(cmp(
                         "Table 6",
@@ -845,7 +845,7 @@ impl Study for Tikir {
                         format!("{} migrations, {label}", a.name),
                         "pages",
                         None,
-                        number(&r, &["migration", "total_moves"]).unwrap_or(0.0),
+                        number(r, &["migration", "total_moves"]).unwrap_or(0.0),
                         Expect::None,
                     ));
                 }

@@ -242,13 +242,18 @@ impl Study for Hydm {
                         "[migration]\npolicy = \"oracle-static\"\n".into(),
                     ));
                 }
-                for (name, placement, migration) in configs {
-                    let r =
-                        ctx.run_experiment(&id(name), &mix.experiment(quick, seed, &phase, &placement, &migration))?;
+                let plan: Vec<(String, String)> = configs
+                    .iter()
+                    .map(|(name, placement, migration)| {
+                        (id(name), mix.experiment(quick, seed, &phase, placement, migration))
+                    })
+                    .collect();
+                let runs = ctx.run_experiments(&plan)?;
+                for ((name, _, _), r) in configs.into_iter().zip(&runs) {
                     if name == "hydm" {
-                        moves.push(number(&r, &["migration", "total_moves"]).unwrap_or(0.0));
+                        moves.push(number(r, &["migration", "total_moves"]).unwrap_or(0.0));
                     }
-                    let n = normalised(&default, &r);
+                    let n = normalised(&default, r);
                     match per_config.iter_mut().find(|(c, _)| *c == name) {
                         Some((_, v)) => v.push(n),
                         None => per_config.push((name, vec![n])),

@@ -237,15 +237,19 @@ impl Study for Talbot {
         for w in workloads(size) {
             // runs[placement][setup]
             let mut runs = [[Run::default(); 4]; 2];
-            for (pi, (pid, policy)) in PLACEMENTS.iter().enumerate() {
-                for (si, (setup, sid, extra)) in SETUPS.iter().enumerate() {
+            let mut plan = Vec::new();
+            for (pid, policy) in PLACEMENTS.iter() {
+                for (setup, sid, extra) in SETUPS.iter() {
                     let mut extra = extra.to_string();
                     if *setup == Setup::InfiniteBasic && w.hot_only {
                         extra.push_str(&hot_ranges_line(&w)?);
                     }
-                    let v = ctx.run_experiment(&format!("{}-{pid}-{sid}", w.id), &config(&w, policy, &extra))?;
-                    runs[pi][si] = read(&v);
+                    plan.push((format!("{}-{pid}-{sid}", w.id), config(&w, policy, &extra)));
                 }
+            }
+            // The eight runs of this program, in parallel; results in plan order.
+            for (k, v) in ctx.run_experiments(&plan)?.iter().enumerate() {
+                runs[k / SETUPS.len()][k % SETUPS.len()] = read(v);
             }
             let (ft, rr) = (&runs[0], &runs[1]);
             let l = w.label;

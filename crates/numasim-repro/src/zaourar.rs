@@ -282,6 +282,28 @@ fn describe(id: &str, r: &MeshResults, out: &mut String) {
 fn table(pairs: &[(&str, toml::Value)]) -> toml::Table {
     pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
 }
+/// Fig. 3's run: STREAM triad on node 0's 16 cores with its buffer bound to `node`, on the
+/// HBM2 mesh with NUMA and cache groups on; `mshrs` misses in flight per core when not the
+/// default.
+fn fig3_stream<'a>(id: &'a str, size: &Size, node0: &[usize], node: usize, mshrs: Option<usize>) -> Run<'a> {
+    Run {
+        id,
+        config: Config {
+            preset: "neoverse-v1-mesh",
+            numa: true,
+            cache_groups: true,
+            l0: None,
+        },
+        workload: "stream",
+        params: stream(16, size, 1),
+        cores: node0.to_vec(),
+        membind: Some(node),
+        first_touch_by: None,
+        phase_instructions: 0,
+        copy: None,
+        mshrs,
+    }
+}
 
 fn stream(threads: usize, size: &Size, iterations: i64) -> toml::Table {
     table(&[
@@ -418,28 +440,7 @@ impl Study for Zaourar {
         let mut fig3 = Vec::new();
         for (node, paper_share, paper_q) in [(0usize, 72.69, 8.0), (1, 36.0, 221.0), (3, 32.0, 258.0)] {
             let id = format!("fig3-buffer-node{node}");
-            let r = run(
-                ctx,
-                size,
-                Run {
-                    id: &id,
-                    config: Config {
-                        preset: "neoverse-v1-mesh",
-                        numa: true,
-                        cache_groups: true,
-                        l0: None,
-                    },
-                    workload: "stream",
-                    params: stream(16, size, 1),
-                    cores: node0.clone(),
-                    membind: Some(node),
-                    first_touch_by: None,
-                    phase_instructions: 0,
-                    copy: None,
-                    mshrs: None,
-                },
-                &mut report,
-            )?;
+            let r = run(ctx, size, fig3_stream(&id, size, &node0, node, None), &mut report)?;
             let share = 100.0 * r.dram_gbps / peak_gbps(&hbm, &[node]);
             out.push(cmp(
                 "Fig. 3a",
@@ -496,28 +497,7 @@ impl Study for Zaourar {
         let mut latency_bound = Vec::new();
         for node in [0usize, 1, 3] {
             let id = format!("fig3-4-misses-buffer-node{node}");
-            let r = run(
-                ctx,
-                size,
-                Run {
-                    id: &id,
-                    config: Config {
-                        preset: "neoverse-v1-mesh",
-                        numa: true,
-                        cache_groups: true,
-                        l0: None,
-                    },
-                    workload: "stream",
-                    params: stream(16, size, 1),
-                    cores: node0.clone(),
-                    membind: Some(node),
-                    first_touch_by: None,
-                    phase_instructions: 0,
-                    copy: None,
-                    mshrs: Some(4),
-                },
-                &mut report,
-            )?;
+            let r = run(ctx, size, fig3_stream(&id, size, &node0, node, Some(4)), &mut report)?;
             latency_bound.push(100.0 * r.dram_gbps / peak_gbps(&hbm, &[node]));
             out.push(cmp(
                 "Fig. 3a",

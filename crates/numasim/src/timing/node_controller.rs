@@ -117,6 +117,29 @@ pub struct NcStats {
     pub remote_read_ps: u64,
 }
 
+impl NcStats {
+    /// The counts added since `earlier` (a snapshot of the same run's counters).
+    pub fn since(&self, earlier: &NcStats) -> NcStats {
+        let d = |a: u64, b: u64| a.saturating_sub(b);
+        let mut messages = [0; MSG_KINDS];
+        for (m, (a, b)) in messages.iter_mut().zip(self.messages.iter().zip(&earlier.messages)) {
+            *m = d(*a, *b);
+        }
+        NcStats {
+            messages,
+            handled: d(self.handled, earlier.handled),
+            queue_ps: d(self.queue_ps, earlier.queue_ps),
+            bounces: d(self.bounces, earlier.bounces),
+            proxy_reads: d(self.proxy_reads, earlier.proxy_reads),
+            proxy_hits: d(self.proxy_hits, earlier.proxy_hits),
+            combined: d(self.combined, earlier.combined),
+            proxy_fetches: d(self.proxy_fetches, earlier.proxy_fetches),
+            remote_reads: d(self.remote_reads, earlier.remote_reads),
+            remote_read_ps: d(self.remote_read_ps, earlier.remote_read_ps),
+        }
+    }
+}
+
 /// The report block.
 #[derive(Debug, Clone, Serialize)]
 pub struct NcReport {
@@ -252,7 +275,11 @@ impl NodeControllers {
     }
 
     pub fn report(&self) -> NcReport {
-        let s = &self.stats;
+        self.report_of(&self.stats)
+    }
+
+    /// The report block of counters `s` (the run's, or one phase's from [`NcStats::since`]).
+    pub fn report_of(&self, s: &NcStats) -> NcReport {
         let cycle_ns = self.cycle_ps as f64 / 1000.0;
         NcReport {
             cycle_ns,

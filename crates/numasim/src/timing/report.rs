@@ -193,6 +193,10 @@ pub struct PhaseTiming {
     pub channel_utilisation: BTreeMap<String, f64>,
     /// Migration at the phase's closing boundary, and waits for pages in flight in the phase.
     pub migration: MigrationTime,
+    /// Talbot & Kelly's node controllers in this phase (machines with them only): the run's
+    /// `timing.node_controllers` counted over the phase.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_controllers: Option<super::node_controller::NcReport>,
 }
 
 /// What migration cost in time (timing mode; all zero with policy `none`).
@@ -351,6 +355,7 @@ pub struct PhaseTracker {
     instructions: Vec<u64>,
     link_busy_ps: Vec<u64>,
     bus_busy_ps: Vec<Vec<u64>>,
+    node_controllers: super::node_controller::NcStats,
 }
 
 impl PhaseTracker {
@@ -438,6 +443,11 @@ impl PhaseTracker {
             link_utilisation,
             channel_utilisation,
             migration: MigrationTime::default(),
+            node_controllers: sim.book.nc.as_ref().map(|n| {
+                let phase = n.stats.since(&self.node_controllers);
+                self.node_controllers = n.stats.clone();
+                n.report_of(&phase)
+            }),
         }
     }
 }

@@ -16,7 +16,7 @@ fn ge_reactive() -> String {
 
 #[test]
 fn per_phase_node_controller_figures_add_up_to_the_run() {
-    let exp = Experiment::from_source(Source::from_text("ge.toml", &ge_reactive()), "ge").expect("valid");
+    let exp = Experiment::from_source(Source::from_text("ge.toml", ge_reactive()), "ge").expect("valid");
     let r = simulate(&exp, &mut |_| {}).expect("runs").1;
     let run = r
         .timing

@@ -394,6 +394,7 @@ pub fn drive<E: Engine>(
             functional_accesses_per_s: sampling
                 .as_ref()
                 .and_then(|x| rate(x.functional_accesses, x.functional_wall_s)),
+            peak_rss_mib: results::peak_rss_mib(),
         },
         timing,
         sampling,

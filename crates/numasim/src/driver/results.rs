@@ -162,6 +162,19 @@ pub struct Perf {
     pub timing_accesses_per_s: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub functional_accesses_per_s: Option<f64>,
+    /// Peak resident memory of this process so far, MiB (Linux `VmHWM`; absent elsewhere).
+    /// One run per process (`numasim run`): the run's peak, workload data, page table and
+    /// caches. Several runs in one process (`numasim repro` batches): the largest so far.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_rss_mib: Option<f64>,
+}
+
+/// This process's peak resident set, MiB, from `/proc/self/status` (None where there is none).
+pub fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
 }
 
 fn is_one(n: &u64) -> bool {
@@ -279,5 +292,18 @@ pub(crate) fn sharing_report(h: crate::stats::SharingHistogram) -> SharingReport
         access_buckets: h.access_buckets(),
         pages_by_sharers: h.pages_by_sharers,
         accesses_by_sharers: h.accesses_by_sharers,
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod peak_rss_tests {
+    #[test]
+    fn peak_rss_is_read_from_proc_on_linux() {
+        let before = super::peak_rss_mib().expect("VmHWM on Linux");
+        // Touch 64 MiB so the high-water mark must reach at least that much.
+        let v = vec![1u8; 64 << 20];
+        assert!(v.iter().step_by(4096).all(|&b| b == 1));
+        let after = super::peak_rss_mib().unwrap();
+        assert!(after >= before && after >= 64.0, "{before} -> {after}");
     }
 }

@@ -266,7 +266,7 @@ pub fn drive<E: Engine>(
 ) -> Result<RunResults, RunError> {
     let setup = Instant::now();
     let mut source = run.open_source()?;
-    let setup_s = setup.elapsed().as_secs_f64();
+    let setup_s = setup.elapsed().as_secs_f64() + run.take_first_open_s();
     progress(&Progress {
         phases_done: 0,
         accesses: 0,

@@ -56,6 +56,8 @@ pub struct Run {
     /// Multi-process experiments: every process (empty for one workload).
     pub processes: Vec<ProcessInfo>,
     first_source: Option<Box<dyn AccessSource>>,
+    /// Seconds it took to open `first_source` (counted once, as setup, by the first taker).
+    first_open_s: f64,
     reopen: SourceOpener,
 }
 
@@ -105,8 +107,20 @@ impl Run {
             processes: parts.processes,
             machine: parts.machine,
             first_source: Some(source),
+            first_open_s: 0.0,
             reopen,
         }
+    }
+
+    /// Records how long opening the first source took (it was opened while resolving).
+    pub fn with_first_open_s(mut self, seconds: f64) -> Self {
+        self.first_open_s = seconds;
+        self
+    }
+
+    /// The first source's opening time, once (0 afterwards): a driver adds it to its setup.
+    pub fn take_first_open_s(&mut self) -> f64 {
+        std::mem::take(&mut self.first_open_s)
     }
 
     /// The run's access source: the one opened while resolving, then fresh ones.

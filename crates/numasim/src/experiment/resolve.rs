@@ -45,7 +45,10 @@ impl Experiment {
     /// placement and engine settings, every name checked (errors name file, line and key).
     pub fn resolve(&self) -> Result<Run, ConfigError> {
         let machine = machine(self)?;
+        // Opening a generator builds its data (a graph, a matrix): the run's setup time.
+        let opened = std::time::Instant::now();
         let (src, ranges) = source_with_processes(self)?;
+        let open_s = opened.elapsed().as_secs_f64();
         let thread_sockets = thread_sockets(self, &machine, &ranges)?;
         let placement = placement(self, &machine)?;
         let spec = &self.spec;
@@ -73,7 +76,7 @@ impl Experiment {
                 .collect(),
         };
         let exp = self.clone();
-        Ok(Run::new(parts, src, Box::new(move || source(&exp))))
+        Ok(Run::new(parts, src, Box::new(move || source(&exp))).with_first_open_s(open_s))
     }
 }
 

@@ -15,6 +15,7 @@ fn results_json(toml: &str, dir: &std::path::Path, workers: usize) -> String {
     r.perf.wall_s = 0.0;
     r.perf.accesses_per_s = 0.0;
     r.perf.setup_s = 0.0;
+    r.perf.peak_rss_mib = None;
     serde_json::to_string_pretty(&r).unwrap()
 }
 

@@ -231,6 +231,9 @@ impl StudyContext {
         if jobs == 1 {
             for (i, slot) in slots.iter_mut().enumerate() {
                 *slot = Some(run_one(i));
+                if batch.len() > 1 {
+                    (self.progress)(&format!("  finished {} ({}/{})", ids[i], i + 1, ids.len()));
+                }
             }
         } else {
             let next = std::sync::atomic::AtomicUsize::new(0);

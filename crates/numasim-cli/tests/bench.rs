@@ -79,3 +79,55 @@ fn move_pages_bench_runs_small_and_reports_consistent_figures() {
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(err.contains("--min-pages") && !err.contains("panicked"), "{err}");
 }
+
+/// `numasim bench dram`: a trace it writes reads back as the same requests (same figures as
+/// the generated pattern), and bad arguments are refused with the reason.
+#[test]
+fn dram_bench_round_trips_its_trace_and_refuses_bad_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    let trace = tmp.path().join("mix.trace");
+    let trace_arg = trace.to_str().unwrap();
+    let common = ["bench", "dram", "--pattern", "mix", "--requests", "3000"];
+    ok(&numasim(
+        &[&common[..], &["--emit-trace", trace_arg]].concat(),
+        tmp.path(),
+    ));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    assert_eq!(text.lines().count(), 3000);
+    assert_eq!(text.lines().filter(|l| l.starts_with("ST 0x")).count(), 1000);
+    let generated: serde_json::Value =
+        serde_json::from_str(&ok(&numasim(&[&common[..], &["--json"]].concat(), tmp.path()))).unwrap();
+    let replayed: serde_json::Value = serde_json::from_str(&ok(&numasim(
+        &["bench", "dram", "--trace", trace_arg, "--json"],
+        tmp.path(),
+    )))
+    .unwrap();
+    for key in [
+        "requests",
+        "reads",
+        "writes",
+        "simulated_ns",
+        "bandwidth_gbps",
+        "mean_read_latency_ns",
+    ] {
+        assert_eq!(generated[key], replayed[key], "{key}");
+    }
+    assert_eq!(generated["writes"], 1000);
+    let bw = generated["bandwidth_gbps"].as_f64().unwrap();
+    assert!(bw > 1.0 && bw < 19.2, "{bw} GB/s against a 19.2 GB/s channel");
+    for (args, says) in [
+        (vec!["bench", "dram", "--dram", "ddr9"], "unknown DRAM grade `ddr9`"),
+        (vec!["bench", "dram", "--write-queue", "3,9"], "--write-queue"),
+        (vec!["bench", "dram", "--mapping", "RoXx"], "--mapping"),
+        (
+            vec!["bench", "dram", "--trace", "/nonexistent/t.trace"],
+            "/nonexistent/t.trace",
+        ),
+    ] {
+        let out = numasim(&args, tmp.path());
+        assert!(!out.status.success(), "{args:?} accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}

@@ -108,6 +108,18 @@ impl DramKind {
         }
     }
 
+    /// Clock period of the DDR grades, ns (their timings are whole clocks of it); `None` for
+    /// grades given in ns only.
+    pub fn tck_ns(self) -> Option<f64> {
+        match self {
+            DramKind::Ddr4_2133 => Some(0.9375),
+            DramKind::Ddr4_2400 | DramKind::Ddr4_2400Cl16 => Some(2.5 / 3.0),
+            DramKind::Ddr4_3200 => Some(0.625),
+            DramKind::Ddr5_4800 => Some(1.0 / 2.4),
+            _ => None,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             DramKind::Ddr4_2133 => "ddr4-2133",

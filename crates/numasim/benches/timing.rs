@@ -62,7 +62,7 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-/// Closed loop: request `i` arrives when request `i − 32` completed.
+/// Closed loop with 32 requests in flight (`dram_loop::closed_loop`, as `numasim bench dram`).
 fn dram_run(addrs: &[(u64, bool)]) -> u64 {
     use numasim::machine::DramKind;
     use numasim::timing::dram::{AddressMap, DramConfig, MemoryController};
@@ -79,18 +79,7 @@ fn dram_run(addrs: &[(u64, bool)]) -> u64 {
     };
     let kind = DramKind::Ddr4_2400;
     let mut m = MemoryController::new(&kind.timings(), 64.0 / kind.channel_peak_gbps(), &cfg);
-    let mut done = vec![0u64; addrs.len()];
-    for (i, &(a, w)) in addrs.iter().enumerate() {
-        let at = if i >= 32 { done[i - 32] } else { 0 };
-        // No later request arrives before the earliest completion still pending.
-        let horizon = if i >= 32 {
-            done[i - 32..i].iter().copied().min().unwrap_or(0)
-        } else {
-            0
-        };
-        done[i] = m.access_at(at, a, w, horizon).done_ps;
-    }
-    done.iter().copied().max().unwrap_or(0)
+    numasim::timing::dram_loop::closed_loop(&mut m, addrs.iter().copied(), 32).end_ps
 }
 
 fn dram_bench(c: &mut Criterion) {

@@ -28,6 +28,9 @@ pub enum BenchCommand {
     /// Time page moves by memcpy (one core), by move_pages(2) and by a non-temporal stream
     /// copy, for 2^k pages from --min-pages to --max-pages.
     MovePages(MovePagesArgs),
+    /// One memory controller alone, closed loop: bandwidth, read latency and model speed on a
+    /// generated pattern or a Ramulator 2 load/store trace (`--emit-trace` writes one).
+    Dram(super::bench_dram::DramArgs),
 }
 
 #[derive(Args)]
@@ -52,6 +55,7 @@ const MAX_PAGES_LIMIT: usize = 1 << 20;
 pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     match cmd {
         BenchCommand::MovePages(args) => move_pages_bench(args),
+        BenchCommand::Dram(args) => super::bench_dram::dram_bench(args),
     }
 }
 

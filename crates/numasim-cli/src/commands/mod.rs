@@ -1,5 +1,6 @@
 pub mod analyze;
 pub mod bench;
+pub mod bench_dram;
 pub mod machine;
 pub mod params;
 pub mod policy;

@@ -497,7 +497,7 @@ impl MemoryController {
         let ch = self.place(addr).channel;
         self.write_q[ch].push((arrive_ps, addr));
         if self.write_q[ch].len() >= self.wq_high {
-            self.drain(ch, arrive_ps, horizon_ps);
+            let _ = self.drain(ch, arrive_ps, horizon_ps);
         }
         DramResult {
             done_ps: arrive_ps,
@@ -507,20 +507,39 @@ impl MemoryController {
         }
     }
 
+    /// Drains every posted write at `at` (end of a measurement: the queue's contents still
+    /// cost bus time).
+    /// Returns when the last of them completes (`at` if none were queued).
+    pub fn drain_all_writes(&mut self, at: u64) -> u64 {
+        let mut end = at;
+        for ch in 0..self.write_q.len() {
+            if !self.write_q[ch].is_empty() {
+                let low = self.wq_low;
+                self.wq_low = 0;
+                end = end.max(self.drain(ch, at, at));
+                self.wq_low = low;
+            }
+        }
+        end
+    }
+
     /// The high watermark is reached at `at`: the oldest writes, down to the low watermark,
     /// go to the DRAM as one batch from `at`, grouped by bank and row (row hits back to back,
     /// one bus turnaround for the batch).
-    fn drain(&mut self, ch: usize, at: u64, horizon_ps: u64) {
+    /// Returns when the batch's last write completes.
+    fn drain(&mut self, ch: usize, at: u64, horizon_ps: u64) -> u64 {
         let n = self.write_q[ch].len() - self.wq_low;
         let mut batch: Vec<(u64, u64)> = self.write_q[ch].drain(..n).collect();
         batch.sort_by_key(|&(_, a)| {
             let p = self.place(a);
             (p.bank, p.row, a)
         });
+        let mut end = at;
         for (_, a) in batch {
-            self.schedule(at, a, true, horizon_ps);
+            end = end.max(self.schedule(at, a, true, horizon_ps).done_ps);
         }
         self.drains += 1;
+        end
     }
 
     /// Places one request as a block of commands at the earliest time every constraint

@@ -65,18 +65,8 @@ fn bench(c: &mut Criterion) {
 /// Closed loop with 32 requests in flight (`dram_loop::closed_loop`, as `numasim bench dram`).
 fn dram_run(addrs: &[(u64, bool)]) -> u64 {
     use numasim::machine::DramKind;
-    use numasim::timing::dram::{AddressMap, DramConfig, MemoryController};
-    let cfg = DramConfig {
-        channels: 1,
-        page_bytes: 4096,
-        row_bytes: 8192,
-        capacity_bytes: 8 << 30,
-        refresh: true,
-        closed_page: false,
-        map: AddressMap::parse("RoBaRaCoCh").expect("mapping"),
-        write_queue_high: 26,
-        write_queue_low: 6,
-    };
+    use numasim::timing::dram::{DramConfig, MemoryController};
+    let cfg = DramConfig::one_channel(8 << 30);
     let kind = DramKind::Ddr4_2400;
     let mut m = MemoryController::new(&kind.timings(), 64.0 / kind.channel_peak_gbps(), &cfg);
     numasim::timing::dram_loop::closed_loop(&mut m, addrs.iter().copied(), 32).end_ps

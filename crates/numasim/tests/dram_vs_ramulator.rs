@@ -13,7 +13,7 @@
 //! gap and its cause beside it (docs/architecture.md, "DRAM timings are data").
 
 use numasim::machine::DramKind;
-use numasim::timing::dram::{AddressMap, DramConfig, MemoryController};
+use numasim::timing::dram::{DramConfig, MemoryController};
 use numasim::timing::dram_loop::{closed_loop, pattern_requests, LoopStats, Pattern};
 
 /// Ramulator 2: memory cycles (tCK 0.8333 ns) for 200 000 requests, and unloaded latency.
@@ -27,17 +27,7 @@ const LINES: u64 = (8u64 << 30) / 64;
 
 fn run(pattern: Pattern, n: u64, in_flight: usize) -> LoopStats {
     let kind = DramKind::Ddr4_2400Cl16;
-    let cfg = DramConfig {
-        channels: 1,
-        page_bytes: 4096,
-        row_bytes: 8192,
-        capacity_bytes: 8 << 30,
-        refresh: true,
-        closed_page: false,
-        map: AddressMap::parse("RoBaRaCoCh").expect("mapping"),
-        write_queue_high: 26,
-        write_queue_low: 6,
-    };
+    let cfg = DramConfig::one_channel(8 << 30);
     let mut m = MemoryController::new(&kind.timings(), 64.0 / kind.channel_peak_gbps(), &cfg);
     closed_loop(&mut m, pattern_requests(pattern, n, LINES, 1), in_flight)
 }

@@ -185,15 +185,13 @@ pub fn dram_bench(args: DramArgs) -> anyhow::Result<()> {
     }
     let timings = kind.timings();
     let cfg = DramConfig {
-        channels: 1,
-        page_bytes: 4096,
         row_bytes: args.row_bytes,
-        capacity_bytes,
         refresh: !args.no_refresh,
         closed_page: args.closed_page,
         map,
         write_queue_high: wq_high,
         write_queue_low: wq_low,
+        ..DramConfig::one_channel(capacity_bytes)
     };
     let mut m = MemoryController::new(&timings, LINE_BYTES as f64 / kind.channel_peak_gbps(), &cfg);
     let started = Instant::now();

@@ -321,6 +321,25 @@ pub struct DramConfig {
     pub write_queue_low: u32,
 }
 
+impl DramConfig {
+    /// One channel of `capacity_bytes` as DRAM simulators measure it alone: 8 KiB rows,
+    /// RoBaRaCoCh, open page, refresh on, write queue drained from 26 down to 6 (the
+    /// standalone comparisons' setting; machines set every field from their TOML).
+    pub fn one_channel(capacity_bytes: u64) -> DramConfig {
+        DramConfig {
+            channels: 1,
+            page_bytes: 4096,
+            row_bytes: 8192,
+            capacity_bytes,
+            refresh: true,
+            closed_page: false,
+            map: AddressMap::parse("RoBaRaCoCh").expect("RoBaRaCoCh is a valid mapping"),
+            write_queue_high: 26,
+            write_queue_low: 6,
+        }
+    }
+}
+
 impl MemoryController {
     pub fn new(timings: &DramTimings, burst_ns: f64, cfg: &DramConfig) -> Self {
         let channels = u64::from(cfg.channels.max(1));

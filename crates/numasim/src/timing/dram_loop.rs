@@ -116,21 +116,16 @@ pub fn pattern_requests(pattern: Pattern, n: u64, lines: u64, seed: u64) -> impl
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timing::dram::{AddressMap, DramConfig};
+    use crate::timing::dram::DramConfig;
     use numasim_machine::DramKind;
 
     fn controller(refresh: bool, write_queue: bool) -> MemoryController {
         let kind = DramKind::Ddr4_2400Cl16;
         let cfg = DramConfig {
-            channels: 1,
-            page_bytes: 4096,
-            row_bytes: 8192,
-            capacity_bytes: 8 << 30,
             refresh,
-            closed_page: false,
-            map: AddressMap::parse("RoBaRaCoCh").expect("mapping"),
             write_queue_high: if write_queue { 26 } else { 0 },
             write_queue_low: if write_queue { 6 } else { 0 },
+            ..DramConfig::one_channel(8 << 30)
         };
         MemoryController::new(&kind.timings(), 64.0 / kind.channel_peak_gbps(), &cfg)
     }

@@ -29,6 +29,15 @@ impl SharerMap {
         }
     }
 
+    /// Bytes kept per line of every touched page.
+    pub fn bytes_per_line(&self) -> u64 {
+        match self {
+            SharerMap::Narrow(_) => 2,
+            SharerMap::Wide(_) => 8,
+            SharerMap::Broadcast { .. } => 0,
+        }
+    }
+
     /// Makes room for the lines of one more page (called at first touch).
     pub fn push_page(&mut self, lines_per_page: usize) {
         match self {

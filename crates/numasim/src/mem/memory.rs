@@ -26,6 +26,21 @@ pub struct Memory {
     pub pages: PageStats,
     /// Oracle static placement: homes fixed before the run, by virtual page (empty = none).
     pub fixed_home: FixedHomes,
+    /// Bytes the engines keep per 64-byte line of every touched page (0: none), and the
+    /// most pages that keeps within the line-state budget ([`Memory::keep_line_state`]).
+    line_state_bytes: u64,
+    max_pages: u64,
+}
+
+/// Budget for per-line state: half of the host's memory (`/proc/meminfo` MemTotal), or
+/// 16 GiB where that cannot be read.
+pub fn line_state_budget_bytes() -> u64 {
+    let total_kib = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        m.lines()
+            .find_map(|l| l.strip_prefix("MemTotal:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+    });
+    total_kib.map_or(16 << 30, |k| k.saturating_mul(1024) / 2)
 }
 
 /// A page's move, as [`Memory::move_page`] did it.
@@ -46,7 +61,25 @@ impl Memory {
             placement,
             pages: PageStats::new(sockets),
             fixed_home: FixedHomes::default(),
+            line_state_bytes: 0,
+            max_pages: u64::MAX,
         }
+    }
+
+    /// An engine keeps `bytes_per_line` bytes for every 64-byte line of every touched page
+    /// (sizes add up when two engines share this memory): touching a page that would take
+    /// their total past `budget_bytes` fails with [`PlacementError::LineStateLimit`] instead of
+    /// an allocation the host cannot hold (1 GiB pages: 16 M lines a page).
+    pub fn keep_line_state(&mut self, bytes_per_line: u64, budget_bytes: u64) {
+        self.line_state_bytes += bytes_per_line;
+        let per_page = self
+            .line_state_bytes
+            .saturating_mul(((1u64 << self.table.page_shift()) / 64).max(1));
+        self.max_pages = if per_page == 0 {
+            u64::MAX
+        } else {
+            (budget_bytes / per_page).max(1)
+        };
     }
 
     /// Page id of `vaddr`, placing the page if `socket` touches it first. Returns the id and
@@ -65,6 +98,16 @@ impl Memory {
     fn first_touch(&mut self, socket: usize, page: u32) -> Result<(), PlacementError> {
         let vpage = self.table.vpage(page);
         let footprint = self.table.pages() as u64;
+        if footprint > self.max_pages {
+            let page_bytes = (1u64 << self.table.page_shift());
+            let limit = self.max_pages * self.line_state_bytes * (page_bytes / 64).max(1);
+            return Err(PlacementError::LineStateLimit {
+                pages: footprint,
+                page_bytes,
+                line_state_bytes: self.line_state_bytes,
+                limit_mib: limit >> 20,
+            });
+        }
         let oracle = self.fixed_home.get(vpage);
         let node = self.placement.place_or_oracle(socket, vpage, footprint, oracle)?;
         self.home.push(node as u16);
@@ -156,5 +199,45 @@ mod tests {
         m.touch(0, 0x1000).unwrap();
         m.touch(0, 0x2000).unwrap();
         assert_eq!(m.home, vec![0, 1], "vpage 2 at its fixed home");
+    }
+
+    #[test]
+    fn per_line_state_past_the_budget_is_refused_not_allocated() {
+        let placement = Placement::new(
+            PlacementPolicy::FirstTouch,
+            vec![Capacity::Pages(1000); 2],
+            vec![vec![0, 1], vec![1, 0]],
+        );
+        // 1 GiB pages: 16 M lines each; 17 bytes a line is 272 MiB a page, so a 1 GiB budget
+        // holds three pages.
+        let mut m = Memory::new(1 << 30, 2, 2, placement);
+        m.keep_line_state(17, 1 << 30);
+        for p in 0..3u64 {
+            m.touch(0, p << 30).unwrap();
+        }
+        assert_eq!(m.touch(0, 1 << 30).unwrap(), (1, false), "a touched page costs nothing");
+        let err = m.touch(0, 3 << 30).unwrap_err();
+        assert!(matches!(
+            err,
+            PlacementError::LineStateLimit {
+                pages: 4,
+                page_bytes: 1_073_741_824,
+                line_state_bytes: 17,
+                ..
+            }
+        ));
+        assert!(err.to_string().contains("use smaller pages"), "{err}");
+        // Without per-line state the same pages are fine.
+        let mut free = memory(100);
+        free.keep_line_state(0, 1);
+        for p in 0..50u64 {
+            free.touch(0, p << 12).unwrap();
+        }
+    }
+
+    #[test]
+    fn the_host_budget_is_half_of_its_memory() {
+        let b = line_state_budget_bytes();
+        assert!(b >= 64 << 20, "{b}");
     }
 }

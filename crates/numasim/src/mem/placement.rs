@@ -41,6 +41,17 @@ pub enum PlacementError {
         "out of memory: no node allowed by the policy has room for another page (footprint {footprint_pages} pages)"
     )]
     OutOfMemory { footprint_pages: u64 },
+    #[error(
+        "the simulator's per-line state (coherence directory, LLC sharers: {line_state_bytes} bytes per 64-byte line) \
+         for {pages} touched pages of {page_bytes} bytes would take more than {limit_mib} MiB, half of this \
+         host's memory; use smaller pages (`placement.page_bytes`), or functional mode without the LLC filter"
+    )]
+    LineStateLimit {
+        pages: u64,
+        page_bytes: u64,
+        line_state_bytes: u64,
+        limit_mib: u64,
+    },
 }
 
 /// Placement state: policy, capacities and occupancy per node.

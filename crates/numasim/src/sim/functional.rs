@@ -11,6 +11,7 @@
 //! is derived at phase boundaries, where migration policies will also act.
 
 use crate::cache::{Outcome, SetAssocCache, SharerMap};
+use crate::mem::memory::line_state_budget_bytes;
 use crate::mem::{Memory, Placement, PlacementError};
 use crate::profile::Observer;
 use crate::stats::PhaseCounts;
@@ -153,14 +154,19 @@ impl FunctionalSim {
             .transpose()?
             .unwrap_or_default();
         let threads = thread_socket.len();
+        let sharers = SharerMap::new(sockets);
+        let mut memory = Memory::new(cfg.page_bytes, sockets, nodes, placement);
+        if cfg.llc.is_some() {
+            memory.keep_line_state(sharers.bytes_per_line(), line_state_budget_bytes());
+        }
         Ok(FunctionalSim {
             sockets,
             nodes,
             thread_socket,
-            memory: Memory::new(cfg.page_bytes, sockets, nodes, placement),
+            memory,
             llc_on: cfg.llc.is_some(),
             llcs,
-            sharers: SharerMap::new(sockets),
+            sharers,
             lines_per_page_shift: (cfg.page_bytes / 64).max(1).trailing_zeros(),
             counts: PhaseCounts::new(sockets, nodes),
             threads: (0..threads)

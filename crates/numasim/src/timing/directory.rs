@@ -50,6 +50,9 @@ pub struct MissOutcome {
 }
 
 impl Directory {
+    /// Bytes kept per line of every touched page: sharer mask, owner, core mask.
+    pub const BYTES_PER_LINE: u64 = 8 + 1 + 8;
+
     /// A directory for pages of `page_bytes` with 64-byte lines.
     pub fn new(page_bytes: u64) -> Self {
         Directory {

@@ -240,10 +240,12 @@ impl TimingSim {
             })
             .collect();
         let classes = class_names.len();
+        let mut memory = Memory::new(cfg.page_bytes, sockets, nodes, placement);
+        memory.keep_line_state(Directory::BYTES_PER_LINE, crate::mem::memory::line_state_budget_bytes());
         Ok(TimingSim {
             sockets,
             nodes,
-            memory: Memory::new(cfg.page_bytes, sockets, nodes, placement),
+            memory,
             llcs,
             llc_on: cfg.llc,
             dir: Directory::new(cfg.page_bytes),

@@ -99,7 +99,7 @@ impl Memory {
         let vpage = self.table.vpage(page);
         let footprint = self.table.pages() as u64;
         if footprint > self.max_pages {
-            let page_bytes = (1u64 << self.table.page_shift());
+            let page_bytes = 1u64 << self.table.page_shift();
             let limit = self.max_pages * self.line_state_bytes * (page_bytes / 64).max(1);
             return Err(PlacementError::LineStateLimit {
                 pages: footprint,

@@ -75,11 +75,8 @@ impl Memory {
         let per_page = self
             .line_state_bytes
             .saturating_mul(((1u64 << self.table.page_shift()) / 64).max(1));
-        self.max_pages = if per_page == 0 {
-            u64::MAX
-        } else {
-            (budget_bytes / per_page).max(1)
-        };
+        // No per-line state: no limit.
+        self.max_pages = budget_bytes.checked_div(per_page).map_or(u64::MAX, |p| p.max(1));
     }
 
     /// Page id of `vaddr`, placing the page if `socket` touches it first. Returns the id and

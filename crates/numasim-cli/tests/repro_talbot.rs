@@ -87,9 +87,9 @@ fn ge_round_robin_beats_first_touch_with_infinite_buffers() {
 }
 
 /// §1.5.3: first-touch + reactive proxies never worse than either placement without proxies.
-/// Holds for GE; measured −2.0 % (Ocean-Contig) and −41.5 % (Ocean-Non-Contig) at the quick size.
+/// Holds for GE; measured −1.4 % (Ocean-Contig) and −42.5 % (Ocean-Non-Contig) at the quick size.
 #[test]
-#[ignore = "not reproduced for Ocean: reactive proxies slow the neighbour exchange (-2.0 %, -41.5 % quick)"]
+#[ignore = "not reproduced for Ocean: reactive proxies slow the neighbour exchange (-1.4 %, -42.5 % quick)"]
 fn first_touch_with_reactive_proxies_is_never_worse() {
     for w in ["GE", "Ocean-Contig", "Ocean-Non-Contig"] {
         assert!(value(&format!("{w}: first-touch + reactive")) > 0.0, "{w}");

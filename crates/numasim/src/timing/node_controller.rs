@@ -35,7 +35,8 @@
 //! controller's small pending table ([`PENDING_SLOTS`] per node, direct-mapped by line, the
 //! "extra store" of §1.3) records when each fetch's data lands. As everywhere in the engine,
 //! the state change is applied when the request is booked (the line is in the proxy's SLC
-//! from then on; no transient states).
+//! from then on; no transient states). Without a modelled LLC (`llc = false`) a proxy keeps
+//! nothing but its pending fetches: it combines, and otherwise fetches every time.
 
 use super::booking::{Booking, Latency};
 use super::directory::NO_OWNER;
@@ -196,7 +197,7 @@ pub struct NcReport {
     pub mean_remote_read_response_ns: f64,
 }
 
-/// Every socket's node controller, input queue and proxy store.
+/// Every socket's node controller, input queue and pending proxy fetches.
 #[derive(Debug, Clone)]
 pub struct NodeControllers {
     cycle_ps: u64,

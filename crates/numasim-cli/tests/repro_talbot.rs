@@ -49,7 +49,16 @@ fn ge_proxies_speed_up_and_cut_remote_read_response() {
     assert!(value("GE: reactive proxies speedup, first-touch") > 0.0);
     // Fig. 1.9: reactive proxies stop the repeated bouncing, so fewer messages.
     assert!(value("GE: messages with reactive proxies") < 0.0);
-    // Table 1.4: more messages accepted into the buffers instead of bouncing.
+}
+
+/// Table 1.4: GE's mean input-buffer queueing rises with reactive proxies (more messages
+/// accepted into the buffers instead of bouncing). Held (+106 % quick) while a proxy's fetch
+/// from the home was never bounced; with it bounced as a read request like any other (§1.4),
+/// the proxies' fetches bounce off the pivot row's full home too, and queueing falls: −38.0 %
+/// quick (84 vs 135 cycles). See REPRODUCTION.md.
+#[test]
+#[ignore = "not reproduced since proxies' fetches bounce: GE queueing with reactive proxies -38.0 % quick (84 vs 135 cycles)"]
+fn ge_reactive_proxies_raise_input_buffer_queueing() {
     assert!(value("GE: mean input-buffer queueing, reactive vs none") > 0.0);
 }
 
@@ -78,9 +87,9 @@ fn ge_round_robin_beats_first_touch_with_infinite_buffers() {
 }
 
 /// §1.5.3: first-touch + reactive proxies never worse than either placement without proxies.
-/// Holds for GE; measured −2.0 % (Ocean-Contig) and −41.5 % (Ocean-Non-Contig) at the quick size.
+/// Holds for GE; measured −1.4 % (Ocean-Contig) and −42.5 % (Ocean-Non-Contig) at the quick size.
 #[test]
-#[ignore = "not reproduced for Ocean: reactive proxies slow the neighbour exchange (-2.0 %, -41.5 % quick)"]
+#[ignore = "not reproduced for Ocean: reactive proxies slow the neighbour exchange (-1.4 %, -42.5 % quick)"]
 fn first_touch_with_reactive_proxies_is_never_worse() {
     for w in ["GE", "Ocean-Contig", "Ocean-Non-Contig"] {
         assert!(value(&format!("{w}: first-touch + reactive")) > 0.0, "{w}");

@@ -34,6 +34,8 @@ fn per_phase_node_controller_figures_add_up_to_the_run() {
     let sum = |f: &dyn Fn(&numasim::timing::node_controller::NcReport) -> u64| phases.iter().map(f).sum::<u64>();
     assert_eq!(sum(&|p| p.messages_total), run.messages_total);
     assert_eq!(sum(&|p| p.bounces), run.bounces);
+    assert_eq!(sum(&|p| p.proxy_read_bounces), run.proxy_read_bounces);
+    assert_eq!(sum(&|p| p.proxy_fetch_bounces), run.proxy_fetch_bounces);
     assert_eq!(sum(&|p| p.proxy_reads), run.proxy_reads);
     assert_eq!(sum(&|p| p.remote_reads), run.remote_reads);
     for (name, &n) in &run.messages {

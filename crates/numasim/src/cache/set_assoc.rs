@@ -175,6 +175,14 @@ impl SetAssocCache {
         Outcome::Miss { writeback }
     }
 
+    /// Whether `line` is present (no change to the recency order).
+    pub fn contains(&self, line: u64) -> bool {
+        let base = self.base_in(0, line);
+        self.tags[base..base + self.ways]
+            .iter()
+            .any(|&t| t != INVALID && t & !DIRTY == line)
+    }
+
     /// Drops `line` if present (a migrated page's lines are invalidated); returns whether it was dirty.
     pub fn invalidate(&mut self, line: u64) -> bool {
         self.invalidate_in(0, line)

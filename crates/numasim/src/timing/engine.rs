@@ -849,8 +849,26 @@ impl TimingSim {
             None => self.dram_row(node, page, a.vaddr),
         };
         let lat = if self.book.nc.is_some() {
-            self.book
-                .fetch_nc(socket, node, miss.supplier, miss.inval_msgs, row, t0, a.vaddr, write)
+            let (lat, fill) = self.book.fetch_nc(
+                socket,
+                node,
+                miss.supplier,
+                miss.inval_msgs,
+                row,
+                t0,
+                a.vaddr,
+                write,
+                &mut self.llcs,
+            );
+            if let Some(f) = fill {
+                // The proxy allocated the line in its SLC: it is a sharer like any other (a
+                // store invalidates it), and the line it displaced leaves as any victim does.
+                self.dir.read(di, f.proxy);
+                if let Some(v) = f.victim {
+                    self.writeback(f.proxy, v, f.at_ps);
+                }
+            }
+            lat
         } else {
             self.book.fetch(socket, node, miss.supplier, miss.inval_msgs, row, t0)
         };
@@ -933,10 +951,6 @@ impl TimingSim {
         let line = vaddr >> 6;
         let di = self.dir.index(page, line);
         let others = self.dir.write(di, socket).others;
-        if let Some(nc) = &mut self.book.nc {
-            // Proxy copies are not in the directory: a store always drops them.
-            nc.invalidate(line);
-        }
         if others == 0 {
             return Ok(()); // exclusive already (E → M): silent
         }
@@ -1274,6 +1288,78 @@ mod tests {
         let invalidations: u64 = a.0.iter().map(|p| p.2).sum();
         assert!(invalidations > 100, "stores must invalidate: {:?}", a.0);
         assert_eq!(a, b);
+    }
+
+    /// Talbot & Kelly's proxies through the engine: a proxy's copy of a line is in its SLC
+    /// and listed in the directory, so a store invalidates it like any sharer (counted as an
+    /// invalidation and an invalidation message), and the next proxy read fetches from the
+    /// home again; without the store, that read is a hit in the proxy's SLC.
+    #[test]
+    fn a_store_invalidates_a_proxy_copy_through_the_directory() {
+        let run = |store_again: bool| {
+            let m = Machine::load("talbot64").unwrap();
+            let nearest = (0..m.sockets.len())
+                .map(|s| m.nearest_memory_order(s).to_vec())
+                .collect();
+            let placement = Placement::new(
+                PlacementPolicy::FirstTouch,
+                vec![Capacity::Pages(1 << 20); m.memory_nodes.len()],
+                nearest,
+            );
+            let cfg = TimingConfig {
+                spec: TimingSpec {
+                    base_cpi: 1.0,
+                    node_controller_cycle_ns: Some(10.0),
+                    proxies: Some(crate::timing::params::ProxyMode::Basic),
+                    // Only the shared line is proxied (each thread's own reads go home).
+                    proxy_ranges: Some(vec![[0x10_0000, 0x10_0040]]),
+                    ..TimingSpec::default()
+                },
+                phase_instructions: 1_000_000,
+                page_bytes: 8192,
+                llc: true,
+            };
+            let mut s = TimingSim::new(&cfg, &m, (0..64).collect(), placement).unwrap();
+            // Line 0x4000: proxy 0x4000 mod 21 = 4 for requesters 0..21 (cluster 0).
+            let vaddr = 0x10_0000u64;
+            let line = vaddr >> 6;
+            let proxy = s.book.nc.as_ref().unwrap().proxy_of(line, 5);
+            assert_eq!(proxy, 4);
+            // Socket 0 first-touches (home 0) and owns the line; socket 5 reads it via the
+            // proxy; socket 0 may store again; socket 6 reads it via the same proxy. Each also
+            // reads a line of its own every 500 instructions, so the engine (which lets a core
+            // issue an access before yielding) processes the accesses in time order.
+            let mut streams = vec![Vec::new(); 64];
+            for t in [0usize, 5, 6] {
+                let stream = &mut streams[t];
+                for i in 1..30u64 {
+                    let at = i * 500;
+                    match (t, at) {
+                        (0, 500) => stream.push(Access::write(at, vaddr, 8)),
+                        (0, 6_000) if store_again => stream.push(Access::write(at, vaddr, 8)),
+                        (5, 2_000) | (6, 12_000) => stream.push(Access::read(at, vaddr, 8)),
+                        _ => stream.push(Access::read(at, 0x100_0000 * (t as u64 + 1), 8)),
+                    }
+                }
+            }
+            let mut src = VecSource::new(streams);
+            let mut invalidations = 0;
+            while let Some((_, t)) = s.run_phase(&mut src, 1_000_000).unwrap() {
+                invalidations += t.invalidations;
+            }
+            let nc = s.book.nc.as_ref().unwrap().stats.clone();
+            (nc, invalidations, s.llcs[proxy].contains(line))
+        };
+        let (nc, invalidations, held) = run(false);
+        assert_eq!((nc.proxy_reads, nc.proxy_fetches, nc.proxy_hits), (2, 1, 1), "{nc:?}");
+        assert_eq!(invalidations, 0);
+        assert!(held);
+        let (nc, invalidations, held) = run(true);
+        assert_eq!((nc.proxy_reads, nc.proxy_fetches, nc.proxy_hits), (2, 2, 0), "{nc:?}");
+        // Socket 5 and the proxy lose the line: two invalidations, two messages.
+        assert_eq!(invalidations, 2);
+        assert_eq!(nc.messages[super::super::node_controller::Msg::Inval as usize], 2);
+        assert!(held, "socket 6's read put it back");
     }
 
     #[test]

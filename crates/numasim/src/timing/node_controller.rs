@@ -11,25 +11,38 @@
 //!
 //! Input buffers: messages booked on a controller but not yet started are its input queue. A
 //! read request that arrives while `input_buffer_reads` messages wait is bounced: a header goes
-//! back to the requester, which sends the request again (or, with reactive proxies, sends a
-//! proxy read instead). Bounces are capped at [`MAX_BOUNCES`] per request, after which the
-//! request is queued anyway, so every transaction completes (the paper limits only read
-//! requests for the same reason). Proxy reads and a proxy's own fetch from the home are never
-//! bounced (a simplification: the paper does not say what happens to them).
+//! back to the sender, which sends the request again (or, with reactive proxies, a client
+//! sends a proxy read instead). §1.4 bounces "all read requests", so besides a client's read
+//! at the home this covers a proxy read at a full proxy (the client retries the same proxy:
+//! the block's proxy for it does not change) and a proxy's fetch at a full home (the proxy
+//! retries the home: the block's proxy for the proxy's own cluster is the proxy itself, so a
+//! reactive detour has nowhere else to go). Bounces are capped at [`MAX_BOUNCES`] per request
+//! (a client's read counts its bounces at the home and at the proxy together; a proxy's fetch
+//! has its own count), after which the request is queued anyway, so every transaction
+//! completes (the paper limits only read requests for the same reason).
 //!
 //! Proxies: a block's proxy for requester R is a node of R's cluster (sockets split into
 //! `proxy_clusters` contiguous groups), the `line mod |cluster|`-th, so successive blocks use
-//! different proxies. A proxy serves from its proxy store if it holds the line, joins a pending
-//! chain if its fetch from the home is still in flight (combining: the waiting requesters get
-//! the data when that one fetch lands), or fetches once from the home. Any write to a line
-//! drops its proxy copies (one invalidation message each). Departure: proxy copies live in a
-//! direct-mapped store of [`PROXY_LINES`] lines per node beside the SLC, rather than displacing
-//! SLC lines.
+//! different proxies. The proxy looks the line up in its own SLC — the socket's LLC the timing
+//! engine models, passed to [`Booking::fetch_nc`] — and serves it if present, whether it came
+//! there as a proxy copy or by the proxy node's own CPU reading it (§1.3: "if the proxy node
+//! has a copy of the requested data block in its cache, it replies directly"). Otherwise it
+//! fetches once from the home and "allocates the copy in its own cache": the line is inserted
+//! into the proxy's LLC (displacing a line; a dirty victim is written back) and the engine
+//! lists the proxy as a sharer in the directory, so a store invalidates it with the same
+//! invalidation messages as any other sharer, and the node's own traffic can evict it.
+//! Requests arriving while the fetch is in flight join its pending chain (combining): the
+//! controller's small pending table ([`PENDING_SLOTS`] per node, direct-mapped by line, the
+//! "extra store" of §1.3) records when each fetch's data lands. As everywhere in the engine,
+//! the state change is applied when the request is booked (the line is in the proxy's SLC
+//! from then on; no transient states). Without a modelled LLC (`llc = false`) a proxy keeps
+//! nothing but its pending fetches: it combines, and otherwise fetches every time.
 
 use super::booking::{Booking, Latency};
 use super::directory::NO_OWNER;
 use super::params::{ProxyMode, TimingSpec};
 use super::timeline::Timeline;
+use crate::cache::{Outcome, SetAssocCache};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -97,8 +110,22 @@ pub fn occupancy_cycles(m: Msg) -> u64 {
 
 /// Bounces of one request before it is queued regardless.
 pub const MAX_BOUNCES: u32 = 64;
-/// Proxy store per node, lines (512 KiB of 64 B lines).
-pub const PROXY_LINES: usize = 8192;
+/// Pending-chain entries per node controller (lines it is fetching as a proxy). A node has at
+/// most as many fetches in flight as the machine has outstanding misses (64 cores × 16 MSHRs),
+/// so direct-mapped by line, 1024 entries rarely overwrite a fetch still in flight (if one
+/// does, later readers of that line are served from the SLC copy without waiting for it).
+pub const PENDING_SLOTS: usize = 1024;
+
+/// A proxy fetched a line from its home and allocated it in its SLC: the engine lists the proxy
+/// as a sharer and writes the displaced dirty line back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProxyFill {
+    pub proxy: usize,
+    /// Dirty line displaced from the proxy's SLC (written back to its home at `at_ps`).
+    pub victim: Option<u64>,
+    /// When the home's data landed at the proxy, ps.
+    pub at_ps: u64,
+}
 
 /// Counters of a run (results.json `timing.node_controllers`).
 #[derive(Debug, Clone, Default)]
@@ -108,6 +135,10 @@ pub struct NcStats {
     pub handled: u64,
     pub queue_ps: u64,
     pub bounces: u64,
+    /// Of `bounces`: proxy reads bounced at a full proxy, proxies' fetches bounced at a full
+    /// home.
+    pub proxy_read_bounces: u64,
+    pub proxy_fetch_bounces: u64,
     pub proxy_reads: u64,
     pub proxy_hits: u64,
     pub combined: u64,
@@ -130,6 +161,8 @@ impl NcStats {
             handled: d(self.handled, earlier.handled),
             queue_ps: d(self.queue_ps, earlier.queue_ps),
             bounces: d(self.bounces, earlier.bounces),
+            proxy_read_bounces: d(self.proxy_read_bounces, earlier.proxy_read_bounces),
+            proxy_fetch_bounces: d(self.proxy_fetch_bounces, earlier.proxy_fetch_bounces),
             proxy_reads: d(self.proxy_reads, earlier.proxy_reads),
             proxy_hits: d(self.proxy_hits, earlier.proxy_hits),
             combined: d(self.combined, earlier.combined),
@@ -151,6 +184,10 @@ pub struct NcReport {
     /// Mean cycles a message waited in an input buffer (Table 1.4).
     pub mean_input_buffer_queueing_cycles: f64,
     pub bounces: u64,
+    /// Of `bounces`: proxy reads bounced by a full proxy, and proxies' fetches bounced by a
+    /// full home.
+    pub proxy_read_bounces: u64,
+    pub proxy_fetch_bounces: u64,
     pub proxy_reads: u64,
     pub proxy_hits: u64,
     /// Proxy reads that joined a pending chain (served by another request's home fetch).
@@ -160,7 +197,7 @@ pub struct NcReport {
     pub mean_remote_read_response_ns: f64,
 }
 
-/// Every socket's node controller, input queue and proxy store.
+/// Every socket's node controller, input queue and pending proxy fetches.
 #[derive(Debug, Clone)]
 pub struct NodeControllers {
     cycle_ps: u64,
@@ -172,9 +209,8 @@ pub struct NodeControllers {
     clusters: usize,
     sockets: usize,
     ranges: Option<Vec<[u64; 2]>>,
-    /// Per socket × PROXY_LINES: line + 1 (0 = empty), and when the data is there (ps).
-    tags: Vec<u64>,
-    ready: Vec<u64>,
+    /// Per socket × PENDING_SLOTS: (line + 1 (0 = empty), when its fetch's data lands, ps).
+    pending: Vec<(u64, u64)>,
     pub stats: NcStats,
 }
 
@@ -183,10 +219,10 @@ impl NodeControllers {
     pub fn from_spec(spec: &TimingSpec, sockets: usize) -> Option<Self> {
         let cycle_ns = spec.node_controller_cycle_ns?;
         let mode = spec.proxies.unwrap_or(ProxyMode::None);
-        let store = if mode == ProxyMode::None {
+        let pending = if mode == ProxyMode::None {
             0
         } else {
-            sockets * PROXY_LINES
+            sockets * PENDING_SLOTS
         };
         Some(NodeControllers {
             cycle_ps: (cycle_ns * 1000.0).round() as u64,
@@ -197,8 +233,7 @@ impl NodeControllers {
             clusters: spec.proxy_clusters.unwrap_or(3).clamp(1, sockets.max(1) as u32) as usize,
             sockets,
             ranges: spec.proxy_ranges.clone(),
-            tags: vec![0; store],
-            ready: vec![0; store],
+            pending: vec![(0, 0); pending],
             stats: NcStats::default(),
         })
     }
@@ -251,27 +286,8 @@ impl NodeControllers {
                 .is_none_or(|r| r.iter().any(|&[a, b]| (a..b).contains(&vaddr)))
     }
 
-    fn slot(&self, socket: usize, line: u64) -> usize {
-        socket * PROXY_LINES + (line % PROXY_LINES as u64) as usize
-    }
-
-    /// A write to `line`: every proxy copy of it is dropped. Returns the proxies that held it
-    /// (`held[..n]`).
-    pub fn invalidate(&mut self, line: u64) -> ([usize; 64], usize) {
-        let mut held = [0; 64];
-        let mut n = 0;
-        if !self.tags.is_empty() {
-            for c in 0..self.clusters {
-                let p = self.proxy_of(line, c * self.sockets / self.clusters);
-                let i = self.slot(p, line);
-                if self.tags[i] == line + 1 {
-                    self.tags[i] = 0;
-                    held[n] = p;
-                    n += 1;
-                }
-            }
-        }
-        (held, n)
+    fn pending_slot(&self, socket: usize, line: u64) -> usize {
+        socket * PENDING_SLOTS + (line % PENDING_SLOTS as u64) as usize
     }
 
     pub fn report(&self) -> NcReport {
@@ -297,6 +313,8 @@ impl NodeControllers {
                 0.0
             },
             bounces: s.bounces,
+            proxy_read_bounces: s.proxy_read_bounces,
+            proxy_fetch_bounces: s.proxy_fetch_bounces,
             proxy_reads: s.proxy_reads,
             proxy_hits: s.proxy_hits,
             combined: s.combined,
@@ -313,8 +331,11 @@ impl NodeControllers {
 
 impl Booking {
     /// [`Booking::fetch`] with node controllers: controller waits at the home, owner and
-    /// requester, bounces from full input buffers, and basic or reactive proxies. `vaddr` is the
-    /// missing address. Pool homes (no controller) take the plain path.
+    /// requester, bounces from full input buffers, and basic or reactive proxies, which look
+    /// lines up in and allocate them into `slcs` (every socket's LLC; empty: no LLC modelled,
+    /// proxies then keep only their pending chains). `vaddr` is the missing address. Returns the
+    /// latency and, if a proxy fetched the line from its home, what the engine must record
+    /// (directory sharer, victim write-back). Pool homes (no controller) take the plain path.
     #[allow(clippy::too_many_arguments)]
     pub fn fetch_nc(
         &mut self,
@@ -326,35 +347,31 @@ impl Booking {
         t0: u64,
         vaddr: u64,
         write: bool,
-    ) -> Latency {
+        slcs: &mut [SetAssocCache],
+    ) -> (Latency, Option<ProxyFill>) {
         let Some(home) = self.home_socket[node] else {
-            return self.fetch(req, node, owner, inval, row, t0);
+            return (self.fetch(req, node, owner, inval, row, t0), None);
         };
         let mut nc = self.nc.take().expect("fetch_nc needs node controllers");
         let line = vaddr >> 6;
         let mut unloaded = self.lookup_ps[req];
         let mut t = t0 + self.lookup_ps[req];
         let mut ignored = 0;
-        if write {
-            let (held, n) = nc.invalidate(line);
-            for &p in &held[..n] {
-                let path = self.fabric.from_mem(node, p);
-                let at = self.traverse(path, self.header, t, &mut ignored);
-                nc.handle(p, Msg::Inval, at, self.horizon_ps);
-            }
-        }
         let p_req = self.fabric.to_mem(req, node);
         unloaded += p_req.latency_ps;
         // Basic proxies: a marked read goes to its proxy first (unless that is the requester or
         // the home itself).
         let proxy = nc.proxy_of(line, req);
         let via_proxy = !write && proxy != req && proxy != home && nc.marked(vaddr);
+        // Bounces of this read, at the home and at the proxy together.
+        let mut bounces = 0;
+        let mut fill = None;
         let done = if via_proxy {
-            let (d, u) = self.proxy_read(&mut nc, req, proxy, node, home, owner, row, t, line);
+            let (d, u, f) = self.proxy_read(&mut nc, slcs, req, proxy, node, home, owner, row, t, line, &mut bounces);
             unloaded = self.lookup_ps[req] + u;
+            fill = f;
             d
         } else {
-            let mut bounces = 0;
             loop {
                 let at = self.traverse(p_req, self.header, t, &mut ignored);
                 if !write && bounces < MAX_BOUNCES && nc.full(home, at) {
@@ -363,7 +380,9 @@ impl Booking {
                     let back = self.traverse(self.fabric.from_mem(node, req), self.header, at, &mut ignored);
                     t = nc.handle(req, Msg::Bounce, back, self.horizon_ps);
                     if nc.mode() == ProxyMode::Reactive && proxy != req && proxy != home {
-                        let (d, _) = self.proxy_read(&mut nc, req, proxy, node, home, owner, row, t, line);
+                        let (d, _, f) =
+                            self.proxy_read(&mut nc, slcs, req, proxy, node, home, owner, row, t, line, &mut bounces);
+                        fill = f;
                         break d;
                     }
                     continue;
@@ -380,11 +399,12 @@ impl Booking {
         }
         self.nc = Some(nc);
         self.latest_ps = self.latest_ps.max(done);
-        Latency {
+        let lat = Latency {
             done_ps: done,
             unloaded_ps: unloaded,
             wait_ps: (done - t0).saturating_sub(unloaded),
-        }
+        };
+        (lat, fill)
     }
 
     /// A request at the home's controller at `at` for `to`: directory + DRAM, invalidations,
@@ -428,49 +448,111 @@ impl Booking {
         (t, unloaded)
     }
 
-    /// A proxy read from `req` to `proxy` sent at `t`. Returns (data arrival at `req`, unloaded
-    /// latency of that path from `t`).
+    /// A proxy read from `req` to `proxy` sent at `t` (bouncing off a full buffer at the proxy
+    /// like any read request; `bounces` is the read's count so far). Returns (data arrival at
+    /// `req`, unloaded latency of that path from `t`, the proxy's fill if it fetched).
     #[allow(clippy::too_many_arguments)]
     fn proxy_read(
         &mut self,
         nc: &mut NodeControllers,
+        slcs: &mut [SetAssocCache],
         req: usize,
         proxy: usize,
         node: usize,
         home: usize,
         owner: u8,
         row: u64,
-        t: u64,
+        mut t: u64,
         line: u64,
-    ) -> (u64, u64) {
+        bounces: &mut u32,
+    ) -> (u64, u64, Option<ProxyFill>) {
         let mut w = 0;
         nc.stats.proxy_reads += 1;
         let to_p = self.fabric.between(req, proxy);
         let back = self.fabric.between(proxy, req);
-        let at = self.traverse(to_p, self.header, t, &mut w);
-        let at = nc.handle(proxy, Msg::ProxyRead, at, self.horizon_ps);
-        let i = nc.slot(proxy, line);
-        let ready = if nc.tags[i] == line + 1 {
-            if nc.ready[i] <= at {
-                nc.stats.proxy_hits += 1;
-            } else {
-                nc.stats.combined += 1;
+        let at = loop {
+            let at = self.traverse(to_p, self.header, t, &mut w);
+            if *bounces < MAX_BOUNCES && nc.full(proxy, at) {
+                *bounces += 1;
+                nc.stats.bounces += 1;
+                nc.stats.proxy_read_bounces += 1;
+                let b = self.traverse(back, self.header, at, &mut w);
+                t = nc.handle(req, Msg::Bounce, b, self.horizon_ps);
+                continue;
             }
-            nc.ready[i].max(at)
-        } else {
-            nc.stats.proxy_fetches += 1;
-            let path = self.fabric.to_mem(proxy, node);
-            let arrive = self.traverse(path, self.header, at, &mut w);
-            let (d, _) = self.serve_at_home(nc, proxy, node, home, owner, 0, row, arrive);
-            let d = nc.handle(proxy, Msg::ProxyData, d, self.horizon_ps);
-            nc.tags[i] = line + 1;
-            nc.ready[i] = d;
-            d
+            break nc.handle(proxy, Msg::ProxyRead, at, self.horizon_ps);
+        };
+        let i = nc.pending_slot(proxy, line);
+        let (pending_line, pending_ready) = nc.pending[i];
+        let in_flight = pending_line == line + 1 && pending_ready > at;
+        // The proxy's SLC: a hit is served (after the pending fetch, if the copy is still on its
+        // way); a miss allocates the line there now (LRU order and a victim, like any fill).
+        let held = match slcs.get_mut(proxy) {
+            Some(slc) => match slc.access(line, false) {
+                Outcome::Hit { .. } => Ok(()),
+                Outcome::Miss { writeback } => Err(writeback),
+            },
+            // No SLC modelled: only a fetch still in flight can serve the read.
+            None if in_flight => Ok(()),
+            None => Err(None),
+        };
+        let (ready, fill) = match held {
+            Ok(()) if in_flight => {
+                nc.stats.combined += 1;
+                (pending_ready, None)
+            }
+            Ok(()) => {
+                nc.stats.proxy_hits += 1;
+                (at, None)
+            }
+            Err(victim) => {
+                nc.stats.proxy_fetches += 1;
+                let d = self.proxy_fetch(nc, proxy, node, home, owner, row, at);
+                nc.pending[i] = (line + 1, d);
+                let fill = ProxyFill {
+                    proxy,
+                    victim,
+                    at_ps: d,
+                };
+                (d, Some(fill))
+            }
         };
         let done = self.traverse(back, self.data, ready, &mut w);
         // Unloaded: to the proxy, a hit there, back (a miss at the proxy counts as contention:
         // the proxy path is taken to avoid the home's queue, not for its latency).
-        (done, to_p.latency_ps + back.latency_ps)
+        (done, to_p.latency_ps + back.latency_ps, fill)
+    }
+
+    /// `proxy`'s fetch of a line from its home `node`, sent at `t`: a read request, so a full
+    /// input buffer at the home bounces it back to the proxy, which sends it again (at most
+    /// [`MAX_BOUNCES`] times). Returns when the data is in the proxy's SLC.
+    #[allow(clippy::too_many_arguments)]
+    fn proxy_fetch(
+        &mut self,
+        nc: &mut NodeControllers,
+        proxy: usize,
+        node: usize,
+        home: usize,
+        owner: u8,
+        row: u64,
+        mut t: u64,
+    ) -> u64 {
+        let mut w = 0;
+        let to_home = self.fabric.to_mem(proxy, node);
+        let mut bounces = 0;
+        loop {
+            let arrive = self.traverse(to_home, self.header, t, &mut w);
+            if bounces < MAX_BOUNCES && nc.full(home, arrive) {
+                bounces += 1;
+                nc.stats.bounces += 1;
+                nc.stats.proxy_fetch_bounces += 1;
+                let b = self.traverse(self.fabric.from_mem(node, proxy), self.header, arrive, &mut w);
+                t = nc.handle(proxy, Msg::Bounce, b, self.horizon_ps);
+                continue;
+            }
+            let (d, _) = self.serve_at_home(nc, proxy, node, home, owner, 0, row, arrive);
+            return nc.handle(proxy, Msg::ProxyData, d, self.horizon_ps);
+        }
     }
 }
 
@@ -488,9 +570,49 @@ mod tests {
         }
     }
 
-    fn talbot(s: TimingSpec) -> Booking {
-        let m = Machine::load("talbot64").unwrap();
-        Booking::new(&s, &m, 8192, vec![10_000; m.sockets.len()])
+    /// `talbot64`'s booking and every socket's SLC (`slc_bytes`, direct-mapped), as the engine
+    /// passes them to [`Booking::fetch_nc`].
+    struct Rig {
+        b: Booking,
+        slcs: Vec<SetAssocCache>,
+    }
+
+    impl Rig {
+        fn new(s: TimingSpec) -> Rig {
+            Rig::with_slc(s, 4 << 20)
+        }
+
+        fn with_slc(s: TimingSpec, slc_bytes: u64) -> Rig {
+            let m = Machine::load("talbot64").unwrap();
+            let b = Booking::new(&s, &m, 8192, vec![10_000; m.sockets.len()]);
+            let slcs = (0..m.sockets.len()).map(|_| SetAssocCache::new(slc_bytes, 1)).collect();
+            Rig { b, slcs }
+        }
+
+        fn fetch(&mut self, req: usize, node: usize, row: u64, t: u64, vaddr: u64, write: bool) -> Latency {
+            self.fetch_fill(req, node, row, t, vaddr, write).0
+        }
+
+        fn fetch_fill(
+            &mut self,
+            req: usize,
+            node: usize,
+            row: u64,
+            t: u64,
+            vaddr: u64,
+            write: bool,
+        ) -> (Latency, Option<ProxyFill>) {
+            self.b
+                .fetch_nc(req, node, NO_OWNER, 0, row, t, vaddr, write, &mut self.slcs)
+        }
+
+        fn nc(&mut self) -> &mut NodeControllers {
+            self.b.nc.as_mut().unwrap()
+        }
+
+        fn stats(&self) -> NcStats {
+            self.b.nc.as_ref().unwrap().stats.clone()
+        }
     }
 
     /// Closed form: N messages arriving together at one idle controller of occupancy o start at
@@ -532,31 +654,29 @@ mod tests {
     /// and not otherwise.
     #[test]
     fn a_read_bounces_when_the_home_buffer_is_full_and_not_otherwise() {
-        let mut b = talbot(spec(Some(2), ProxyMode::None));
-        let row = b.row_of(5, 3, 0);
-        let lat = b.fetch_nc(0, 5, NO_OWNER, 0, row, 0, 0x1000, false);
-        assert_eq!(b.nc.as_ref().unwrap().stats.bounces, 0);
+        let mut r = Rig::new(spec(Some(2), ProxyMode::None));
+        let row = r.b.row_of(5, 3, 0);
+        let lat = r.fetch(0, 5, row, 0, 0x1000, false);
+        assert_eq!(r.stats().bounces, 0);
         assert_eq!(lat.wait_ps, 0, "unloaded: {lat:?}");
         // Fill node 5's input buffer with messages arriving when our next read will.
         let t = 10_000_000;
-        let arrive = t + 10_000 + b.fabric.to_mem(0, 5).latency_ps;
-        let nc = b.nc.as_mut().unwrap();
+        let arrive = t + 10_000 + r.b.fabric.to_mem(0, 5).latency_ps;
         for _ in 0..3 {
-            nc.handle(5, Msg::Request, arrive - 1, 0);
+            r.nc().handle(5, Msg::Request, arrive - 1, 0);
         }
-        let lat = b.fetch_nc(0, 5, NO_OWNER, 0, row, t, 0x1000, false);
-        let nc = b.nc.as_ref().unwrap();
-        assert!(nc.stats.bounces >= 1, "{:?}", nc.stats);
-        assert_eq!(nc.stats.messages[Msg::Bounce as usize], nc.stats.bounces);
+        let lat = r.fetch(0, 5, row, t, 0x1000, false);
+        let s = r.stats();
+        assert!(s.bounces >= 1, "{s:?}");
+        assert_eq!(s.messages[Msg::Bounce as usize], s.bounces);
         assert!(lat.wait_ps > 0);
         // Writes are never bounced.
-        let before = nc.stats.bounces;
-        let nc = b.nc.as_mut().unwrap();
+        let before = s.bounces;
         for _ in 0..3 {
-            nc.handle(5, Msg::Request, 2 * t + 40_000, 0);
+            r.nc().handle(5, Msg::Request, 2 * t + 40_000, 0);
         }
-        b.fetch_nc(0, 5, NO_OWNER, 0, row, 2 * t, 0x2000, true);
-        assert_eq!(b.nc.as_ref().unwrap().stats.bounces, before);
+        r.fetch(0, 5, row, 2 * t, 0x2000, true);
+        assert_eq!(r.stats().bounces, before);
     }
 
     #[test]
@@ -579,60 +699,178 @@ mod tests {
     }
 
     /// N requesters of one cluster read one line via its proxy while the proxy's fetch from the
-    /// home is in flight: one home fetch, N − 1 combined.
+    /// home is in flight: one home fetch, N − 1 combined; the copy then sits in the proxy's SLC.
     #[test]
     fn combining_serves_waiting_requesters_with_one_home_fetch() {
-        let mut b = talbot(spec(None, ProxyMode::Basic));
+        let mut r = Rig::new(spec(None, ProxyMode::Basic));
         let home_node = 40;
         let vaddr = 0x4000u64;
         let line = vaddr >> 6;
-        let row = b.row_of(home_node, 3, 0);
-        let reqs: Vec<usize> = (0..21)
-            .filter(|&r| r != b.nc.as_ref().unwrap().proxy_of(line, 0))
-            .take(5)
-            .collect();
-        let home_before = b.mem[home_node].accesses;
-        let lats: Vec<Latency> = reqs
+        let row = r.b.row_of(home_node, 3, 0);
+        let proxy = r.nc().proxy_of(line, 0);
+        let reqs: Vec<usize> = (0..21).filter(|&q| q != proxy).take(5).collect();
+        let home_before = r.b.mem[home_node].accesses;
+        let out: Vec<(Latency, Option<ProxyFill>)> = reqs
             .iter()
-            .map(|&r| b.fetch_nc(r, home_node, NO_OWNER, 0, row, 1_000, vaddr, false))
+            .map(|&q| r.fetch_fill(q, home_node, row, 1_000, vaddr, false))
             .collect();
-        let nc = b.nc.as_ref().unwrap();
-        assert_eq!(nc.stats.proxy_reads, 5);
-        assert_eq!(nc.stats.proxy_fetches, 1, "{:?}", nc.stats);
-        assert_eq!(nc.stats.combined, 4);
+        let s = r.stats();
+        assert_eq!(s.proxy_reads, 5);
+        assert_eq!(s.proxy_fetches, 1, "{s:?}");
+        assert_eq!(s.combined, 4);
         assert_eq!(
-            b.mem[home_node].accesses - home_before,
+            r.b.mem[home_node].accesses - home_before,
             1,
             "one DRAM access at the home"
         );
-        assert!(lats.iter().all(|l| l.done_ps > 1_000));
-        // A write drops the proxy copy: the next read fetches again.
-        b.fetch_nc(60, home_node, NO_OWNER, 0, row, 50_000_000, vaddr, true);
-        b.fetch_nc(reqs[0], home_node, NO_OWNER, 0, row, 90_000_000, vaddr, false);
-        assert_eq!(b.nc.as_ref().unwrap().stats.proxy_fetches, 2);
+        assert!(out.iter().all(|(l, _)| l.done_ps > 1_000));
+        // Only the fetch reports a fill, at the proxy, when the home's data landed there; every
+        // combined reader gets the data after that.
+        let fills: Vec<ProxyFill> = out.iter().filter_map(|o| o.1).collect();
+        assert_eq!(fills.len(), 1);
+        assert_eq!((fills[0].proxy, fills[0].victim), (proxy, None));
+        assert!(out.iter().all(|(l, _)| l.done_ps > fills[0].at_ps));
+        assert!(r.slcs[proxy].contains(line), "the proxy copy is in the proxy's SLC");
+        // Later: a plain hit in the proxy's SLC, no home access.
+        r.fetch(reqs[0], home_node, row, 50_000_000, vaddr, false);
+        let s = r.stats();
+        assert_eq!((s.proxy_hits, s.proxy_fetches), (1, 1), "{s:?}");
+        // Once the SLC copy is gone (the engine invalidates it on a store), the next read
+        // fetches again.
+        r.slcs[proxy].invalidate(line);
+        r.fetch(reqs[0], home_node, row, 90_000_000, vaddr, false);
+        assert_eq!(r.stats().proxy_fetches, 2);
+    }
+
+    /// Proxy copies live in the proxy's SLC: a fill displaces the line there (a dirty one is
+    /// handed back for write-back), the node's own traffic evicts the copy, and a line the
+    /// node's own CPU brought in serves proxy reads (§1.3: "in its cache").
+    #[test]
+    fn a_proxy_copy_displaces_an_slc_line_and_the_nodes_own_traffic_evicts_it() {
+        // One-line SLCs: every fill displaces whatever is there.
+        let mut r = Rig::with_slc(spec(None, ProxyMode::Basic), 64);
+        let home_node = 40;
+        let vaddr = 0x4000u64;
+        let line = vaddr >> 6;
+        let row = r.b.row_of(home_node, 3, 0);
+        let proxy = r.nc().proxy_of(line, 0);
+        assert!(proxy != 0 && proxy < 21);
+        let own = 0x77_0000u64 >> 6;
+        r.slcs[proxy].access(own, true); // the proxy's CPU holds a dirty line
+        let (_, fill) = r.fetch_fill(0, home_node, row, 0, vaddr, false);
+        let fill = fill.expect("a proxy miss fetches and allocates");
+        assert_eq!((fill.proxy, fill.victim), (proxy, Some(own)));
+        assert!(r.slcs[proxy].contains(line) && !r.slcs[proxy].contains(own));
+        // The proxy node's own CPU reads another line: the copy is evicted, and the next proxy
+        // read of it misses and fetches again (the displaced clean line needs no write-back).
+        r.slcs[proxy].access(own + 1, false);
+        let (_, fill) = r.fetch_fill(0, home_node, row, 10_000_000, vaddr, false);
+        assert_eq!(fill.map(|f| f.victim), Some(None));
+        let s = r.stats();
+        assert_eq!((s.proxy_fetches, s.proxy_hits), (2, 0), "{s:?}");
+        // A line the proxy's own CPU read (same proxy: 21 lines further) is served from its
+        // SLC without going to the home.
+        let other = vaddr + 21 * 64;
+        assert_eq!(r.nc().proxy_of(other >> 6, 0), proxy);
+        r.slcs[proxy].access(other >> 6, false);
+        let home_before = r.b.mem[home_node].accesses;
+        let (_, fill) = r.fetch_fill(0, home_node, row, 20_000_000, other, false);
+        assert_eq!(fill, None);
+        assert_eq!(r.b.mem[home_node].accesses, home_before);
+        assert_eq!(r.stats().proxy_hits, 1);
+    }
+
+    /// §1.4 bounces every read request at a full buffer: a proxy read at a full proxy goes back
+    /// to the client, which retries it there; a proxy's fetch at a full home goes back to the
+    /// proxy, which retries the home; neither bounces when the buffer has room, and the cap
+    /// still ends a read that keeps finding a full buffer.
+    #[test]
+    fn a_proxy_read_bounces_at_a_full_buffer_and_not_otherwise() {
+        let mut r = Rig::new(spec(Some(2), ProxyMode::Basic));
+        let (home_node, req) = (40, 0);
+        let vaddr = 0x4000u64;
+        let proxy = r.nc().proxy_of(vaddr >> 6, req);
+        let row = r.b.row_of(home_node, 3, 0);
+        // Successive lines with the same proxy, each new to its SLC.
+        let vaddr_k = |k: u64| vaddr + k * 21 * 64;
+        let unloaded = r.fetch(req, home_node, row, 0, vaddr_k(0), false);
+        assert_eq!(r.stats().bounces, 0);
+        // One message waiting at the proxy (buffer of 2): room, no bounce.
+        let t = 10_000_000;
+        let at_proxy = |r: &Rig, t: u64| t + 10_000 + r.b.fabric.between(req, proxy).latency_ps;
+        let a = at_proxy(&r, t);
+        r.nc().handle(proxy, Msg::Request, a - 1, 0);
+        r.nc().handle(proxy, Msg::Request, a - 1, 0);
+        r.fetch(req, home_node, row, t, vaddr_k(1), false);
+        assert_eq!(r.stats().bounces, 0, "one waiting: not full");
+        // Two waiting at the proxy: the proxy read bounces, then goes through.
+        let t = 2 * t;
+        let a = at_proxy(&r, t);
+        for _ in 0..3 {
+            r.nc().handle(proxy, Msg::Request, a - 1, 0);
+        }
+        let lat = r.fetch(req, home_node, row, t, vaddr_k(2), false);
+        let s = r.stats();
+        assert!(s.bounces >= 1, "{s:?}");
+        assert_eq!((s.proxy_read_bounces, s.proxy_fetch_bounces), (s.bounces, 0));
+        assert_eq!(s.messages[Msg::Bounce as usize], s.bounces);
+        assert_eq!((s.proxy_reads, s.proxy_fetches), (3, 3));
+        assert!(lat.done_ps - t > unloaded.done_ps, "{lat:?} vs {unloaded:?}");
+        // The proxy's fetch finds the home full: it bounces back to the proxy and retries.
+        let before = r.stats().bounces;
+        let t = 30_000_000;
+        let at_home = at_proxy(&r, t) + r.b.fabric.to_mem(proxy, home_node).latency_ps;
+        for _ in 0..3 {
+            r.nc().handle(home_node, Msg::Request, at_home - 1, 0);
+        }
+        let lat = r.fetch(req, home_node, row, t, vaddr_k(3), false);
+        let s = r.stats();
+        assert!(s.bounces > before, "{s:?}");
+        assert_eq!(
+            s.proxy_fetch_bounces,
+            s.bounces - before,
+            "bounced at the home, by the proxy"
+        );
+        assert_eq!(s.messages[Msg::Bounce as usize], s.bounces);
+        assert_eq!(s.proxy_fetches, 4);
+        assert!(lat.done_ps - t > unloaded.done_ps);
+        // A proxy buffer that stays full far longer than 64 round trips: the read bounces
+        // exactly MAX_BOUNCES times, then is queued and completes.
+        let before = r.stats().bounces;
+        let t = 40_000_000;
+        let a = at_proxy(&r, t);
+        for _ in 0..1000 {
+            r.nc().handle(proxy, Msg::Request, a - 1, 0);
+        }
+        let lat = r.fetch(req, home_node, row, t, vaddr_k(4), false);
+        assert_eq!(r.stats().bounces - before, u64::from(MAX_BOUNCES));
+        assert!(lat.done_ps > t);
     }
 
     /// Reactive proxies: no proxy read until a bounce; after one, the retry goes via the proxy;
     /// once the buffer has drained, reads go to the home again.
     #[test]
     fn reactive_proxies_switch_on_after_a_bounce_and_off_when_buffers_drain() {
-        let mut b = talbot(spec(Some(2), ProxyMode::Reactive));
+        let mut r = Rig::new(spec(Some(2), ProxyMode::Reactive));
         let (home_node, vaddr) = (40, 0x8000u64);
-        let row = b.row_of(home_node, 3, 0);
-        b.fetch_nc(1, home_node, NO_OWNER, 0, row, 0, vaddr, false);
-        assert_eq!(b.nc.as_ref().unwrap().stats.proxy_reads, 0, "no contention: no proxy");
+        let row = r.b.row_of(home_node, 3, 0);
+        r.fetch(1, home_node, row, 0, vaddr, false);
+        assert_eq!(r.stats().proxy_reads, 0, "no contention: no proxy");
         let t = 10_000_000;
-        let arrive = t + 10_000 + b.fabric.to_mem(1, home_node).latency_ps;
+        let arrive = t + 10_000 + r.b.fabric.to_mem(1, home_node).latency_ps;
         for _ in 0..3 {
-            b.nc.as_mut().unwrap().handle(40, Msg::Request, arrive - 1, 0);
+            r.nc().handle(40, Msg::Request, arrive - 1, 0);
         }
-        b.fetch_nc(1, home_node, NO_OWNER, 0, row, t, vaddr, false);
-        let s = &b.nc.as_ref().unwrap().stats;
-        assert_eq!((s.bounces, s.proxy_reads), (1, 1), "{s:?}");
+        r.fetch(1, home_node, row, t, vaddr, false);
+        let s = r.stats();
+        // The read's bounce at the home, then (the home still being full) the proxy's own
+        // fetch bounces too.
+        assert_eq!((s.bounces, s.proxy_reads, s.proxy_fetches), (2, 1, 1), "{s:?}");
+        assert_eq!((s.proxy_read_bounces, s.proxy_fetch_bounces), (0, 1));
         // Long after: the queue has drained.
-        b.fetch_nc(2, home_node, NO_OWNER, 0, row, 100 * t, vaddr + 64, false);
-        let s = &b.nc.as_ref().unwrap().stats;
-        assert_eq!((s.bounces, s.proxy_reads), (1, 1), "{s:?}");
+        r.fetch(2, home_node, row, 100 * t, vaddr + 64, false);
+        let s = r.stats();
+        assert_eq!((s.bounces, s.proxy_reads), (2, 1), "{s:?}");
     }
 
     #[test]

@@ -20,7 +20,7 @@
 //! for up to 31 regions, and on the 32nd the cache converts itself, once, to 8 B tags that
 //! hold the key itself (the same contents, so results never depend on the layout). Other
 //! way counts keep 8 B tags, also from a 64 B boundary (an 8-way set is then one line), and
-//! arrays of 256 KiB or more get huge pages of their own (see [`HUGE_FROM_BYTES`]).
+//! arrays of 256 KiB or more get huge pages of their own (see `HUGE_FROM_BYTES`).
 
 /// Result of one access.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -120,6 +120,25 @@ struct Run<'a> {
     mshrs: Option<usize>,
 }
 
+impl<'a> Run<'a> {
+    /// A run of `workload` on `config` with every other setting at its default (first touch,
+    /// no phases, the workload's own generator, the default misses in flight).
+    fn new(id: &'a str, config: Config, workload: &'a str, params: toml::Table, cores: Vec<usize>) -> Run<'a> {
+        Run {
+            id,
+            config,
+            workload,
+            params,
+            cores,
+            membind: None,
+            first_touch_by: None,
+            phase_instructions: 0,
+            copy: None,
+            mshrs: None,
+        }
+    }
+}
+
 /// One Fig. 6 batch: one thread copies `pages` pages of 64 KiB from `from_node` to node 0 in
 /// loads and stores of `access_bytes` each.
 #[derive(Clone)]
@@ -287,23 +306,19 @@ fn table(pairs: &[(&str, toml::Value)]) -> toml::Table {
 /// default.
 fn fig3_stream<'a>(id: &'a str, size: &Size, node0: &[usize], node: usize, mshrs: Option<usize>) -> Run<'a> {
     Run {
-        id,
-        config: Config {
-            preset: "neoverse-v1-mesh",
-            numa: true,
-            cache_groups: true,
-            l0: None,
-        },
-        workload: "stream",
-        params: stream(16, size, 1),
-        cores: node0.to_vec(),
         membind: Some(node),
-        first_touch_by: None,
-        phase_instructions: 0,
-        copy: None,
         mshrs,
+        ..Run::new(id, HBM_NUMA, "stream", stream(16, size, 1), node0.to_vec())
     }
 }
+
+/// The HBM2 mesh of Fig. 1(a) in NUMA mode with cache groups (Fig. 3 and Fig. 6).
+const HBM_NUMA: Config = Config {
+    preset: "neoverse-v1-mesh",
+    numa: true,
+    cache_groups: true,
+    l0: None,
+};
 
 fn stream(threads: usize, size: &Size, iterations: i64) -> toml::Table {
     table(&[
@@ -361,23 +376,18 @@ impl Study for Zaourar {
                 let r = run(
                     ctx,
                     size,
-                    Run {
-                        id: &id,
-                        config: Config {
+                    Run::new(
+                        &id,
+                        Config {
                             preset: "neoverse-v1-mesh-2q",
                             numa,
                             cache_groups: numa,
                             l0: Some(l0),
                         },
-                        workload: "stream",
-                        params: stream(32, size, 1),
-                        cores: all_cores.clone(),
-                        membind: None,
-                        first_touch_by: None,
-                        phase_instructions: 0,
-                        copy: None,
-                        mshrs: None,
-                    },
+                        "stream",
+                        stream(32, size, 1),
+                        all_cores.clone(),
+                    ),
                     &mut report,
                 )?;
                 fig2.push((label, n, r));
@@ -468,22 +478,17 @@ impl Study for Zaourar {
             ));
             fig3.push((share, r));
         }
-        out.push(cmp(
-            "Fig. 3a",
-            "bandwidth node 1 / node 0 buffer",
-            "×",
-            Some(36.0 / 72.69),
-            fig3[1].0 / fig3[0].0,
-            Expect::Below(1.0),
-        ));
-        out.push(cmp(
-            "Fig. 3a",
-            "bandwidth node 3 / node 1 buffer",
-            "×",
-            Some(32.0 / 36.0),
-            fig3[2].0 / fig3[1].0,
-            Expect::Below(1.0),
-        ));
+        for (a, b, paper) in [(1, 0, 36.0 / 72.69), (2, 1, 32.0 / 36.0)] {
+            let (na, nb) = ([0, 1, 3][a], [0, 1, 3][b]);
+            out.push(cmp(
+                "Fig. 3a",
+                format!("bandwidth node {na} / node {nb} buffer"),
+                "×",
+                Some(paper),
+                fig3[a].0 / fig3[b].0,
+                Expect::Below(1.0),
+            ));
+        }
         out.push(cmp(
             "Fig. 3b",
             "REQ queueing, node 1 minus node 0 buffer",
@@ -561,21 +566,20 @@ impl Study for Zaourar {
                     ctx,
                     size,
                     Run {
-                        id: &id,
-                        config: Config {
-                            preset: "neoverse-v1-mesh-ddr4",
-                            numa,
-                            cache_groups: groups,
-                            l0: None,
-                        },
-                        workload: kind,
-                        params: params.clone(),
-                        cores: cores64.clone(),
-                        membind: None,
                         first_touch_by: ftb,
                         phase_instructions: PHASE_INSTRUCTIONS,
-                        copy: None,
-                        mshrs: None,
+                        ..Run::new(
+                            &id,
+                            Config {
+                                preset: "neoverse-v1-mesh-ddr4",
+                                numa,
+                                cache_groups: groups,
+                                l0: None,
+                            },
+                            kind,
+                            params.clone(),
+                            cores64.clone(),
+                        )
                     },
                     &mut report,
                 )?;
@@ -676,31 +680,24 @@ impl Study for Zaourar {
                     ctx,
                     size,
                     Run {
-                        id: &id,
-                        config: Config {
-                            preset: "neoverse-v1-mesh",
-                            numa: true,
-                            cache_groups: true,
-                            l0: None,
-                        },
-                        workload: "page-copy (built by repro zaourar)",
-                        params: table(&[
-                            ("pages", toml::Value::Integer(pages as i64)),
-                            ("page_bytes", toml::Value::Integer(COPY_PAGE_BYTES as i64)),
-                            ("from_node", toml::Value::Integer(from_node as i64)),
-                            ("to_node", toml::Value::Integer(0)),
-                            ("access_bytes", toml::Value::Integer(access_bytes as i64)),
-                        ]),
-                        cores: vec![node0[0]],
-                        membind: None,
-                        first_touch_by: None,
-                        phase_instructions: 0,
                         copy: Some(PageCopy {
                             pages,
                             from_node,
                             access_bytes,
                         }),
-                        mshrs: None,
+                        ..Run::new(
+                            &id,
+                            HBM_NUMA,
+                            "page-copy (built by repro zaourar)",
+                            table(&[
+                                ("pages", toml::Value::Integer(pages as i64)),
+                                ("page_bytes", toml::Value::Integer(COPY_PAGE_BYTES as i64)),
+                                ("from_node", toml::Value::Integer(from_node as i64)),
+                                ("to_node", toml::Value::Integer(0)),
+                                ("access_bytes", toml::Value::Integer(access_bytes as i64)),
+                            ]),
+                            vec![node0[0]],
+                        )
                     },
                     &mut report,
                 )?;

@@ -63,6 +63,8 @@ struct Config {
     cache_groups: bool,
     /// None: the preset's links; Some(true): one shared link (L0); Some(false): 2 per VNET (L2).
     l0: Option<bool>,
+    /// The preset's router buffers with credit flow control (false: unbounded buffers).
+    credits: bool,
 }
 
 /// The preset's text with the configuration's edits (so the validator sees what runs).
@@ -77,6 +79,7 @@ fn machine_text(c: Config, size: &Size) -> Result<String, ReproError> {
         let key = line.split('=').next().unwrap_or("").trim();
         let edited = match key {
             "numa" => format!("numa = {}", c.numa),
+            "router_vcs_per_vnet" if !c.credits => "router_vcs_per_vnet = 0".into(),
             "cache_groups" => format!("cache_groups = {}", c.cache_groups),
             "slc_slice_bytes" => format!("slc_slice_bytes = {}", size.slice_bytes),
             "llc_bytes" => format!("llc_bytes = {}", size.slice_bytes * slices_per_quadrant),
@@ -174,6 +177,13 @@ impl PageCopy {
     }
 }
 
+/// Whether the Fig. 4/5 runs keep the DDR4 preset's router buffers and credits. They do not:
+/// what Fig. 4/5 measure (pages and DDR activity per node, SLC hit ratio, packet distance)
+/// moved by at most 0.3 % with Garnet's 4 VCs per VNET (one exception: STREAM's SLC hit ratio
+/// C2 / C1, 0.267 -> 0.342 in `--quick`, docs/REPRODUCTION.md), while placing every packet of
+/// their snoop-heavy programs under credits made the quick study 3x slower (30 -> 94 s).
+const FIG45_CREDITS: bool = false;
+
 /// Phase length of the Fig. 4/5 runs: the functional engine's default interleaving quantum
 /// (`quantum_instructions`), so that no core runs more than about that many instructions
 /// ahead of another and first touch follows program order across the runtime's barriers as
@@ -207,7 +217,7 @@ fn run(ctx: &mut StudyContext, size: &Size, r: Run, report: &mut String) -> Resu
     }
     let mut record = format!(
         "# numasim repro zaourar: run {id} (timed by numasim::timing::mesh_sim, not `numasim run`)\n\
-         # machine: preset {preset} with numa = {numa}, cache_groups = {cg}, links {links}, slc_slice_bytes = {slice}\n\
+         # machine: preset {preset} with numa = {numa}, cache_groups = {cg}, links {links}, slc_slice_bytes = {slice}, router buffers {vcs}\n\
          seed = 1\n\n[workload]\nkind = \"{kind}\"\n",
         id = r.id,
         preset = r.config.preset,
@@ -219,6 +229,11 @@ fn run(ctx: &mut StudyContext, size: &Size, r: Run, report: &mut String) -> Resu
             None => "as the preset",
         },
         slice = size.slice_bytes,
+        vcs = if r.config.credits {
+            "as the preset"
+        } else {
+            "unbounded (router_vcs_per_vnet = 0)"
+        },
         kind = r.workload,
     );
     record.push_str(&toml::to_string(&r.params).unwrap_or_default());
@@ -318,6 +333,7 @@ const HBM_NUMA: Config = Config {
     numa: true,
     cache_groups: true,
     l0: None,
+    credits: true,
 };
 
 fn stream(threads: usize, size: &Size, iterations: i64) -> toml::Table {
@@ -383,6 +399,7 @@ impl Study for Zaourar {
                             numa,
                             cache_groups: numa,
                             l0: Some(l0),
+                            credits: true,
                         },
                         "stream",
                         stream(32, size, 1),
@@ -575,6 +592,8 @@ impl Study for Zaourar {
                                 numa,
                                 cache_groups: groups,
                                 l0: None,
+                                // Unbounded router buffers: see FIG45_CREDITS.
+                                credits: FIG45_CREDITS,
                             },
                             kind,
                             params.clone(),

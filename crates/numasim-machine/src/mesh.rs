@@ -91,6 +91,11 @@ pub struct MeshSpec {
     /// each holding one packet, with credit-based flow control (0: unbounded buffers).
     #[serde(default)]
     pub router_vcs_per_vnet: u32,
+    /// A request that finds every tracker of its home node or controller busy waits in the
+    /// destination router's input buffer, holding its VC (a device that stalls its request
+    /// queue), instead of at its source (CHI's RetryAck and credit grant). Needs router buffers.
+    #[serde(default)]
+    pub tracker_wait_in_network: bool,
 }
 
 fn one() -> u32 {
@@ -132,6 +137,8 @@ pub struct Mesh {
     pub controller_trackers: u32,
     /// Virtual channels per VNET per router input port (0: unbounded).
     pub router_vcs_per_vnet: u32,
+    /// Requests without a free tracker wait in the destination router's buffer, not at the source.
+    pub tracker_wait_in_network: bool,
     /// Per quadrant: indices into `request_nodes`, `home_nodes`, `memory_controllers`.
     pub request_nodes_in: Vec<Vec<usize>>,
     pub home_nodes_in: Vec<Vec<usize>>,
@@ -273,6 +280,12 @@ pub(crate) fn build(
             ),
         );
     }
+    if spec.tracker_wait_in_network && spec.router_vcs_per_vnet == 0 {
+        return err(
+            "tracker_wait_in_network",
+            "a request waits in a router buffer: it needs router_vcs_per_vnet > 0".into(),
+        );
+    }
     if spec.cache_groups && !spec.numa {
         return err(
             "cache_groups",
@@ -342,6 +355,7 @@ pub(crate) fn build(
         home_node_trackers: spec.home_node_trackers,
         controller_trackers: spec.controller_trackers,
         router_vcs_per_vnet: spec.router_vcs_per_vnet,
+        tracker_wait_in_network: spec.tracker_wait_in_network,
         request_nodes_in: vec![Vec::new(); quadrants],
         home_nodes_in: vec![Vec::new(); quadrants],
         controllers_in: vec![Vec::new(); quadrants],
@@ -567,6 +581,10 @@ memory_controllers = [[0, 0], [3, 0]]
         assert_eq!(e.key, "mesh.router_vcs_per_vnet");
         assert!(e.message.contains("at most 64"), "{e}");
         assert!(e.line.is_some());
+
+        let e = refused(&two_quadrants("tracker_wait_in_network = true\n"));
+        assert_eq!(e.key, "mesh.tracker_wait_in_network");
+        assert!(e.message.contains("router_vcs_per_vnet"), "{e}");
 
         let e = refused(&two_quadrants("unknown_key = 1\n"));
         assert!(e.message.contains("unknown_key"), "{e}");

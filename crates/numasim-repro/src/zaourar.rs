@@ -65,6 +65,9 @@ struct Config {
     l0: Option<bool>,
     /// The preset's router buffers with credit flow control (false: unbounded buffers).
     credits: bool,
+    /// Requests without a free tracker wait in the network (`tracker_wait_in_network`), not
+    /// at their source.
+    wait_in_network: bool,
 }
 
 /// The preset's text with the configuration's edits (so the validator sees what runs).
@@ -79,7 +82,17 @@ fn machine_text(c: Config, size: &Size) -> Result<String, ReproError> {
         let key = line.split('=').next().unwrap_or("").trim();
         let edited = match key {
             "numa" => format!("numa = {}", c.numa),
-            "router_vcs_per_vnet" if !c.credits => "router_vcs_per_vnet = 0".into(),
+            "router_vcs_per_vnet" => {
+                let mut l = if c.credits {
+                    line.to_string()
+                } else {
+                    "router_vcs_per_vnet = 0".into()
+                };
+                if c.wait_in_network {
+                    l.push_str("\ntracker_wait_in_network = true");
+                }
+                l
+            }
             "cache_groups" => format!("cache_groups = {}", c.cache_groups),
             "slc_slice_bytes" => format!("slc_slice_bytes = {}", size.slice_bytes),
             "llc_bytes" => format!("llc_bytes = {}", size.slice_bytes * slices_per_quadrant),
@@ -319,11 +332,18 @@ fn table(pairs: &[(&str, toml::Value)]) -> toml::Table {
 /// Fig. 3's run: STREAM triad on node 0's 16 cores with its buffer bound to `node`, on the
 /// HBM2 mesh with NUMA and cache groups on; `mshrs` misses in flight per core when not the
 /// default.
-fn fig3_stream<'a>(id: &'a str, size: &Size, node0: &[usize], node: usize, mshrs: Option<usize>) -> Run<'a> {
+fn fig3_stream<'a>(
+    id: &'a str,
+    config: Config,
+    size: &Size,
+    node0: &[usize],
+    node: usize,
+    mshrs: Option<usize>,
+) -> Run<'a> {
     Run {
         membind: Some(node),
         mshrs,
-        ..Run::new(id, HBM_NUMA, "stream", stream(16, size, 1), node0.to_vec())
+        ..Run::new(id, config, "stream", stream(16, size, 1), node0.to_vec())
     }
 }
 
@@ -334,6 +354,7 @@ const HBM_NUMA: Config = Config {
     cache_groups: true,
     l0: None,
     credits: true,
+    wait_in_network: false,
 };
 
 fn stream(threads: usize, size: &Size, iterations: i64) -> toml::Table {
@@ -400,6 +421,7 @@ impl Study for Zaourar {
                             cache_groups: numa,
                             l0: Some(l0),
                             credits: true,
+                            wait_in_network: false,
                         },
                         "stream",
                         stream(32, size, 1),
@@ -467,7 +489,12 @@ impl Study for Zaourar {
         let mut fig3 = Vec::new();
         for (node, paper_share, paper_q) in [(0usize, 72.69, 8.0), (1, 36.0, 221.0), (3, 32.0, 258.0)] {
             let id = format!("fig3-buffer-node{node}");
-            let r = run(ctx, size, fig3_stream(&id, size, &node0, node, None), &mut report)?;
+            let r = run(
+                ctx,
+                size,
+                fig3_stream(&id, HBM_NUMA, size, &node0, node, None),
+                &mut report,
+            )?;
             let share = 100.0 * r.dram_gbps / peak_gbps(&hbm, &[node]);
             out.push(cmp(
                 "Fig. 3a",
@@ -519,7 +546,12 @@ impl Study for Zaourar {
         let mut latency_bound = Vec::new();
         for node in [0usize, 1, 3] {
             let id = format!("fig3-4-misses-buffer-node{node}");
-            let r = run(ctx, size, fig3_stream(&id, size, &node0, node, Some(4)), &mut report)?;
+            let r = run(
+                ctx,
+                size,
+                fig3_stream(&id, HBM_NUMA, size, &node0, node, Some(4)),
+                &mut report,
+            )?;
             latency_bound.push(100.0 * r.dram_gbps / peak_gbps(&hbm, &[node]));
             out.push(cmp(
                 "Fig. 3a",
@@ -537,6 +569,49 @@ impl Study for Zaourar {
             Some(36.0 / 72.69),
             latency_bound[1] / latency_bound[0],
             Expect::Below(1.0),
+        ));
+        // Sensitivity (not CHI's protocol, which retries a request a home node cannot take):
+        // requests without a free tracker wait in the destination router's buffer, holding a
+        // VC there, so they back up the network behind them.
+        let in_network = Config {
+            wait_in_network: true,
+            ..HBM_NUMA
+        };
+        let mut held = Vec::new();
+        for node in [0usize, 1, 3] {
+            let id = format!("fig3-network-wait-buffer-node{node}");
+            let r = run(
+                ctx,
+                size,
+                fig3_stream(&id, in_network, size, &node0, node, None),
+                &mut report,
+            )?;
+            let share = 100.0 * r.dram_gbps / peak_gbps(&hbm, &[node]);
+            out.push(cmp(
+                "Fig. 3a",
+                format!("requests wait in the network: HBM2 bandwidth, buffer on node {node}"),
+                "% of node peak",
+                None,
+                share,
+                Expect::None,
+            ));
+            out.push(cmp(
+                "Fig. 3b",
+                format!("requests wait in the network: REQ queueing, buffer on node {node}"),
+                "cycles",
+                None,
+                r.vnets[0].avg_queueing_cycles,
+                Expect::None,
+            ));
+            held.push(share);
+        }
+        out.push(cmp(
+            "Fig. 3a",
+            "requests wait in the network: bandwidth node 1 / node 0 buffer",
+            "×",
+            Some(36.0 / 72.69),
+            held[1] / held[0],
+            Expect::None,
         ));
 
         // Fig. 4/5: DDR4 variant, 64 threads, Configurations 1-3.
@@ -594,6 +669,7 @@ impl Study for Zaourar {
                                 l0: None,
                                 // Unbounded router buffers: see FIG45_CREDITS.
                                 credits: FIG45_CREDITS,
+                                wait_in_network: false,
                             },
                             kind,
                             params.clone(),

@@ -41,7 +41,9 @@
 //! hop fits, the lanes and VCs are booked, so no VC ever holds two packets (checked in every
 //! debug run) and a lane still never exceeds one flit per cycle. Destinations take packets as
 //! they arrive (devices' input queues are not bounded here: a request without a tracker waits
-//! at its source, as above). Unloaded, a packet's time is the closed form above; a stream of
+//! at its source, as above), unless sent with [`MeshFabric::send_accepted`] (the mesh's
+//! `tracker_wait_in_network`), which holds it in the destination router's buffer until its
+//! device takes it. Unloaded, a packet's time is the closed form above; a stream of
 //! packets over one hop with `V` VCs leaves in groups of `V` one credit round trip
 //! (`2·link + router + f − 1` cycles) apart (tested). Not modelled: adaptive routing, the
 //! router's internal crossbar (only links are contended), and flit-level wormhole buffering
@@ -211,7 +213,7 @@ impl MeshFabric {
     pub fn send_held(&mut self, vnet: Vnet, from: usize, to: usize, bytes: u32, ready: u64, inject: u64) -> u64 {
         let t = inject.max(ready);
         if self.vcs > 0 {
-            return self.send_credited(vnet, from, to, bytes, ready, t);
+            return self.send_credited(vnet, (from, to), bytes, (ready, t), &mut |head| head);
         }
         let flits = self.flits(bytes);
         let service = flits * self.cycle_ps;
@@ -277,7 +279,18 @@ impl MeshFabric {
     /// router is free for that whole hold. Placed hop by hop on the timelines without booking,
     /// backing up one router whenever a downstream VC is full (its departure is then bounded
     /// below by when that VC frees), and booked once every hop fits.
-    fn send_credited(&mut self, vnet: Vnet, from: usize, to: usize, bytes: u32, ready: u64, t: u64) -> u64 {
+    ///
+    /// `(ready, t)`: ready at, injected from (as [`Self::send_held`]). `accept` gives, for a head ready to leave the destination router into its device at
+    /// `head`, when the device takes it (`≥ head`, never earlier for a later `head`); until
+    /// then the packet holds its VC there.
+    fn send_credited(
+        &mut self,
+        vnet: Vnet,
+        (from, to): (usize, usize),
+        bytes: u32,
+        (ready, t): (u64, u64),
+        accept: &mut dyn FnMut(u64) -> u64,
+    ) -> u64 {
         let flits = self.flits(bytes);
         let service = flits * self.cycle_ps;
         let tail = (flits - 1) * self.cycle_ps;
@@ -345,8 +358,7 @@ impl MeshFabric {
                 }
                 best
             } else {
-                // The destination's devices take the packet as it arrives.
-                (want, 0)
+                (accept(want), 0)
             };
             // The credit goes back over the link the packet came in on (none at injection).
             let credit = if i == 0 { 0 } else { stages[i - 1].link_ps };
@@ -414,6 +426,22 @@ impl MeshFabric {
         let (qa, qb) = (self.quadrant_of_router(from), self.quadrant_of_router(to));
         self.inter_node[qa * self.quadrants + qb] += 1;
         done
+    }
+
+    /// Sends a `bytes` packet ready at `t` whose destination device takes it only when `accept`
+    /// says (see [`Self::send_credited`]): it waits in the destination router's buffer, holding
+    /// a VC there and, as that buffer fills, upstream ones. Needs router buffers.
+    pub fn send_accepted(
+        &mut self,
+        vnet: Vnet,
+        from: usize,
+        to: usize,
+        bytes: u32,
+        t: u64,
+        accept: &mut dyn FnMut(u64) -> u64,
+    ) -> u64 {
+        assert!(self.vcs > 0, "send_accepted needs router buffers");
+        self.send_credited(vnet, (from, to), bytes, (t, t), accept)
     }
 
     /// Unloaded latency of a `bytes` packet from `from` to `to`, ps (the closed form above).
@@ -635,6 +663,23 @@ mod tests {
         g.send(Vnet::Dat, 0, 2, 8, 0);
         // (only the link slot the 0 -> 2 packet took first)
         assert_eq!(g.send(Vnet::Dat, 0, 1, 8, 0), unloaded + c);
+    }
+
+    #[test]
+    fn a_packet_its_device_does_not_take_holds_its_buffer() {
+        // Two routers, one VC: the first packet's device takes it only 100 cycles after its
+        // head could leave; the next packet to router 1 waits for that VC (plus the credit's
+        // way back), one of another VNET does not.
+        let m = line(2, 1);
+        let mut f = MeshFabric::new(&m);
+        let c = f.cycle_ps;
+        let first = f.send_accepted(Vnet::Req, 0, 1, 8, 0, &mut |head| head + 100 * c);
+        assert_eq!(first, f.unloaded_ps(0, 1, 8) + 100 * c);
+        // It left router 1 at `first`; the credit is back at router 0 one link later, and the
+        // next packet then takes the link, the router and its own ejection.
+        let next = f.send(Vnet::Req, 0, 1, 8, 0);
+        assert_eq!(next, first + c + c + c);
+        assert_eq!(f.send(Vnet::Snp, 0, 1, 8, 0), f.unloaded_ps(0, 1, 8));
     }
 
     #[test]

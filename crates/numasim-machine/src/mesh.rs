@@ -26,6 +26,8 @@ pub const MAX_LINKS_PER_VNET: u32 = 16;
 pub const MAX_TRACKERS: u32 = 4096;
 /// Tracker entries of all slices (or all controllers) of a mesh.
 pub const MAX_TRACKER_ENTRIES: u64 = 1 << 22;
+/// Virtual channels per VNET at one router input port.
+pub const MAX_VCS_PER_VNET: u32 = 64;
 /// Cycles of any one per-hop latency (router pipeline, link).
 pub const MAX_HOP_CYCLES: u32 = 1000;
 
@@ -85,6 +87,15 @@ pub struct MeshSpec {
     /// Reads one memory controller tracks at once (0: unbounded).
     #[serde(default)]
     pub controller_trackers: u32,
+    /// Virtual channels per VNET at every router input port (and at the injection port),
+    /// each holding one packet, with credit-based flow control (0: unbounded buffers).
+    #[serde(default)]
+    pub router_vcs_per_vnet: u32,
+    /// A request that finds every tracker of its home node or controller busy waits in the
+    /// destination router's input buffer, holding its VC (a device that stalls its request
+    /// queue), instead of at its source (CHI's RetryAck and credit grant). Needs router buffers.
+    #[serde(default)]
+    pub tracker_wait_in_network: bool,
 }
 
 fn one() -> u32 {
@@ -124,6 +135,10 @@ pub struct Mesh {
     /// Tracker entries per SLC slice and per memory controller (0: unbounded).
     pub home_node_trackers: u32,
     pub controller_trackers: u32,
+    /// Virtual channels per VNET per router input port (0: unbounded).
+    pub router_vcs_per_vnet: u32,
+    /// Requests without a free tracker wait in the destination router's buffer, not at the source.
+    pub tracker_wait_in_network: bool,
     /// Per quadrant: indices into `request_nodes`, `home_nodes`, `memory_controllers`.
     pub request_nodes_in: Vec<Vec<usize>>,
     pub home_nodes_in: Vec<Vec<usize>>,
@@ -256,6 +271,21 @@ pub(crate) fn build(
             return err(key, format!("must be at most {MAX_TRACKERS} (0: unbounded), got {v}"));
         }
     }
+    if spec.router_vcs_per_vnet > MAX_VCS_PER_VNET {
+        return err(
+            "router_vcs_per_vnet",
+            format!(
+                "must be at most {MAX_VCS_PER_VNET} (0: unbounded buffers), got {}",
+                spec.router_vcs_per_vnet
+            ),
+        );
+    }
+    if spec.tracker_wait_in_network && spec.router_vcs_per_vnet == 0 {
+        return err(
+            "tracker_wait_in_network",
+            "a request waits in a router buffer: it needs router_vcs_per_vnet > 0".into(),
+        );
+    }
     if spec.cache_groups && !spec.numa {
         return err(
             "cache_groups",
@@ -324,6 +354,8 @@ pub(crate) fn build(
         cache_groups: spec.cache_groups,
         home_node_trackers: spec.home_node_trackers,
         controller_trackers: spec.controller_trackers,
+        router_vcs_per_vnet: spec.router_vcs_per_vnet,
+        tracker_wait_in_network: spec.tracker_wait_in_network,
         request_nodes_in: vec![Vec::new(); quadrants],
         home_nodes_in: vec![Vec::new(); quadrants],
         controllers_in: vec![Vec::new(); quadrants],
@@ -544,6 +576,15 @@ memory_controllers = [[0, 0], [3, 0]]
         let e = refused(&two_quadrants("home_node_trackers = 5000\n"));
         assert_eq!(e.key, "mesh.home_node_trackers");
         assert!(e.line.is_some());
+
+        let e = refused(&two_quadrants("router_vcs_per_vnet = 65\n"));
+        assert_eq!(e.key, "mesh.router_vcs_per_vnet");
+        assert!(e.message.contains("at most 64"), "{e}");
+        assert!(e.line.is_some());
+
+        let e = refused(&two_quadrants("tracker_wait_in_network = true\n"));
+        assert_eq!(e.key, "mesh.tracker_wait_in_network");
+        assert!(e.message.contains("router_vcs_per_vnet"), "{e}");
 
         let e = refused(&two_quadrants("unknown_key = 1\n"));
         assert!(e.message.contains("unknown_key"), "{e}");

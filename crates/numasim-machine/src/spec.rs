@@ -175,6 +175,8 @@ pub const MACHINE_KEY_DOCS: &[(&str, &str, &str, &str, &str)] = &[
     ("mesh", "cache_groups", "bool", "true", "each node's memory interleaved over its quadrant's slices"),
     ("mesh", "home_node_trackers", "integer", "0", "requests one SLC slice's home node tracks at once (0: unbounded)"),
     ("mesh", "controller_trackers", "integer", "0", "reads one memory controller tracks at once (0: unbounded)"),
+    ("mesh", "router_vcs_per_vnet", "integer", "0", "one-packet VCs per VNET at each router input port, credit flow control (0: unbounded buffers)"),
+    ("mesh", "tracker_wait_in_network", "bool", "false", "a request without a free tracker waits in the destination router's buffer (false: at its source)"),
 ];
 
 #[cfg(test)]

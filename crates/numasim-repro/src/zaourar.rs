@@ -63,6 +63,11 @@ struct Config {
     cache_groups: bool,
     /// None: the preset's links; Some(true): one shared link (L0); Some(false): 2 per VNET (L2).
     l0: Option<bool>,
+    /// The preset's router buffers with credit flow control (false: unbounded buffers).
+    credits: bool,
+    /// Requests without a free tracker wait in the network (`tracker_wait_in_network`), not
+    /// at their source.
+    wait_in_network: bool,
 }
 
 /// The preset's text with the configuration's edits (so the validator sees what runs).
@@ -77,6 +82,17 @@ fn machine_text(c: Config, size: &Size) -> Result<String, ReproError> {
         let key = line.split('=').next().unwrap_or("").trim();
         let edited = match key {
             "numa" => format!("numa = {}", c.numa),
+            "router_vcs_per_vnet" => {
+                let mut l = if c.credits {
+                    line.to_string()
+                } else {
+                    "router_vcs_per_vnet = 0".into()
+                };
+                if c.wait_in_network {
+                    l.push_str("\ntracker_wait_in_network = true");
+                }
+                l
+            }
             "cache_groups" => format!("cache_groups = {}", c.cache_groups),
             "slc_slice_bytes" => format!("slc_slice_bytes = {}", size.slice_bytes),
             "llc_bytes" => format!("llc_bytes = {}", size.slice_bytes * slices_per_quadrant),
@@ -120,6 +136,25 @@ struct Run<'a> {
     mshrs: Option<usize>,
 }
 
+impl<'a> Run<'a> {
+    /// A run of `workload` on `config` with every other setting at its default (first touch,
+    /// no phases, the workload's own generator, the default misses in flight).
+    fn new(id: &'a str, config: Config, workload: &'a str, params: toml::Table, cores: Vec<usize>) -> Run<'a> {
+        Run {
+            id,
+            config,
+            workload,
+            params,
+            cores,
+            membind: None,
+            first_touch_by: None,
+            phase_instructions: 0,
+            copy: None,
+            mshrs: None,
+        }
+    }
+}
+
 /// One Fig. 6 batch: one thread copies `pages` pages of 64 KiB from `from_node` to node 0 in
 /// loads and stores of `access_bytes` each.
 #[derive(Clone)]
@@ -155,6 +190,13 @@ impl PageCopy {
     }
 }
 
+/// Whether the Fig. 4/5 runs keep the DDR4 preset's router buffers and credits. They do not:
+/// what Fig. 4/5 measure (pages and DDR activity per node, SLC hit ratio, packet distance)
+/// moved by at most 0.3 % with Garnet's 4 VCs per VNET (one exception: STREAM's SLC hit ratio
+/// C2 / C1, 0.267 -> 0.342 in `--quick`, docs/REPRODUCTION.md), while placing every packet of
+/// their snoop-heavy programs under credits made the quick study 3x slower (30 -> 94 s).
+const FIG45_CREDITS: bool = false;
+
 /// Phase length of the Fig. 4/5 runs: the functional engine's default interleaving quantum
 /// (`quantum_instructions`), so that no core runs more than about that many instructions
 /// ahead of another and first touch follows program order across the runtime's barriers as
@@ -188,7 +230,7 @@ fn run(ctx: &mut StudyContext, size: &Size, r: Run, report: &mut String) -> Resu
     }
     let mut record = format!(
         "# numasim repro zaourar: run {id} (timed by numasim::timing::mesh_sim, not `numasim run`)\n\
-         # machine: preset {preset} with numa = {numa}, cache_groups = {cg}, links {links}, slc_slice_bytes = {slice}\n\
+         # machine: preset {preset} with numa = {numa}, cache_groups = {cg}, links {links}, slc_slice_bytes = {slice}, router buffers {vcs}\n\
          seed = 1\n\n[workload]\nkind = \"{kind}\"\n",
         id = r.id,
         preset = r.config.preset,
@@ -200,6 +242,11 @@ fn run(ctx: &mut StudyContext, size: &Size, r: Run, report: &mut String) -> Resu
             None => "as the preset",
         },
         slice = size.slice_bytes,
+        vcs = if r.config.credits {
+            "as the preset"
+        } else {
+            "unbounded (router_vcs_per_vnet = 0)"
+        },
         kind = r.workload,
     );
     record.push_str(&toml::to_string(&r.params).unwrap_or_default());
@@ -285,25 +332,30 @@ fn table(pairs: &[(&str, toml::Value)]) -> toml::Table {
 /// Fig. 3's run: STREAM triad on node 0's 16 cores with its buffer bound to `node`, on the
 /// HBM2 mesh with NUMA and cache groups on; `mshrs` misses in flight per core when not the
 /// default.
-fn fig3_stream<'a>(id: &'a str, size: &Size, node0: &[usize], node: usize, mshrs: Option<usize>) -> Run<'a> {
+fn fig3_stream<'a>(
+    id: &'a str,
+    config: Config,
+    size: &Size,
+    node0: &[usize],
+    node: usize,
+    mshrs: Option<usize>,
+) -> Run<'a> {
     Run {
-        id,
-        config: Config {
-            preset: "neoverse-v1-mesh",
-            numa: true,
-            cache_groups: true,
-            l0: None,
-        },
-        workload: "stream",
-        params: stream(16, size, 1),
-        cores: node0.to_vec(),
         membind: Some(node),
-        first_touch_by: None,
-        phase_instructions: 0,
-        copy: None,
         mshrs,
+        ..Run::new(id, config, "stream", stream(16, size, 1), node0.to_vec())
     }
 }
+
+/// The HBM2 mesh of Fig. 1(a) in NUMA mode with cache groups (Fig. 3 and Fig. 6).
+const HBM_NUMA: Config = Config {
+    preset: "neoverse-v1-mesh",
+    numa: true,
+    cache_groups: true,
+    l0: None,
+    credits: true,
+    wait_in_network: false,
+};
 
 fn stream(threads: usize, size: &Size, iterations: i64) -> toml::Table {
     table(&[
@@ -361,23 +413,20 @@ impl Study for Zaourar {
                 let r = run(
                     ctx,
                     size,
-                    Run {
-                        id: &id,
-                        config: Config {
+                    Run::new(
+                        &id,
+                        Config {
                             preset: "neoverse-v1-mesh-2q",
                             numa,
                             cache_groups: numa,
                             l0: Some(l0),
+                            credits: true,
+                            wait_in_network: false,
                         },
-                        workload: "stream",
-                        params: stream(32, size, 1),
-                        cores: all_cores.clone(),
-                        membind: None,
-                        first_touch_by: None,
-                        phase_instructions: 0,
-                        copy: None,
-                        mshrs: None,
-                    },
+                        "stream",
+                        stream(32, size, 1),
+                        all_cores.clone(),
+                    ),
                     &mut report,
                 )?;
                 fig2.push((label, n, r));
@@ -440,7 +489,12 @@ impl Study for Zaourar {
         let mut fig3 = Vec::new();
         for (node, paper_share, paper_q) in [(0usize, 72.69, 8.0), (1, 36.0, 221.0), (3, 32.0, 258.0)] {
             let id = format!("fig3-buffer-node{node}");
-            let r = run(ctx, size, fig3_stream(&id, size, &node0, node, None), &mut report)?;
+            let r = run(
+                ctx,
+                size,
+                fig3_stream(&id, HBM_NUMA, size, &node0, node, None),
+                &mut report,
+            )?;
             let share = 100.0 * r.dram_gbps / peak_gbps(&hbm, &[node]);
             out.push(cmp(
                 "Fig. 3a",
@@ -468,22 +522,17 @@ impl Study for Zaourar {
             ));
             fig3.push((share, r));
         }
-        out.push(cmp(
-            "Fig. 3a",
-            "bandwidth node 1 / node 0 buffer",
-            "×",
-            Some(36.0 / 72.69),
-            fig3[1].0 / fig3[0].0,
-            Expect::Below(1.0),
-        ));
-        out.push(cmp(
-            "Fig. 3a",
-            "bandwidth node 3 / node 1 buffer",
-            "×",
-            Some(32.0 / 36.0),
-            fig3[2].0 / fig3[1].0,
-            Expect::Below(1.0),
-        ));
+        for (a, b, paper) in [(1, 0, 36.0 / 72.69), (2, 1, 32.0 / 36.0)] {
+            let (na, nb) = ([0, 1, 3][a], [0, 1, 3][b]);
+            out.push(cmp(
+                "Fig. 3a",
+                format!("bandwidth node {na} / node {nb} buffer"),
+                "×",
+                Some(paper),
+                fig3[a].0 / fig3[b].0,
+                Expect::Below(1.0),
+            ));
+        }
         out.push(cmp(
             "Fig. 3b",
             "REQ queueing, node 1 minus node 0 buffer",
@@ -497,7 +546,12 @@ impl Study for Zaourar {
         let mut latency_bound = Vec::new();
         for node in [0usize, 1, 3] {
             let id = format!("fig3-4-misses-buffer-node{node}");
-            let r = run(ctx, size, fig3_stream(&id, size, &node0, node, Some(4)), &mut report)?;
+            let r = run(
+                ctx,
+                size,
+                fig3_stream(&id, HBM_NUMA, size, &node0, node, Some(4)),
+                &mut report,
+            )?;
             latency_bound.push(100.0 * r.dram_gbps / peak_gbps(&hbm, &[node]));
             out.push(cmp(
                 "Fig. 3a",
@@ -515,6 +569,49 @@ impl Study for Zaourar {
             Some(36.0 / 72.69),
             latency_bound[1] / latency_bound[0],
             Expect::Below(1.0),
+        ));
+        // Sensitivity (not CHI's protocol, which retries a request a home node cannot take):
+        // requests without a free tracker wait in the destination router's buffer, holding a
+        // VC there, so they back up the network behind them.
+        let in_network = Config {
+            wait_in_network: true,
+            ..HBM_NUMA
+        };
+        let mut held = Vec::new();
+        for node in [0usize, 1, 3] {
+            let id = format!("fig3-network-wait-buffer-node{node}");
+            let r = run(
+                ctx,
+                size,
+                fig3_stream(&id, in_network, size, &node0, node, None),
+                &mut report,
+            )?;
+            let share = 100.0 * r.dram_gbps / peak_gbps(&hbm, &[node]);
+            out.push(cmp(
+                "Fig. 3a",
+                format!("requests wait in the network: HBM2 bandwidth, buffer on node {node}"),
+                "% of node peak",
+                None,
+                share,
+                Expect::None,
+            ));
+            out.push(cmp(
+                "Fig. 3b",
+                format!("requests wait in the network: REQ queueing, buffer on node {node}"),
+                "cycles",
+                None,
+                r.vnets[0].avg_queueing_cycles,
+                Expect::None,
+            ));
+            held.push(share);
+        }
+        out.push(cmp(
+            "Fig. 3a",
+            "requests wait in the network: bandwidth node 1 / node 0 buffer",
+            "×",
+            Some(36.0 / 72.69),
+            held[1] / held[0],
+            Expect::None,
         ));
 
         // Fig. 4/5: DDR4 variant, 64 threads, Configurations 1-3.
@@ -561,21 +658,23 @@ impl Study for Zaourar {
                     ctx,
                     size,
                     Run {
-                        id: &id,
-                        config: Config {
-                            preset: "neoverse-v1-mesh-ddr4",
-                            numa,
-                            cache_groups: groups,
-                            l0: None,
-                        },
-                        workload: kind,
-                        params: params.clone(),
-                        cores: cores64.clone(),
-                        membind: None,
                         first_touch_by: ftb,
                         phase_instructions: PHASE_INSTRUCTIONS,
-                        copy: None,
-                        mshrs: None,
+                        ..Run::new(
+                            &id,
+                            Config {
+                                preset: "neoverse-v1-mesh-ddr4",
+                                numa,
+                                cache_groups: groups,
+                                l0: None,
+                                // Unbounded router buffers: see FIG45_CREDITS.
+                                credits: FIG45_CREDITS,
+                                wait_in_network: false,
+                            },
+                            kind,
+                            params.clone(),
+                            cores64.clone(),
+                        )
                     },
                     &mut report,
                 )?;
@@ -676,31 +775,24 @@ impl Study for Zaourar {
                     ctx,
                     size,
                     Run {
-                        id: &id,
-                        config: Config {
-                            preset: "neoverse-v1-mesh",
-                            numa: true,
-                            cache_groups: true,
-                            l0: None,
-                        },
-                        workload: "page-copy (built by repro zaourar)",
-                        params: table(&[
-                            ("pages", toml::Value::Integer(pages as i64)),
-                            ("page_bytes", toml::Value::Integer(COPY_PAGE_BYTES as i64)),
-                            ("from_node", toml::Value::Integer(from_node as i64)),
-                            ("to_node", toml::Value::Integer(0)),
-                            ("access_bytes", toml::Value::Integer(access_bytes as i64)),
-                        ]),
-                        cores: vec![node0[0]],
-                        membind: None,
-                        first_touch_by: None,
-                        phase_instructions: 0,
                         copy: Some(PageCopy {
                             pages,
                             from_node,
                             access_bytes,
                         }),
-                        mshrs: None,
+                        ..Run::new(
+                            &id,
+                            HBM_NUMA,
+                            "page-copy (built by repro zaourar)",
+                            table(&[
+                                ("pages", toml::Value::Integer(pages as i64)),
+                                ("page_bytes", toml::Value::Integer(COPY_PAGE_BYTES as i64)),
+                                ("from_node", toml::Value::Integer(from_node as i64)),
+                                ("to_node", toml::Value::Integer(0)),
+                                ("access_bytes", toml::Value::Integer(access_bytes as i64)),
+                            ]),
+                            vec![node0[0]],
+                        )
                     },
                     &mut report,
                 )?;

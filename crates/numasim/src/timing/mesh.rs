@@ -20,10 +20,34 @@
 //! has one `shared_link`, the paper's L0), so one VNET's queue never delays another's (tested).
 //! Backpressure from a destination: [`MeshFabric::send_held`] sends a packet its sender had to
 //! hold (the destination's trackers were all busy: `mesh_sim`'s home-node and controller
-//! trackers), the hold counted as queueing at the injecting router. What is not modelled:
-//! credit-based flow control on the routers' input buffers (a full buffer does not stall the
-//! upstream router; queueing shows as waits on the lanes instead), adaptive routing, and the
-//! router's internal crossbar (only links are contended).
+//! trackers), the hold counted as queueing at the injecting router.
+//!
+//! Router buffers (`router_vcs_per_vnet` > 0): every router input port, and the injection port
+//! from its devices, has that many virtual channels per VNET, each holding one packet, with
+//! credit-based flow control as in gem5's Garnet (the paper's NoC model). A packet holds a VC
+//! of each router on its path from when the upstream router sends its head (at the first
+//! router: its injection) until its tail leaves, plus the time its credit takes back over the
+//! link it came in on; a router may not send a packet on before a VC of the next router is
+//! free for that whole hold. So a full buffer stalls the upstream router, which holds its own
+//! VCs meanwhile, and the stall spreads back to the injecting device; every wait counts as
+//! the packet's queueing (latency minus the unloaded closed form above). Why holds on
+//! timelines and not an event-driven router: packets are placed when their transaction is
+//! booked, out of time order, so each VC is a [`Timeline`] of holds (a later-presented packet
+//! can use a gap before an earlier-presented one's hold, as lanes do), and a hold's length —
+//! which depends on every later hop — is found by placing the packet hop by hop without
+//! booking and backing up one router whenever the next router's VCs are all held at some point
+//! of the hold: the upstream departure is then bounded below by the earliest time a VC there
+//! frees (no earlier departure can fit, since a later claim never departs earlier). Once every
+//! hop fits, the lanes and VCs are booked, so no VC ever holds two packets (checked in every
+//! debug run) and a lane still never exceeds one flit per cycle. Destinations take packets as
+//! they arrive (devices' input queues are not bounded here: a request without a tracker waits
+//! at its source, as above), unless sent with [`MeshFabric::send_accepted`] (the mesh's
+//! `tracker_wait_in_network`), which holds it in the destination router's buffer until its
+//! device takes it. Unloaded, a packet's time is the closed form above; a stream of
+//! packets over one hop with `V` VCs leaves in groups of `V` one credit round trip
+//! (`2·link + router + f − 1` cycles) apart (tested). Not modelled: adaptive routing, the
+//! router's internal crossbar (only links are contended), and flit-level wormhole buffering
+//! (a VC takes a whole packet).
 
 use super::dram::ps;
 use super::timeline::Timeline;
@@ -56,6 +80,31 @@ const EAST: usize = 0;
 const WEST: usize = 1;
 const NORTH: usize = 2;
 const SOUTH: usize = 3;
+
+/// Input ports of a router: the four link directions a packet can arrive travelling in
+/// (a packet moving east arrives on the west side; the port is named by its travel), and
+/// the injection port from the router's own devices.
+const PORTS: usize = 5;
+const LOCAL: usize = 4;
+
+/// One router of a packet's path while it is placed under credit flow control.
+#[derive(Debug, Clone, Copy, Default)]
+struct Stage {
+    router: usize,
+    /// Input port the packet holds a VC of.
+    port: usize,
+    /// Output direction and its link latency (unused at the destination).
+    dir: usize,
+    link_ps: u64,
+    /// When the upstream router (or the injecting device) took the VC: the head's departure
+    /// from the previous router (or the injection).
+    claim: u64,
+    /// Lower bound on the head's departure, from a downstream VC that was full.
+    lower: u64,
+    depart: u64,
+    lane: usize,
+    vc: usize,
+}
 
 /// Per-VNET packet counters.
 #[derive(Debug, Clone, Default)]
@@ -91,6 +140,12 @@ pub struct MeshFabric {
     pub inter_node: Vec<u64>,
     /// No packet is sent before this: timelines drop what ends by it.
     pub horizon_ps: u64,
+    /// Virtual channels per VNET per input port (0: unbounded buffers, no credits).
+    vcs: usize,
+    /// `[((router · PORTS + port) · 4 + vnet) · vcs + vc]`: each VC's holds.
+    vc_timelines: Vec<Timeline>,
+    /// Scratch path of the packet being placed (reused: no allocation per packet).
+    stages: Vec<Stage>,
 }
 
 impl MeshFabric {
@@ -124,6 +179,9 @@ impl MeshFabric {
             }),
             inter_node: vec![0; m.quadrants() * m.quadrants()],
             horizon_ps: 0,
+            vcs: m.router_vcs_per_vnet as usize,
+            vc_timelines: vec![Timeline::new(); routers * PORTS * 4 * m.router_vcs_per_vnet as usize],
+            stages: Vec::with_capacity(max_hops + 1),
         }
     }
 
@@ -154,6 +212,9 @@ impl MeshFabric {
     /// latency, as the lane waits do.
     pub fn send_held(&mut self, vnet: Vnet, from: usize, to: usize, bytes: u32, ready: u64, inject: u64) -> u64 {
         let t = inject.max(ready);
+        if self.vcs > 0 {
+            return self.send_credited(vnet, (from, to), bytes, (ready, t), &mut |head| head);
+        }
         let flits = self.flits(bytes);
         let service = flits * self.cycle_ps;
         let group = if self.groups == 1 { 0 } else { vnet as usize };
@@ -209,6 +270,178 @@ impl MeshFabric {
         let (qa, qb) = (self.quadrant_of_router(from), self.quadrant_of_router(to));
         self.inter_node[qa * self.quadrants + qb] += 1;
         now
+    }
+
+    /// [`Self::send_held`] under credit flow control (see the module docs): the packet holds
+    /// one VC of its VNET at every router it passes, from when the upstream router sends its
+    /// head (the injection, at the first router) until its tail leaves plus the credit's way
+    /// back over the link it came in on; it may not leave a router before a VC of the next
+    /// router is free for that whole hold. Placed hop by hop on the timelines without booking,
+    /// backing up one router whenever a downstream VC is full (its departure is then bounded
+    /// below by when that VC frees), and booked once every hop fits.
+    ///
+    /// `(ready, t)`: ready at, injected from (as [`Self::send_held`]). `accept` gives, for a head ready to leave the destination router into its device at
+    /// `head`, when the device takes it (`≥ head`, never earlier for a later `head`); until
+    /// then the packet holds its VC there.
+    fn send_credited(
+        &mut self,
+        vnet: Vnet,
+        (from, to): (usize, usize),
+        bytes: u32,
+        (ready, t): (u64, u64),
+        accept: &mut dyn FnMut(u64) -> u64,
+    ) -> u64 {
+        let flits = self.flits(bytes);
+        let service = flits * self.cycle_ps;
+        let tail = (flits - 1) * self.cycle_ps;
+        let group = if self.groups == 1 { 0 } else { vnet as usize };
+        // The XY path.
+        let mut stages = std::mem::take(&mut self.stages);
+        stages.clear();
+        let (tx, ty) = (to as u32 % self.cols, to as u32 / self.cols);
+        let (mut x, mut y) = (from as u32 % self.cols, from as u32 / self.cols);
+        let mut port = LOCAL;
+        loop {
+            let here = (y * self.cols + x) as usize;
+            if (x, y) == (tx, ty) {
+                stages.push(Stage {
+                    router: here,
+                    port,
+                    ..Stage::default()
+                });
+                break;
+            }
+            let (dir, nx, ny) = if x < tx {
+                (EAST, x + 1, y)
+            } else if x > tx {
+                (WEST, x - 1, y)
+            } else if y < ty {
+                (NORTH, x, y + 1)
+            } else {
+                (SOUTH, x, y - 1)
+            };
+            let next = (ny * self.cols + nx) as usize;
+            let link_ps = if self.quadrant[here] == self.quadrant[next] {
+                self.link_ps
+            } else {
+                self.inter_quadrant_ps
+            };
+            stages.push(Stage {
+                router: here,
+                port,
+                dir,
+                link_ps,
+                ..Stage::default()
+            });
+            port = dir;
+            (x, y) = (nx, ny);
+        }
+        let n = stages.len() - 1;
+        stages[0].claim = t;
+        let mut i = 0;
+        loop {
+            let st = stages[i];
+            let arrive = if i == 0 {
+                st.claim
+            } else {
+                st.claim + stages[i - 1].link_ps
+            };
+            let want = (arrive + self.router_ps).max(st.lower);
+            let (depart, lane) = if i < n {
+                let base = ((st.router * 4 + st.dir) * self.groups + group) * self.lanes;
+                let mut best = (u64::MAX, 0);
+                for lane in 0..self.lanes {
+                    let s = self.timelines[base + lane].peek_free(want, service);
+                    if s < best.0 {
+                        best = (s, lane);
+                    }
+                }
+                best
+            } else {
+                (accept(want), 0)
+            };
+            // The credit goes back over the link the packet came in on (none at injection).
+            let credit = if i == 0 { 0 } else { stages[i - 1].link_ps };
+            let end = depart + tail + credit;
+            let base = ((st.router * PORTS + st.port) * 4 + vnet as usize) * self.vcs;
+            // A VC with nothing booked from the claim on first (it keeps the others' gaps for
+            // packets presented later but placed earlier), then any VC free for the hold.
+            let mut free = (0..self.vcs).find(|&vc| self.vc_timelines[base + vc].idle_from(st.claim));
+            let mut retry = u64::MAX;
+            for vc in (0..self.vcs).take_while(|_| free.is_none()) {
+                let f = self.vc_timelines[base + vc].free_from(st.claim, end);
+                if f == st.claim {
+                    free = Some(vc);
+                    break;
+                }
+                retry = retry.min(f);
+            }
+            match free {
+                Some(vc) => {
+                    stages[i].depart = depart;
+                    stages[i].lane = lane;
+                    stages[i].vc = vc;
+                    if i == n {
+                        break;
+                    }
+                    stages[i + 1].claim = depart;
+                    i += 1;
+                }
+                // Every VC here is held at some point of the hold: no claim before `retry`
+                // can fit (a later claim never departs earlier), so the injection, or the
+                // upstream router's departure, waits until then.
+                None if i == 0 => stages[0].claim = retry,
+                None => {
+                    stages[i - 1].lower = stages[i - 1].lower.max(retry);
+                    i -= 1;
+                }
+            }
+        }
+        for (i, st) in stages.iter().enumerate() {
+            if i < n {
+                let k = ((st.router * 4 + st.dir) * self.groups + group) * self.lanes + st.lane;
+                debug_assert_eq!(self.timelines[k].peek_free(st.depart, service), st.depart);
+                self.timelines[k].insert(st.depart, service, self.horizon_ps);
+                self.busy_ps[k] += service;
+            }
+            let credit = if i == 0 { 0 } else { stages[i - 1].link_ps };
+            let k = ((st.router * PORTS + st.port) * 4 + vnet as usize) * self.vcs + st.vc;
+            // A VC holds one packet at a time (checked in every test run).
+            debug_assert_eq!(
+                self.vc_timelines[k].free_from(st.claim, st.depart + tail + credit),
+                st.claim
+            );
+            self.vc_timelines[k].insert(st.claim, st.depart + tail + credit - st.claim, self.horizon_ps);
+        }
+        let done = stages[n].depart + tail;
+        self.stages = stages;
+        let unloaded = self.unloaded_ps(from, to, bytes);
+        let c = &mut self.vnets[vnet as usize];
+        c.packets += 1;
+        if n < c.hops.len() {
+            c.hops[n] += 1;
+        }
+        c.latency_ps += done - ready;
+        c.wait_ps += done - ready - unloaded;
+        let (qa, qb) = (self.quadrant_of_router(from), self.quadrant_of_router(to));
+        self.inter_node[qa * self.quadrants + qb] += 1;
+        done
+    }
+
+    /// Sends a `bytes` packet ready at `t` whose destination device takes it only when `accept`
+    /// says (see [`Self::send_credited`]): it waits in the destination router's buffer, holding
+    /// a VC there and, as that buffer fills, upstream ones. Needs router buffers.
+    pub fn send_accepted(
+        &mut self,
+        vnet: Vnet,
+        from: usize,
+        to: usize,
+        bytes: u32,
+        t: u64,
+        accept: &mut dyn FnMut(u64) -> u64,
+    ) -> u64 {
+        assert!(self.vcs > 0, "send_accepted needs router buffers");
+        self.send_credited(vnet, (from, to), bytes, (t, t), accept)
     }
 
     /// Unloaded latency of a `bytes` packet from `from` to `to`, ps (the closed form above).
@@ -360,9 +593,105 @@ mod tests {
         assert!(last2 - 10_000_000 < (last1 - 10_000_000) * 6 / 10, "{last1} {last2}");
     }
 
+    /// A line of `routers` routers in one quadrant, 1-cycle routers and links, `vcs` VCs.
+    fn line(routers: u32, vcs: u32) -> Mesh {
+        let mut m = mesh("neoverse-v1-mesh-2q");
+        m.cols = routers;
+        m.rows = 1;
+        m.quadrant_cols = 1;
+        m.quadrant_rows = 1;
+        m.router_vcs_per_vnet = vcs;
+        m
+    }
+
+    #[test]
+    fn a_full_buffer_holds_the_next_packet_until_its_credit_returns() {
+        // Two routers, router R = link L = 1 cycle. A packet holds a VC of the second router
+        // from when the first sends its head until its tail leaves (R after its head arrives)
+        // and the credit is back over the link: 2L + R + (f − 1) cycles. With V VCs, packets
+        // all ready at t leave in groups of V, one such hold apart, each group's packets one
+        // link slot (f cycles) apart:
+        //   done_k = t + 2R + L + (f − 1) + ⌊k / V⌋ · (2L + R + f − 1) + (k mod V) · f.
+        for (vcs, bytes) in [(1u32, 8u32), (2, 8), (1, 72), (3, 8)] {
+            let m = line(2, vcs);
+            let mut f = MeshFabric::new(&m);
+            let c = f.cycle_ps;
+            let fl = f.flits(bytes);
+            let t = 10 * c;
+            for k in 0..12u64 {
+                let want = t + (3 + fl - 1) * c + k / u64::from(vcs) * (3 + fl - 1) * c + k % u64::from(vcs) * fl * c;
+                assert_eq!(
+                    f.send(Vnet::Req, 0, 1, bytes, t),
+                    want,
+                    "{vcs} VCs, {bytes} B, packet {k}"
+                );
+            }
+            // Unbounded buffers: only the link (one flit per cycle) spaces them.
+            let mut g = MeshFabric::new(&line(2, 0));
+            for k in 0..12u64 {
+                assert_eq!(g.send(Vnet::Req, 0, 1, bytes, t), t + (3 + fl - 1) * c + k * fl * c);
+            }
+        }
+    }
+
+    #[test]
+    fn back_pressure_blocks_a_packet_behind_one_waiting_for_a_busy_link() {
+        // Three routers in a line, one VC. Router 1's link east is busy for 40 cycles
+        // (packets injected at router 1); a packet 0 -> 2 waits in router 1's VC for it, so a
+        // packet 0 -> 1 sent just after cannot enter router 1 until that VC frees, though it
+        // never uses the busy link.
+        let m = line(3, 1);
+        let mut f = MeshFabric::new(&m);
+        let c = f.cycle_ps;
+        for _ in 0..40 {
+            f.send(Vnet::Dat, 1, 2, 8, 0);
+        }
+        let through = f.send(Vnet::Dat, 0, 2, 8, 0);
+        assert!(through >= 40 * c, "{through}");
+        let behind = f.send(Vnet::Dat, 0, 1, 8, 0);
+        let unloaded = f.unloaded_ps(0, 1, 8);
+        assert!(behind > 38 * c, "{behind} vs unloaded {unloaded}");
+        // The wait counts as queueing.
+        assert!(f.vnets[Vnet::Dat as usize].wait_ps >= behind - unloaded);
+        // Other VNETs have buffers of their own: a REQ packet 0 -> 1 is not held.
+        assert_eq!(f.send(Vnet::Req, 0, 1, 8, 0), unloaded);
+        // Without credits the 0 -> 1 packet does not wait.
+        let mut g = MeshFabric::new(&line(3, 0));
+        for _ in 0..40 {
+            g.send(Vnet::Dat, 1, 2, 8, 0);
+        }
+        g.send(Vnet::Dat, 0, 2, 8, 0);
+        // (only the link slot the 0 -> 2 packet took first)
+        assert_eq!(g.send(Vnet::Dat, 0, 1, 8, 0), unloaded + c);
+    }
+
+    #[test]
+    fn a_packet_its_device_does_not_take_holds_its_buffer() {
+        // Two routers, one VC: the first packet's device takes it only 100 cycles after its
+        // head could leave; the next packet to router 1 waits for that VC (plus the credit's
+        // way back), one of another VNET does not.
+        let m = line(2, 1);
+        let mut f = MeshFabric::new(&m);
+        let c = f.cycle_ps;
+        let first = f.send_accepted(Vnet::Req, 0, 1, 8, 0, &mut |head| head + 100 * c);
+        assert_eq!(first, f.unloaded_ps(0, 1, 8) + 100 * c);
+        // It left router 1 at `first`; the credit is back at router 0 one link later, and the
+        // next packet then takes the link, the router and its own ejection.
+        let next = f.send(Vnet::Req, 0, 1, 8, 0);
+        assert_eq!(next, first + c + c + c);
+        assert_eq!(f.send(Vnet::Snp, 0, 1, 8, 0), f.unloaded_ps(0, 1, 8));
+    }
+
     #[test]
     fn lanes_are_never_booked_beyond_one_flit_per_cycle() {
-        let m = mesh("neoverse-v1-mesh-2q");
+        for vcs in [0, 1, 4] {
+            flood(vcs);
+        }
+    }
+
+    fn flood(vcs: u32) {
+        let mut m = mesh("neoverse-v1-mesh-2q");
+        m.router_vcs_per_vnet = vcs;
         let mut f = MeshFabric::new(&m);
         // Every router floods every other with data, presented out of time order.
         let mut x = 0x2545_F491_4F6C_DD1Du64;
@@ -378,6 +707,12 @@ mod tests {
         }
         let uses = f.link_use(end);
         let max = uses.iter().map(|u| u.utilisation).fold(0.0, f64::max);
-        assert!(max <= 1.0 && max > 0.5, "max utilisation {max}");
+        if vcs == 1 {
+            // One VC: a lane carries at most one 2-flit packet per credit round trip,
+            // 2L + R + (f − 1) = 4 cycles (more across quadrants).
+            assert!(max <= 0.5 && max > 0.2, "1 VC: max utilisation {max}");
+        } else {
+            assert!(max <= 1.0 && max > 0.5, "{vcs} VCs: max utilisation {max}");
+        }
     }
 }

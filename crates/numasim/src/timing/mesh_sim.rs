@@ -197,6 +197,16 @@ impl Trackers {
     /// that freed latest at or before `want` (so entries freeing later stay free for others),
     /// else the one freeing first. Returns the entry and when the request gets it.
     fn claim(&mut self, dev: usize, want: u64) -> (usize, u64) {
+        let (entry, start) = self.pick(dev, want);
+        self.waits += 1;
+        self.wait_ps += start - want;
+        // Busy until released (a transaction may claim another entry of the same device).
+        self.free_at[entry] = u64::MAX;
+        (entry, start)
+    }
+
+    /// The entry [`Self::claim`] would take for `want`, and when (nothing claimed).
+    fn pick(&self, dev: usize, want: u64) -> (usize, u64) {
         let base = dev * self.per;
         let (mut fit, mut first) = (None::<(usize, u64)>, (base, u64::MAX));
         for (i, &f) in self.free_at[base..base + self.per].iter().enumerate() {
@@ -207,15 +217,10 @@ impl Trackers {
                 first = (base + i, f);
             }
         }
-        let (entry, start) = match fit {
+        match fit {
             Some((e, _)) => (e, want),
             None => (first.0, first.1),
-        };
-        self.waits += 1;
-        self.wait_ps += start - want;
-        // Busy until released (a transaction may claim another entry of the same device).
-        self.free_at[entry] = u64::MAX;
-        (entry, start)
+        }
     }
 
     fn release(&mut self, entry: usize, at: u64) {
@@ -495,6 +500,22 @@ impl MeshSim {
         };
         if !pool.enabled() {
             return (self.fabric.send(vnet, from, to, self.header, t), None);
+        }
+        if self.mesh.tracker_wait_in_network {
+            // The request travels at once and waits in the destination router's buffer until
+            // an entry is free when its tail would be in.
+            let tail = self.fabric.flits(self.header).saturating_sub(1) * self.fabric.cycle_ps;
+            // (The closure's last call is the packet's final placement: its wait for the entry.)
+            let mut held = 0;
+            let at = self.fabric.send_accepted(vnet, from, to, self.header, t, &mut |head| {
+                let start = pool.pick(dev, head + tail).1 - tail;
+                held = start - head;
+                start
+            });
+            let (entry, start) = pool.claim(dev, at);
+            debug_assert_eq!(start, at);
+            pool.wait_ps += held;
+            return (at, Some(entry));
         }
         let unloaded = self.fabric.unloaded_ps(from, to, self.header);
         let (entry, start) = pool.claim(dev, t + unloaded);
@@ -1177,6 +1198,20 @@ mod tests {
         // The presets' trackers (64 per slice and per controller) do not bind on 4 threads.
         let preset = run(64, 64);
         assert_eq!(preset.sim_time_ns, free.sim_time_ns);
+        // Requests waiting in the network (the destination router's buffer) instead of at
+        // the source: the same bound, the wait still REQ queueing, no lane past 100 %.
+        let mut m = base.clone();
+        let mesh = m.mesh.as_mut().unwrap();
+        mesh.controller_trackers = 1;
+        mesh.tracker_wait_in_network = true;
+        let mut p = MeshCoreParams::new((0..4).collect());
+        p.membind = Some(0);
+        let held = MeshSim::new(&m, p).unwrap().run(&mut stream_reads(4, 3000)).unwrap();
+        assert_eq!(held.dram_reads, free.dram_reads);
+        assert!(held.dram_gbps <= 4.0 * 64.0 / 20.0, "{}", held.dram_gbps);
+        assert!(held.vnets[0].avg_queueing_cycles > free.vnets[0].avg_queueing_cycles + 10.0);
+        assert!(held.links.iter().all(|l| l.utilisation <= 1.0));
+        assert!(held.controller_tracker_wait_cycles > 0.0);
     }
 
     #[test]

@@ -100,7 +100,7 @@ impl Timeline {
     /// The earliest start `≥ want` where `[start, start + len)` meets no booking (full-length
     /// gaps only: exact placement, never overlapping).
     pub fn peek_free(&self, want: u64, len: u64) -> u64 {
-        if len == 0 {
+        if len == 0 || self.idle_from(want) {
             return want;
         }
         let mut pos = self.busy.partition_point(|iv| iv.1 <= want);
@@ -158,6 +158,28 @@ impl Timeline {
         }
     }
 
+    /// Whether nothing is booked at or after `t`.
+    #[inline]
+    pub fn idle_from(&self, t: u64) -> bool {
+        self.busy.back().is_none_or(|last| last.1 <= t)
+    }
+
+    /// The earliest `x ≥ from` such that `[x, to)` meets no booking: the end of the last
+    /// booking overlapping `[from, to)`, or `from` when none does (a hold that must last until
+    /// `to` cannot start before it).
+    pub fn free_from(&self, from: u64, to: u64) -> u64 {
+        if self.idle_from(from) {
+            return from;
+        }
+        let mut pos = self.busy.partition_point(|iv| iv.1 <= from);
+        let mut x = from;
+        while pos < self.busy.len() && self.busy[pos].0 < to {
+            x = x.max(self.busy[pos].1);
+            pos += 1;
+        }
+        x
+    }
+
     /// Busy time held in `[from, to)` (for tests).
     pub fn busy_in(&self, from: u64, to: u64) -> u64 {
         self.busy
@@ -176,6 +198,19 @@ impl Timeline {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn free_from_is_the_end_of_the_last_booking_overlapping_the_hold() {
+        let mut t = Timeline::new();
+        t.insert(10, 5, 0); // [10, 15)
+        t.insert(20, 5, 0); // [20, 25)
+        assert_eq!(t.free_from(0, 10), 0); // ends where the first starts
+        assert_eq!(t.free_from(0, 11), 15);
+        assert_eq!(t.free_from(12, 30), 25);
+        assert_eq!(t.free_from(15, 20), 15); // the gap between them
+        assert_eq!(t.free_from(25, 100), 25);
+        assert!(t.idle_from(25) && !t.idle_from(24));
+    }
 
     #[test]
     fn in_order_requests_are_served_fifo() {

@@ -81,7 +81,7 @@ fn ocean_contig_is_slower_under_round_robin() {
 /// paper's 512² (+13.2 %), not at the quick 128² (−6.1 %, −20.2 % before the exact-gap booking: too short for first touch's late
 /// concentration to matter). See REPRODUCTION.md.
 #[test]
-#[ignore = "not reproduced at the quick size: GE round-robin -6.1 % (full size +13.2 %)"]
+#[ignore = "not reproduced at the quick size: GE round-robin -6.1 % (full size +16.8 %)"]
 fn ge_round_robin_beats_first_touch_with_infinite_buffers() {
     assert!(value("GE: round-robin speedup over first-touch, infinite") > 0.0);
 }

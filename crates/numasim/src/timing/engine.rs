@@ -1216,16 +1216,21 @@ mod tests {
 
     /// Threads alternate between the two sockets of `two-socket` (2.8 GHz); base CPI 2.8, so
     /// one non-memory instruction takes exactly 1000 ps.
-    fn sim(threads: usize) -> TimingSim {
-        let m = Machine::load("two-socket").unwrap();
+    /// First-touch placement over every memory node of `m`, nearest first.
+    fn first_touch(m: &Machine) -> Placement {
         let nearest = (0..m.sockets.len())
             .map(|s| m.nearest_memory_order(s).to_vec())
             .collect();
-        let placement = Placement::new(
+        Placement::new(
             PlacementPolicy::FirstTouch,
             vec![Capacity::Pages(1 << 20); m.memory_nodes.len()],
             nearest,
-        );
+        )
+    }
+
+    fn sim(threads: usize) -> TimingSim {
+        let m = Machine::load("two-socket").unwrap();
+        let placement = first_touch(&m);
         let cfg = TimingConfig {
             spec: TimingSpec {
                 base_cpi: 2.8,
@@ -1298,14 +1303,7 @@ mod tests {
     fn a_store_invalidates_a_proxy_copy_through_the_directory() {
         let run = |store_again: bool| {
             let m = Machine::load("talbot64").unwrap();
-            let nearest = (0..m.sockets.len())
-                .map(|s| m.nearest_memory_order(s).to_vec())
-                .collect();
-            let placement = Placement::new(
-                PlacementPolicy::FirstTouch,
-                vec![Capacity::Pages(1 << 20); m.memory_nodes.len()],
-                nearest,
-            );
+            let placement = first_touch(&m);
             let cfg = TimingConfig {
                 spec: TimingSpec {
                     base_cpi: 1.0,

@@ -81,6 +81,21 @@ const WEST: usize = 1;
 const NORTH: usize = 2;
 const SOUTH: usize = 3;
 
+/// One hop of XY routing from (x, y) towards (tx, ty): X first, then Y (dimension order,
+/// deadlock-free). Returns the output direction and the next router's coordinates.
+#[inline(always)]
+fn xy_step(x: u32, y: u32, tx: u32, ty: u32) -> (usize, u32, u32) {
+    if x < tx {
+        (EAST, x + 1, y)
+    } else if x > tx {
+        (WEST, x - 1, y)
+    } else if y < ty {
+        (NORTH, x, y + 1)
+    } else {
+        (SOUTH, x, y - 1)
+    }
+}
+
 /// Input ports of a router: the four link directions a packet can arrive travelling in
 /// (a packet moving east arrives on the west side; the port is named by its travel), and
 /// the injection port from the router's own devices.
@@ -225,16 +240,7 @@ impl MeshFabric {
         let mut hops = 0usize;
         while (x, y) != (tx, ty) {
             now += self.router_ps;
-            // X first, then Y (deadlock-free dimension order).
-            let (dir, nx, ny) = if x < tx {
-                (EAST, x + 1, y)
-            } else if x > tx {
-                (WEST, x - 1, y)
-            } else if y < ty {
-                (NORTH, x, y + 1)
-            } else {
-                (SOUTH, x, y - 1)
-            };
+            let (dir, nx, ny) = xy_step(x, y, tx, ty);
             let here = (y * self.cols + x) as usize;
             let next = (ny * self.cols + nx) as usize;
             let base = ((here * 4 + dir) * self.groups + group) * self.lanes;
@@ -311,15 +317,7 @@ impl MeshFabric {
                 });
                 break;
             }
-            let (dir, nx, ny) = if x < tx {
-                (EAST, x + 1, y)
-            } else if x > tx {
-                (WEST, x - 1, y)
-            } else if y < ty {
-                (NORTH, x, y + 1)
-            } else {
-                (SOUTH, x, y - 1)
-            };
+            let (dir, nx, ny) = xy_step(x, y, tx, ty);
             let next = (ny * self.cols + nx) as usize;
             let link_ps = if self.quadrant[here] == self.quadrant[next] {
                 self.link_ps

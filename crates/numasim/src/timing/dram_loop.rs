@@ -75,7 +75,7 @@ pub fn closed_loop(
         s.end_ps = s.end_ps.max(r.done_ps);
     }
     // Posted writes still queued: drained from the last presentation on.
-    let last = outstanding.iter().map(|r| r.0).min().unwrap_or(0);
+    let last = outstanding.peek().map_or(0, |r| r.0);
     if m.queued_writes() > 0 {
         s.end_ps = s.end_ps.max(m.drain_all_writes(last));
     }

@@ -198,16 +198,10 @@ impl StudyContext {
             std::fs::write(&config, toml).map_err(io_err(&config))?;
             configs.push(config);
         }
-        let jobs = self.options.jobs.clamp(1, batch.len().max(1));
-        let threads_per_run = (numasim::experiment::config::available_cores() / jobs).max(1);
+        let threads_per_run = (numasim::experiment::config::available_cores() / self.jobs_for(batch.len())).max(1);
         let ids: Vec<&str> = batch.iter().map(|(id, _)| id.as_str()).collect();
-        (self.progress)(&if jobs > 1 {
-            format!("running {} ({jobs} at once)", ids.join(", "))
-        } else {
-            format!("running {}", ids.join(", "))
-        });
-        let out = &self.options.out;
-        let run_one = |i: usize| -> Result<(PathBuf, serde_json::Value), ReproError> {
+        let out = self.options.out.clone();
+        let slots = self.run_batch(&ids, |i| -> Result<(PathBuf, serde_json::Value), ReproError> {
             let (id, config) = (ids[i], &configs[i]);
             let fail = |message: String| ReproError::Run {
                 id: id.into(),
@@ -225,13 +219,41 @@ impl StudyContext {
                 message: e.to_string(),
             })?;
             Ok((dir, value))
-        };
-        let mut slots: Vec<Option<Result<(PathBuf, serde_json::Value), ReproError>>> =
-            (0..batch.len()).map(|_| None).collect();
+        });
+        let mut results = Vec::with_capacity(batch.len());
+        for slot in slots {
+            let (dir, value) = slot?;
+            self.runs.push(dir);
+            results.push(value);
+        }
+        Ok(results)
+    }
+
+    /// How many runs of a batch of `len` go at once.
+    fn jobs_for(&self, len: usize) -> usize {
+        self.options.jobs.clamp(1, len.max(1))
+    }
+
+    /// Runs `run_one(i)` for every index of `ids` (independent runs), `options.jobs` at a
+    /// time, reporting each as it ends; results come back in the order of `ids`, whatever
+    /// finished first. Studies whose runs do not go through `numasim run` (the mesh runs of
+    /// `repro zaourar`) use it directly.
+    pub fn run_batch<T: Send>(
+        &mut self,
+        ids: &[&str],
+        run_one: impl Fn(usize) -> Result<T, ReproError> + Sync,
+    ) -> Vec<Result<T, ReproError>> {
+        let jobs = self.jobs_for(ids.len());
+        (self.progress)(&if jobs > 1 {
+            format!("running {} ({jobs} at once)", ids.join(", "))
+        } else {
+            format!("running {}", ids.join(", "))
+        });
+        let mut slots: Vec<Option<Result<T, ReproError>>> = (0..ids.len()).map(|_| None).collect();
         if jobs == 1 {
             for (i, slot) in slots.iter_mut().enumerate() {
                 *slot = Some(run_one(i));
-                if batch.len() > 1 {
+                if ids.len() > 1 {
                     (self.progress)(&format!("  finished {} ({}/{})", ids[i], i + 1, ids.len()));
                 }
             }
@@ -258,13 +280,10 @@ impl StudyContext {
                 }
             });
         }
-        let mut results = Vec::with_capacity(batch.len());
-        for slot in slots {
-            let (dir, value) = slot.expect("every index of the batch was run")?;
-            self.runs.push(dir);
-            results.push(value);
-        }
-        Ok(results)
+        slots
+            .into_iter()
+            .map(|s| s.expect("every index of the batch was run"))
+            .collect()
     }
 }
 
@@ -469,5 +488,41 @@ mod tests {
         assert_eq!(one, several);
         // Different experiments, so the order was really kept.
         assert_ne!(one.1[0], one.1[2]);
+    }
+
+    /// `run_batch` returns every run's result at its own index, failures included, and
+    /// reports a start and each end, with one job or several.
+    #[test]
+    fn run_batch_keeps_the_order_and_every_failure() {
+        for jobs in [1, 2, 4] {
+            let dir = tempfile::tempdir().unwrap();
+            let options = StudyOptions {
+                quick: true,
+                out: dir.path().to_path_buf(),
+                jobs,
+            };
+            let heard = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+            let h = heard.clone();
+            let mut ctx = StudyContext::new(options, Box::new(move |m| h.lock().unwrap().push(m.to_string()))).unwrap();
+            let ids = ["a", "b", "c", "d", "e"];
+            let out = ctx.run_batch(&ids, |i| {
+                // Later indices finish first when several run at once.
+                std::thread::sleep(std::time::Duration::from_millis(5 * (5 - i as u64)));
+                if i == 3 {
+                    Err(ReproError::Results {
+                        id: ids[i].into(),
+                        message: "boom".into(),
+                    })
+                } else {
+                    Ok(i * 10)
+                }
+            });
+            let got: Vec<Option<usize>> = out.iter().map(|r| r.as_ref().ok().copied()).collect();
+            assert_eq!(got, [Some(0), Some(10), Some(20), None, Some(40)], "jobs {jobs}");
+            assert!(out[3].as_ref().err().unwrap().to_string().contains("boom"));
+            let heard = heard.lock().unwrap();
+            assert_eq!(heard.len(), 1 + ids.len(), "jobs {jobs}: {heard:?}");
+            assert!(heard[0].starts_with("running a, b, c, d, e"), "{heard:?}");
+        }
     }
 }

@@ -54,6 +54,26 @@ fn bench(c: &mut Criterion) {
         grp.bench_function(format!("{kind}_defaults"), |b| b.iter(|| drain(&mut make())));
     }
     grp.finish();
+    // Building a graph (Kronecker edges, permutation, CSR) on 1 and 2 threads: the same graph
+    // either way (tested), so this is the build's parallel speedup.
+    let mut grp = c.benchmark_group("graph_build");
+    grp.sample_size(10);
+    for threads in [1, 2] {
+        grp.bench_function(format!("kron20_deg16_{threads}threads"), |b| {
+            b.iter(|| {
+                numasim_workload::parallel::with_build_threads(threads, || {
+                    numasim_workload::graph::Graph::generate(
+                        numasim_workload::graph::GraphKind::Kronecker,
+                        20,
+                        16,
+                        false,
+                        1,
+                    )
+                })
+            })
+        });
+    }
+    grp.finish();
 }
 
 criterion_group!(benches, bench);

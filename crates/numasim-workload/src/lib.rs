@@ -14,6 +14,7 @@ pub mod lbm;
 pub mod npb;
 pub mod oltp;
 pub mod omp;
+pub mod parallel;
 pub mod params;
 pub mod registry;
 pub mod rng;
@@ -23,4 +24,4 @@ pub mod synthetic;
 pub mod thread_emit;
 pub mod vspace;
 
-pub use registry::{build, list, GeneratorInfo, ParamDoc, WorkloadError};
+pub use registry::{build, build_with_threads, list, GeneratorInfo, ParamDoc, WorkloadError};

@@ -98,6 +98,17 @@ pub fn build(kind: &str, params: toml::Table, seed: u64) -> Result<Box<dyn Acces
     })
 }
 
+/// [`build`] with up to `threads` threads for building the workload's data before its first
+/// access (graphs: see [`crate::parallel`]); the accesses are the same for every `threads`.
+pub fn build_with_threads(
+    kind: &str,
+    params: toml::Table,
+    seed: u64,
+    threads: usize,
+) -> Result<Box<dyn AccessSource>, WorkloadError> {
+    crate::parallel::with_build_threads(threads, || build(kind, params, seed))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

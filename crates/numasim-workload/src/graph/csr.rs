@@ -7,7 +7,7 @@
 //! out-neighbourhoods are the same arrays.
 
 use super::generate;
-use crate::rng::stream;
+use crate::rng::{from_state, stream_state};
 use crate::vspace::AddressSpace;
 use serde::{Deserialize, Serialize};
 
@@ -43,10 +43,13 @@ impl Graph {
     pub fn generate(kind: GraphKind, scale: u32, degree: u32, weighted: bool, seed: u64) -> Graph {
         let n = 1usize << scale;
         let edges = (n as u64) * degree as u64;
-        let mut rng = stream(seed, 0x6752_6170_6800);
-        let list = match kind {
-            GraphKind::Kronecker => generate::kronecker(scale, edges, &mut rng),
-            GraphKind::Uniform => generate::uniform(scale, edges, &mut rng),
+        let state = stream_state(seed, 0x6752_6170_6800);
+        let (list, mut rng) = match kind {
+            GraphKind::Kronecker => generate::kronecker(scale, edges, state),
+            GraphKind::Uniform => {
+                let mut rng = from_state(state);
+                (generate::uniform(scale, edges, &mut rng), rng)
+            }
         };
         let w = if weighted {
             generate::weights(list.len(), &mut rng)
@@ -57,50 +60,49 @@ impl Graph {
     }
 
     /// Builds the undirected CSR of an edge list (weights optional, one per edge).
+    ///
+    /// Up to [`crate::parallel::build_threads`] threads, each owning a range of vertices:
+    /// every thread reads the whole edge list and writes only its own vertices' degrees and
+    /// neighbourhood entries, in edge order, so every neighbourhood is the same as one thread
+    /// builds it (no atomics, nothing depends on the thread count).
     pub fn from_edges(n: usize, edges: &[(u32, u32)], weights: Option<&[u32]>) -> Graph {
-        let mut deg = vec![0u64; n + 1];
-        for &(u, v) in edges {
-            if u != v {
-                deg[u as usize] += 1;
-                deg[v as usize] += 1;
+        let parts = crate::parallel::parts_for(n.min(edges.len()), MIN_PER_PART);
+        let ranges = crate::parallel::split(n, parts);
+        let mut deg = vec![0u64; n];
+        for_each_range(&ranges, &mut deg, |r, mine| {
+            for &(u, v) in edges {
+                if u != v {
+                    for w in [u as usize, v as usize] {
+                        if let Some(d) = mine.get_mut(w.wrapping_sub(r.start)) {
+                            *d += 1;
+                        }
+                    }
+                }
             }
-        }
+        });
         let mut start = vec![0u64; n + 1];
         for u in 0..n {
             start[u + 1] = start[u] + deg[u];
         }
-        let m = start[n] as usize;
+        drop(deg);
         // Neighbourhoods are sorted and deduplicated in place, then compacted in place, so the
         // peak is the edge list plus one array of entries (a scale-24 graph: 2 × 2.1 GB
         // unweighted). A weighted entry is `(v << 32) | w`: sorting it sorts by neighbour, then
         // weight, and the first of equal neighbours keeps the smallest weight, as sorting
         // `(v, w)` pairs does.
-        let mut fill = start.clone();
         let (neigh, wout, offsets) = match weights {
             None => {
-                let mut entries = vec![0u32; m];
-                for &(u, v) in edges {
-                    if u != v {
-                        entries[fill[u as usize] as usize] = v;
-                        fill[u as usize] += 1;
-                        entries[fill[v as usize] as usize] = u;
-                        fill[v as usize] += 1;
-                    }
-                }
-                let offsets = sort_dedup_compact(&mut entries, &start, |e| e as u64);
+                let (entries, offsets) = fill_sort_compact(edges, &start, &ranges, |_, other| other, |e: u32| e as u64);
                 (entries, Vec::new(), offsets)
             }
             Some(w) => {
-                let mut entries = vec![0u64; m];
-                for (i, &(u, v)) in edges.iter().enumerate() {
-                    if u != v {
-                        entries[fill[u as usize] as usize] = (v as u64) << 32 | w[i] as u64;
-                        fill[u as usize] += 1;
-                        entries[fill[v as usize] as usize] = (u as u64) << 32 | w[i] as u64;
-                        fill[v as usize] += 1;
-                    }
-                }
-                let offsets = sort_dedup_compact(&mut entries, &start, |e| e >> 32);
+                let (entries, offsets) = fill_sort_compact(
+                    edges,
+                    &start,
+                    &ranges,
+                    |i, other| (other as u64) << 32 | w[i] as u64,
+                    |e: u64| e >> 32,
+                );
                 let neigh = entries.iter().map(|&e| (e >> 32) as u32).collect();
                 let wout = entries.iter().map(|&e| e as u32).collect();
                 (neigh, wout, offsets)
@@ -150,30 +152,112 @@ impl Graph {
     }
 }
 
-/// Sorts each neighbourhood `entries[start[u]..start[u + 1]]`, keeps the first entry of each
-/// neighbour (`neighbour(entry)`), moves the kept entries down to close the gaps and truncates;
-/// returns the CSR offsets of what is kept.
-fn sort_dedup_compact<T: Copy + Ord>(entries: &mut Vec<T>, start: &[u64], neighbour: impl Fn(T) -> u64) -> Vec<u64> {
-    let n = start.len() - 1;
-    let mut offsets = vec![0u64; n + 1];
-    let mut kept = 0usize;
-    for u in 0..n {
-        let (lo, hi) = (start[u] as usize, start[u + 1] as usize);
-        entries[lo..hi].sort_unstable();
-        let mut last = u64::MAX;
-        for i in lo..hi {
-            let e = entries[i];
-            if neighbour(e) != last {
-                last = neighbour(e);
-                entries[kept] = e;
-                kept += 1;
+/// Vertices (and edges) below which a CSR build is not split over threads.
+const MIN_PER_PART: usize = 1 << 15;
+
+/// Runs `f(range, slice)` for each of `ranges` (consecutive, from 0) on its own thread (the
+/// last on the caller's), `slice` being `data`'s elements of that range.
+fn for_each_range<T: Send>(
+    ranges: &[std::ops::Range<usize>],
+    data: &mut [T],
+    f: impl Fn(&std::ops::Range<usize>, &mut [T]) + Sync,
+) {
+    let f = &f;
+    std::thread::scope(|s| {
+        let mut rest = data;
+        for (k, r) in ranges.iter().enumerate() {
+            let (mine, tail) = std::mem::take(&mut rest).split_at_mut(r.len());
+            rest = tail;
+            if k + 1 == ranges.len() {
+                f(r, mine);
+            } else {
+                s.spawn(move || f(r, mine));
             }
         }
-        offsets[u + 1] = kept as u64;
+    });
+}
+
+/// The entries of every neighbourhood (`entry(edge index, other end)`), each written in edge
+/// order by the thread owning its vertex, then sorted; the first entry of each neighbour
+/// (`neighbour(entry)`) is kept, the kept entries are moved down to close the gaps and the
+/// rest truncated. Returns the entries and the CSR offsets of what is kept.
+fn fill_sort_compact<T: Copy + Ord + Send + Default>(
+    edges: &[(u32, u32)],
+    start: &[u64],
+    ranges: &[std::ops::Range<usize>],
+    entry: impl Fn(usize, u32) -> T + Sync,
+    neighbour: impl Fn(T) -> u64 + Sync,
+) -> (Vec<T>, Vec<u64>) {
+    let n = start.len() - 1;
+    let mut entries = vec![T::default(); start[n] as usize];
+    // kept[u + 1]: entries vertex u keeps; kept_in[k]: entries range k keeps.
+    let mut kept = vec![0u64; n + 1];
+    let mut kept_in = vec![0usize; ranges.len()];
+    std::thread::scope(|s| {
+        let (mut rest, mut rest_kept, mut rest_in) = (&mut entries[..], &mut kept[1..], &mut kept_in[..]);
+        for (k, r) in ranges.iter().enumerate() {
+            let lo = start[r.start] as usize;
+            let (mine, tail) = std::mem::take(&mut rest).split_at_mut(start[r.end] as usize - lo);
+            rest = tail;
+            let (my_kept, tail) = std::mem::take(&mut rest_kept).split_at_mut(r.len());
+            rest_kept = tail;
+            let (my_in, tail) = std::mem::take(&mut rest_in).split_at_mut(1);
+            rest_in = tail;
+            let (entry, neighbour) = (&entry, &neighbour);
+            let mut work = move || {
+                let mut fill: Vec<usize> = start[r.start..r.end].iter().map(|&x| x as usize - lo).collect();
+                for (i, &(u, v)) in edges.iter().enumerate() {
+                    if u != v {
+                        for (a, b) in [(u, v), (v, u)] {
+                            if let Some(f) = fill.get_mut((a as usize).wrapping_sub(r.start)) {
+                                mine[*f] = entry(i, b);
+                                *f += 1;
+                            }
+                        }
+                    }
+                }
+                drop(fill);
+                let mut out = 0usize;
+                for (j, u) in r.clone().enumerate() {
+                    let (a, b) = (start[u] as usize - lo, start[u + 1] as usize - lo);
+                    mine[a..b].sort_unstable();
+                    let mut last = u64::MAX;
+                    let before = out;
+                    for i in a..b {
+                        let e = mine[i];
+                        if neighbour(e) != last {
+                            last = neighbour(e);
+                            mine[out] = e;
+                            out += 1;
+                        }
+                    }
+                    my_kept[j] = (out - before) as u64;
+                }
+                my_in[0] = out;
+            };
+            if k + 1 == ranges.len() {
+                work();
+            } else {
+                s.spawn(work);
+            }
+        }
+    });
+    // Each range's kept entries sit at the start of its block; move them down in order (a
+    // block's destination never passes its source).
+    let mut to = 0usize;
+    for (k, r) in ranges.iter().enumerate() {
+        let from = start[r.start] as usize;
+        if from != to {
+            entries.copy_within(from..from + kept_in[k], to);
+        }
+        to += kept_in[k];
     }
-    entries.truncate(kept);
+    entries.truncate(to);
     entries.shrink_to_fit();
-    offsets
+    for u in 0..n {
+        kept[u + 1] += kept[u];
+    }
+    (entries, kept)
 }
 
 #[cfg(test)]
@@ -203,5 +287,23 @@ mod tests {
         let u = Graph::generate(GraphKind::Uniform, 12, 16, false, 1);
         let max = |g: &Graph| (0..g.n).map(|v| g.degree(v)).max().unwrap();
         assert!(max(&k) > 10 * max(&u), "kron {} uniform {}", max(&k), max(&u));
+    }
+
+    /// Built on several threads, a graph is the one a single thread builds (weighted too).
+    #[test]
+    fn the_csr_is_the_same_with_any_number_of_threads() {
+        for weighted in [false, true] {
+            let one = Graph::generate(GraphKind::Kronecker, 17, 4, weighted, 5);
+            for threads in [2, 3, 5] {
+                let many = crate::parallel::with_build_threads(threads, || {
+                    Graph::generate(GraphKind::Kronecker, 17, 4, weighted, 5)
+                });
+                assert!(one.offsets == many.offsets, "{threads} threads");
+                assert!(
+                    one.neigh == many.neigh && one.weights == many.weights,
+                    "{threads} threads"
+                );
+            }
+        }
     }
 }

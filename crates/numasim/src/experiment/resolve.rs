@@ -299,7 +299,9 @@ fn open_workload(exp: &Experiment, key: &str, table: &toml::Table) -> Result<Box
                 .error(key, "needs `kind = \"<generator>\"` or `trace = \"<path>\"`"))
         }
     };
-    let src = numasim_workload::build(&kind, table, exp.spec.seed).map_err(|e| {
+    // The run's worker threads also build the workload's data (graphs); the accesses do not
+    // depend on how many.
+    let src = numasim_workload::build_with_threads(&kind, table, exp.spec.seed, exp.worker_threads).map_err(|e| {
         let k = if e.key.is_empty() {
             key.to_string()
         } else {

@@ -19,10 +19,10 @@
 //! multiply + add, 2 flops), q/x/r/p updates 1 per load plus 2 per flop; initialisation stores
 //! 2 each.
 
-use super::class::{blame_class, fill, given, params_json};
+use super::class::{fill, params_json};
 use super::{Class, Init};
-use crate::omp::{Kernel, Loop, OmpSource, Sched};
-use crate::params::{check, parse};
+use crate::omp::{Kernel, Loop, Sched};
+use crate::params::check;
 use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::stream;
 use crate::thread_emit::ThreadEmitter as Emitter;
@@ -97,20 +97,13 @@ C: rows 150000, nonzeros_per_row 15, iterations 1875 (75 x 25)";
 
 /// Parses `cg`'s table and resolves `class` (explicit keys override it).
 pub fn params(table: toml::Table) -> Result<CgParams, WorkloadError> {
-    let given = given(&table);
-    let mut p: CgParams = parse(table)?;
-    if let Some(c) = p.class {
-        CLASSES[c.index()].apply(&given, &mut p);
-    }
-    Ok(p)
+    super::class::resolve(table)
 }
 
+super::class::class_params!(CgParams, CLASSES);
+
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
-    let given = given(&table);
-    let p = params(table)?;
-    let (threads, class) = (p.threads, p.class);
-    let cg = Cg::new(p, seed).map_err(|e| blame_class(e, class, &given, CLASS_KEYS))?;
-    Ok(Box::new(OmpSource::new(cg, threads)))
+    super::class::build_kernel(table, seed, CLASS_KEYS, Cg::new)
 }
 
 const F64: u64 = 8;
@@ -392,6 +385,7 @@ impl Kernel for Cg {
 mod tests {
     use super::*;
     use crate::npb::testutil::{check_generator, via};
+    use crate::{omp::OmpSource, params::parse};
 
     const SMALL: &str = "threads = 3\nrows = 300\nnonzeros_per_row = 4\niterations = 6";
 

@@ -60,6 +60,58 @@ pub(crate) fn blame_class(
     }
 }
 
+/// A kernel's parameters whose sizes a class table can set (`class_params!` implements it).
+pub(crate) trait ClassParams: serde::de::DeserializeOwned {
+    fn class(&self) -> Option<Class>;
+    fn threads(&self) -> usize;
+    /// Fills in `class`'s sizes that `given` leaves out.
+    fn apply_class(&mut self, class: Class, given: &BTreeSet<String>);
+}
+
+/// Implements [`ClassParams`] for a kernel's parameter struct from its class table (an array
+/// indexed by `Class::index` whose entries have `apply(given, params)`).
+macro_rules! class_params {
+    ($params:ty, $classes:expr) => {
+        impl $crate::npb::class::ClassParams for $params {
+            fn class(&self) -> Option<$crate::npb::Class> {
+                self.class
+            }
+            fn threads(&self) -> usize {
+                self.threads
+            }
+            fn apply_class(&mut self, class: $crate::npb::Class, given: &std::collections::BTreeSet<String>) {
+                $classes[class.index()].apply(given, self)
+            }
+        }
+    };
+}
+pub(crate) use class_params;
+
+/// Parses a kernel's table and resolves `class` (explicit keys override it).
+pub(crate) fn resolve<P: ClassParams>(table: toml::Table) -> Result<P, WorkloadError> {
+    let given = given(&table);
+    let mut p: P = crate::params::parse(table)?;
+    if let Some(c) = p.class() {
+        p.apply_class(c, &given);
+    }
+    Ok(p)
+}
+
+/// A kernel's source from its table: parameters resolved, the kernel made by `new` (an error
+/// on a size the class set is reported against `class`), run on its threads.
+pub(crate) fn build_kernel<P: ClassParams, K: crate::omp::Kernel + 'static>(
+    table: toml::Table,
+    seed: u64,
+    class_keys: &[&str],
+    new: impl FnOnce(P, u64) -> Result<K, WorkloadError>,
+) -> Result<Box<dyn numasim_trace::AccessSource>, WorkloadError> {
+    let given = given(&table);
+    let p: P = resolve(table)?;
+    let (threads, class) = (p.threads(), p.class());
+    let kernel = new(p, seed).map_err(|e| blame_class(e, class, &given, class_keys))?;
+    Ok(Box::new(crate::omp::OmpSource::new(kernel, threads)))
+}
+
 /// A parameter struct as JSON for `describe`, without an unset `class` key (a run that does
 /// not use `class` describes itself exactly as before the key existed).
 pub(crate) fn params_json<T: serde::Serialize>(params: &T) -> serde_json::Value {

@@ -15,10 +15,10 @@
 //! multiplies, max, floor — charged to the annulus count update) plus the read-modify-write of
 //! the count and two sums.
 
-use super::class::{blame_class, fill, given, params_json};
+use super::class::{fill, params_json};
 use super::{Class, Init};
-use crate::omp::{Kernel, Loop, OmpSource, Sched};
-use crate::params::{check, parse};
+use crate::omp::{Kernel, Loop, Sched};
+use crate::params::check;
 use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::stream;
 use crate::thread_emit::ThreadEmitter as Emitter;
@@ -82,20 +82,13 @@ C: pairs_log2 32";
 
 /// Parses `ep`'s table and resolves `class` (explicit keys override it).
 pub fn params(table: toml::Table) -> Result<EpParams, WorkloadError> {
-    let given = given(&table);
-    let mut p: EpParams = parse(table)?;
-    if let Some(c) = p.class {
-        CLASSES[c.index()].apply(&given, &mut p);
-    }
-    Ok(p)
+    super::class::resolve(table)
 }
 
+super::class::class_params!(EpParams, CLASSES);
+
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
-    let given = given(&table);
-    let p = params(table)?;
-    let (threads, class) = (p.threads, p.class);
-    let kernel = Ep::new(p, seed).map_err(|e| blame_class(e, class, &given, CLASS_KEYS))?;
-    Ok(Box::new(OmpSource::new(kernel, threads)))
+    super::class::build_kernel(table, seed, CLASS_KEYS, Ep::new)
 }
 
 pub struct Ep {
@@ -234,6 +227,7 @@ impl Kernel for Ep {
 mod tests {
     use super::*;
     use crate::npb::testutil::{check_generator, single_thread_page_access_fraction, via};
+    use crate::{omp::OmpSource, params::parse};
 
     const SMALL: &str = "threads = 4\npairs_log2 = 14\nblock_pairs = 256\ninit = \"parallel\"";
 

@@ -31,10 +31,10 @@
 //! store, +10); bit-reversal swap = 2 loads + 2 stores, 1–2 each; evolve = 2 loads, 1 (4 flops)
 //! + 2 stores; checksum = 1 load + 4 (index arithmetic, 2 flops); initialisation stores 2.
 
-use super::class::{blame_class, fill, given, params_json};
+use super::class::{fill, params_json};
 use super::{Class, Init};
-use crate::omp::{Kernel, Loop, OmpSource, Sched};
-use crate::params::{check, parse};
+use crate::omp::{Kernel, Loop, Sched};
+use crate::params::check;
 use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::stream;
 use crate::thread_emit::ThreadEmitter as Emitter;
@@ -105,20 +105,13 @@ C: nx 512, ny 512, nz 512, iterations 20 (refused: over the 2^26 points held in 
 
 /// Parses `ft`'s table and resolves `class` (explicit keys override it).
 pub fn params(table: toml::Table) -> Result<FtParams, WorkloadError> {
-    let given = given(&table);
-    let mut p: FtParams = parse(table)?;
-    if let Some(c) = p.class {
-        CLASSES[c.index()].apply(&given, &mut p);
-    }
-    Ok(p)
+    super::class::resolve(table)
 }
 
+super::class::class_params!(FtParams, CLASSES);
+
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
-    let given = given(&table);
-    let p = params(table)?;
-    let (threads, class) = (p.threads, p.class);
-    let kernel = Ft::new(p, seed).map_err(|e| blame_class(e, class, &given, CLASS_KEYS))?;
-    Ok(Box::new(OmpSource::new(kernel, threads)))
+    super::class::build_kernel(table, seed, CLASS_KEYS, Ft::new)
 }
 
 const C16: u64 = 16;
@@ -480,6 +473,7 @@ impl Kernel for Ft {
 mod tests {
     use super::*;
     use crate::npb::testutil::{collect_interleaved, via};
+    use crate::{omp::OmpSource, params::parse};
     use numasim_trace::collect_all;
 
     const SMALL: &str = "threads = 3\nnx = 8\nny = 4\nnz = 8\nblock = 4\niterations = 2";

@@ -19,10 +19,10 @@
 //! Cost model: key loads 2, bucket computation (shift) +1, counter read-modify-write 1+2,
 //! pointer loads 2, stores 1–2, prefix-sum step 3. Integer only (no flops).
 
-use super::class::{blame_class, fill, given, params_json};
+use super::class::{fill, params_json};
 use super::{Class, Init};
-use crate::omp::{Kernel, Loop, OmpSource, Sched};
-use crate::params::{check, parse};
+use crate::omp::{Kernel, Loop, Sched};
+use crate::params::check;
 use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::stream;
 use crate::thread_emit::ThreadEmitter as Emitter;
@@ -93,20 +93,13 @@ C: keys 2^27, max_key 2^23, buckets 2^10, iterations 10";
 
 /// Parses `is`'s table and resolves `class` (explicit keys override it).
 pub fn params(table: toml::Table) -> Result<IsParams, WorkloadError> {
-    let given = given(&table);
-    let mut p: IsParams = parse(table)?;
-    if let Some(c) = p.class {
-        CLASSES[c.index()].apply(&given, &mut p);
-    }
-    Ok(p)
+    super::class::resolve(table)
 }
 
+super::class::class_params!(IsParams, CLASSES);
+
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
-    let given = given(&table);
-    let p = params(table)?;
-    let (threads, class) = (p.threads, p.class);
-    let kernel = Is::new(p, seed).map_err(|e| blame_class(e, class, &given, CLASS_KEYS))?;
-    Ok(Box::new(OmpSource::new(kernel, threads)))
+    super::class::build_kernel(table, seed, CLASS_KEYS, Is::new)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -367,6 +360,7 @@ impl Kernel for Is {
 mod tests {
     use super::*;
     use crate::npb::testutil::{check_generator, via};
+    use crate::{omp::OmpSource, params::parse};
 
     const SMALL: &str = "threads = 3\nkeys = 5000\nmax_key = 1024\nbuckets = 64\niterations = 3";
 

@@ -32,10 +32,10 @@
 //! coordinates of the fine point), 2^d flops, plus a u load on the finest level. Smooth: 2 loads,
 //! 3 flops, 1 store. Initialisation stores cost 2.
 
-use super::class::{blame_class, fill, given, params_json};
+use super::class::{fill, params_json};
 use super::{Class, Init};
-use crate::omp::{Kernel, Loop, OmpSource, Sched};
-use crate::params::{check, parse};
+use crate::omp::{Kernel, Loop, Sched};
+use crate::params::check;
 use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::stream;
 use crate::thread_emit::ThreadEmitter as Emitter;
@@ -99,20 +99,13 @@ C: grid_log2 9 (512^3), iterations 20";
 
 /// Parses `mg`'s table and resolves `class` (explicit keys override it).
 pub fn params(table: toml::Table) -> Result<MgParams, WorkloadError> {
-    let given = given(&table);
-    let mut p: MgParams = parse(table)?;
-    if let Some(c) = p.class {
-        CLASSES[c.index()].apply(&given, &mut p);
-    }
-    Ok(p)
+    super::class::resolve(table)
 }
 
+super::class::class_params!(MgParams, CLASSES);
+
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
-    let given = given(&table);
-    let p = params(table)?;
-    let (threads, class) = (p.threads, p.class);
-    let kernel = Mg::new(p, seed).map_err(|e| blame_class(e, class, &given, CLASS_KEYS))?;
-    Ok(Box::new(OmpSource::new(kernel, threads)))
+    super::class::build_kernel(table, seed, CLASS_KEYS, Mg::new)
 }
 
 const F64: u64 = 8;
@@ -452,6 +445,7 @@ const WEIGHT: [f64; 3] = [0.25, 0.5, 0.25];
 mod tests {
     use super::*;
     use crate::npb::testutil::{collect_interleaved, via};
+    use crate::{omp::OmpSource, params::parse};
     use numasim_trace::collect_all;
 
     const SMALL: &str = "threads = 3\ngrid_log2 = 4\niterations = 3";

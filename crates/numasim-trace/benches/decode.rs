@@ -4,6 +4,11 @@
 //! Addresses come from a 64-bit LCG: per thread, 3 of 4 accesses walk an array with an
 //! 8-byte stride and 1 of 4 jumps to a random 8-byte-aligned slot of a 1 GiB region; 1 in 8
 //! is a write, 1 in 16 carries flops. Instruction deltas are 1..=4.
+//!
+//! For side-by-side runs of two builds on one file: `NUMASIM_DECODE_TRACE=PATH` reads the
+//! trace at PATH (writing it there first if absent) instead of a fresh temporary one, and
+//! `NUMASIM_DECODE_PASSES=N` repeats the on-CPU measurement N times (criterion's part can be
+//! skipped with a filter that matches nothing, e.g. `--bench none`).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use numasim_trace::{Access, AccessKind, AccessSource, NativeReader, NativeWriter};
@@ -76,8 +81,13 @@ fn on_cpu_seconds() -> Option<f64> {
 
 fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("bench.nst");
-    write_trace(&path);
+    let path = match std::env::var_os("NUMASIM_DECODE_TRACE") {
+        Some(p) => std::path::PathBuf::from(p),
+        None => dir.path().join("bench.nst"),
+    };
+    if !path.exists() {
+        write_trace(&path);
+    }
     let file_bytes = std::fs::metadata(&path).unwrap().len();
     let total = THREADS as u64 * ACCESSES_PER_THREAD;
     assert_eq!(decode_all(&path), total);
@@ -86,14 +96,20 @@ fn bench(c: &mut Criterion) {
         file_bytes as f64 / total as f64
     );
     // On a shared machine wall time includes waiting for a CPU; report on-CPU time as well.
-    if let Some(t0) = on_cpu_seconds() {
-        decode_all(&path);
-        if let Some(t1) = on_cpu_seconds() {
-            eprintln!(
-                "decode on-CPU throughput: {:.1} M accesses/s ({:.3} s on CPU)",
-                total as f64 / (t1 - t0) / 1e6,
-                t1 - t0
-            );
+    let passes: usize = std::env::var("NUMASIM_DECODE_PASSES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    for _ in 0..passes {
+        if let Some(t0) = on_cpu_seconds() {
+            decode_all(&path);
+            if let Some(t1) = on_cpu_seconds() {
+                eprintln!(
+                    "decode on-CPU throughput: {:.1} M accesses/s ({:.3} s on CPU)",
+                    total as f64 / (t1 - t0) / 1e6,
+                    t1 - t0
+                );
+            }
         }
     }
     let mut g = c.benchmark_group("native_decode");

@@ -13,8 +13,11 @@
 //! a clear error past it, never a huge allocation a header asked for), and the writer sizes
 //! chunks so every trace it writes fits that sum. Records are delta + varint encoded (consecutive accesses of a thread are close in
 //! instruction count and often in address) and then zstd-compressed per chunk; decoding is a
-//! tight loop over a reused decompressed buffer with no allocation per record, which is what
-//! lets decode run at well over 100 M accesses/s per core.
+//! tight loop over a reused decompressed buffer with no allocation per record, writing
+//! straight into the caller's batch. Decode time splits between zstd and that loop; the loop
+//! packs varints with one BMI2 `pext` where the CPU has it (chosen at run time), and the
+//! writer's default zstd level (-1) stores literals raw, because Huffman-decoding them was
+//! half of all decode time. Together about 150–175 M accesses/s per core (README, Speed).
 //!
 //! # Layout (all integers little-endian)
 //! ```text
@@ -83,9 +86,16 @@ pub const MAX_CHUNK_RECORDS: u32 = 1 << 18;
 pub const DEFAULT_READER_BUFFER_BYTES: u64 = 1 << 30;
 /// Default records per chunk for the writer.
 pub const DEFAULT_CHUNK_RECORDS: usize = 65536;
-/// Default zstd level for the writer: level 1 decompresses markedly faster than 3 for a
-/// slightly larger file, and decode speed is what the simulator waits on.
-pub const DEFAULT_COMPRESSION_LEVEL: i32 = 1;
+/// Default zstd level for the writer. Decode speed is what the simulator waits on: level 1
+/// decompresses markedly faster than 3, and negative levels store literals without Huffman
+/// coding, whose decoding was half of all decode time at level 1 (record bytes are mostly
+/// varint literals, which Huffman shrinks little). Traces written at any level read alike.
+pub const DEFAULT_COMPRESSION_LEVEL: i32 = -1;
+/// Shortest zstd match the default writer uses (zstd's own choice at level -1 is 6). Each
+/// match is a sequence the decompressor decodes and copies; 6-byte matches are common in
+/// record bytes and save little, and skipping them made decode 1.15× faster on a BFS trace
+/// and on random addresses for files 5–12 % larger (and a zipf trace's 2 % smaller).
+pub const DEFAULT_MIN_MATCH_BYTES: u32 = 7;
 
 const CHUNK_MAGIC: u32 = u32::from_le_bytes(*b"CHNK");
 const END_MAGIC: u32 = u32::from_le_bytes(*b"TEND");
@@ -166,22 +176,35 @@ fn encode_record(buf: &mut Vec<u8>, prev_instr: u64, prev_vaddr: u64, a: &Access
 }
 
 /// Decodes a varint of at most 8 bytes from the low bytes of `word` (the 8 bytes at its
-/// position): the terminator is found with `trailing_zeros` and the 7-bit groups are packed
-/// with three shift/mask steps, so there is no loop and no branch on the length.
-/// Returns `(value, length_bytes)`, or None for longer varints.
+/// position): the terminator is found with `trailing_zeros`, and the 7-bit groups are packed
+/// either by one BMI2 `pext` (`PEXT`, only instantiated inside [`decode_groups_bmi2`], which
+/// runs only on CPUs that have it) or portably by three shift/mask steps; no loop and no branch
+/// on the length either way. Returns `(value, length_bytes)`, or None for longer varints.
 #[inline(always)]
-fn varint_in_word(word: u64) -> Option<(u64, usize)> {
+fn varint_in_word<const PEXT: bool>(word: u64) -> Option<(u64, usize)> {
     let stops = !word & 0x8080_8080_8080_8080;
     if stops == 0 {
         return None;
     }
     // All bits up to and including the terminator's bit 7: exactly the varint's bytes.
     // (`x ^ (x - 1)` avoids a variable shift, which costs 3 uops on x86 without BMI2.)
-    let mut x = word & (stops ^ (stops - 1));
+    let x = word & (stops ^ (stops - 1));
+    Some((pack_groups::<PEXT>(x), (stops.trailing_zeros() >> 3) as usize + 1))
+}
+
+/// Packs the low 7 bits of each byte of `x` (bytes past the varint already zeroed).
+#[inline(always)]
+fn pack_groups<const PEXT: bool>(x: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if PEXT {
+        // SAFETY: `PEXT` is true only in code compiled for and dispatched to BMI2 CPUs
+        // (`decode_groups_bmi2`, called after `is_x86_feature_detected!("bmi2")`).
+        return unsafe { std::arch::x86_64::_pext_u64(x, 0x7f7f_7f7f_7f7f_7f7f) };
+    }
+    let mut x = x;
     x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) >> 1);
     x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
-    x = (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4);
-    Some((x, (stops.trailing_zeros() >> 3) as usize + 1))
+    (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4)
 }
 
 #[cfg(test)]
@@ -208,7 +231,7 @@ fn get_varint(buf: &[u8], pos: &mut usize) -> Option<u64> {
 }
 
 /// Why a payload failed to decode (kept small: the hot loop only carries a tag).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum PayloadError {
     Truncated,
     FlopsOverflow,
@@ -245,7 +268,7 @@ fn size_from_code(code: u8) -> u8 {
 /// Returns None for anything unusual (long varints, flops over 32 bits); the caller then
 /// uses [`decode_checked`], which also produces the error.
 #[inline(always)]
-fn decode_fast(buf: &[u8], p: usize) -> Option<RawRecord> {
+fn decode_fast<const PEXT: bool>(buf: &[u8], p: usize) -> Option<RawRecord> {
     // One bounds check for the whole window; every index below is masked to stay inside it,
     // which the compiler can see (varint lengths are 1..=8, so the masks never change them).
     let win: &[u8; FAST_WINDOW_BYTES] = buf[p..p + FAST_WINDOW_BYTES].try_into().unwrap();
@@ -255,10 +278,10 @@ fn decode_fast(buf: &[u8], p: usize) -> Option<RawRecord> {
     let (d_instr, l0) = if w0 & 0x80 == 0 {
         (w0 & 0x7f, 1)
     } else {
-        varint_in_word(w0)?
+        varint_in_word::<PEXT>(w0)?
     };
     let l0 = l0 & 15;
-    let (d_vaddr, l1) = varint_in_word(word_at(l0))?;
+    let (d_vaddr, l1) = varint_in_word::<PEXT>(word_at(l0))?;
     let mut q = (l0 + (l1 & 15)) & 31;
     let flags = win[q];
     let code = flags >> 2;
@@ -271,11 +294,124 @@ fn decode_fast(buf: &[u8], p: usize) -> Option<RawRecord> {
     q += 1;
     let mut flops = 0u32;
     if flags & FLAG_FLOPS != 0 {
-        let (f, l2) = varint_in_word(word_at(q))?;
+        let (f, l2) = varint_in_word::<PEXT>(word_at(q))?;
         flops = u32::try_from(f).ok()?;
         q += l2;
     }
     Some((d_instr, d_vaddr, flags, size, flops, q))
+}
+
+/// True when this CPU has BMI2 (`pext`), so [`decode_groups_bmi2`] may run.
+#[inline]
+fn bmi2_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("bmi2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Lane state of the whole-group loop, kept in locals (registers) while it runs.
+#[derive(Debug, Clone, Copy)]
+struct Lanes {
+    pos: [usize; LANES],
+    instr: [u64; LANES],
+    vaddr: [u64; LANES],
+}
+
+/// Decodes whole groups of [`LANES`] records into `spare` (its length is a multiple of
+/// `LANES`) until it is full or a record needs the checked path; returns how many records
+/// were written and whether any instruction count went below the previous record's.
+///
+/// The previous record of lane `k` is the last one of lane `k - 1`, so the order check is
+/// `instr[k] < instr[k - 1]` with no extra register (the caller checks a chunk's first
+/// record against the thread's previous chunk). A lane delta that wraps 64 bits ends below
+/// the lane's previous value, which is at most the previous record's, so the same check
+/// catches it.
+#[inline(always)]
+fn decode_groups<const PEXT: bool>(
+    buf: &[u8],
+    fast_end: usize,
+    lanes: &mut Lanes,
+    spare: &mut [std::mem::MaybeUninit<Access>],
+) -> (usize, bool) {
+    let Lanes {
+        mut pos,
+        mut instr,
+        mut vaddr,
+    } = *lanes;
+    let mut bad = false;
+    let mut written = 0usize;
+    // One macro expansion per lane so the lane state stays in registers. A record the fast
+    // path cannot take ends the loop before anything of its group is committed... except
+    // the lanes before it, which are kept: `written` counts exactly the records stored.
+    macro_rules! lane {
+        ($k:expr, $out:expr, $exit:lifetime) => {{
+            const K: usize = $k;
+            let p = pos[K];
+            let fast = if p < fast_end {
+                decode_fast::<PEXT>(buf, p)
+            } else {
+                None
+            };
+            let Some((di, dv, flags, size_bytes, flops, len)) = fast else {
+                break $exit;
+            };
+            pos[K] = p + len;
+            let ins = instr[K].wrapping_add(di);
+            bad |= ins < instr[(K + LANES - 1) % LANES];
+            instr[K] = ins;
+            vaddr[K] = vaddr[K].wrapping_add(unzigzag(dv) as u64);
+            let kind = if flags & FLAG_WRITE != 0 {
+                AccessKind::Write
+            } else {
+                AccessKind::Read
+            };
+            $out.write(Access {
+                instr: ins,
+                vaddr: vaddr[K],
+                flops,
+                size_bytes,
+                kind,
+            });
+            written += 1;
+        }};
+    }
+    const _: () = assert!(LANES == 4);
+    'groups: for group in spare.chunks_exact_mut(LANES) {
+        let [o0, o1, o2, o3] = group else { unreachable!() };
+        lane!(0, o0, 'groups);
+        lane!(1, o1, 'groups);
+        lane!(2, o2, 'groups);
+        lane!(3, o3, 'groups);
+    }
+    *lanes = Lanes { pos, instr, vaddr };
+    (written, bad)
+}
+
+fn decode_groups_portable(
+    buf: &[u8],
+    fast_end: usize,
+    lanes: &mut Lanes,
+    spare: &mut [std::mem::MaybeUninit<Access>],
+) -> (usize, bool) {
+    decode_groups::<false>(buf, fast_end, lanes, spare)
+}
+
+/// [`decode_groups`] compiled for BMI1/BMI2 (`pext` packs a varint in one instruction; `andn`,
+/// `blsmsk` and `tzcnt` shorten the rest). Only called when [`bmi2_available`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi1,bmi2")]
+fn decode_groups_bmi2(
+    buf: &[u8],
+    fast_end: usize,
+    lanes: &mut Lanes,
+    spare: &mut [std::mem::MaybeUninit<Access>],
+) -> (usize, bool) {
+    decode_groups::<true>(buf, fast_end, lanes, spare)
 }
 
 /// Decodes the record at `p` with every check.
@@ -354,27 +490,31 @@ impl ChunkDecoder {
         self.pos == self.end
     }
 
-    /// Decodes one record of lane `next_index % LANES` (for unaligned heads and tails).
+    /// Decodes one record of lane `next_index % LANES` (unaligned heads and tails, and the
+    /// records the whole-group loop leaves to the checked path), appending it to `out`.
     fn decode_single(
         &mut self,
         buf: &[u8],
         fast_end: usize,
-        prev: &mut u64,
         bad: &mut bool,
         out: &mut Vec<Access>,
     ) -> Result<(), (usize, PayloadError)> {
         let k = self.next_index % LANES;
         let p = self.pos[k];
-        let fast = if p < fast_end { decode_fast(buf, p) } else { None };
+        let fast = if p < fast_end {
+            decode_fast::<false>(buf, p)
+        } else {
+            None
+        };
         let (di, dv, flags, size_bytes, flops, len) = match fast {
             Some(r) => r,
             None => decode_checked(&buf[..self.end[k]], p).map_err(|e| (self.next_index, e))?,
         };
         self.pos[k] = p + len;
         let ins = self.instr[k].wrapping_add(di);
-        *bad |= (ins < self.instr[k]) | (ins < *prev);
+        // Same order check as `decode_groups`: against the previous record (lane k - 1).
+        *bad |= ins < self.instr[(k + LANES - 1) % LANES];
         self.instr[k] = ins;
-        *prev = ins;
         self.vaddr[k] = self.vaddr[k].wrapping_add(unzigzag(dv) as u64);
         let kind = if flags & FLAG_WRITE != 0 {
             AccessKind::Write
@@ -402,82 +542,72 @@ impl ChunkDecoder {
         floor_instr: u64,
         out: &mut Vec<Access>,
     ) -> Result<(), (usize, PayloadError)> {
+        self.decode_with(buf, n, floor_instr, out, bmi2_available())
+    }
+
+    /// [`ChunkDecoder::decode`] with the BMI2 loop chosen by the caller (`pext` only when
+    /// [`bmi2_available`]); the tests run both loops on the same payloads.
+    fn decode_with(
+        &mut self,
+        buf: &[u8],
+        n: usize,
+        floor_instr: u64,
+        out: &mut Vec<Access>,
+        pext: bool,
+    ) -> Result<(), (usize, PayloadError)> {
         debug_assert!(n <= self.remaining());
         // Records starting before `fast_end` have the whole fast window inside `buf`.
         let fast_end = buf.len().checked_sub(FAST_WINDOW_BYTES).map_or(0, |e| e + 1);
         let stop = self.next_index + n;
         let first_out = out.len();
         let first_index = self.next_index;
-        let mut prev = floor_instr;
         let mut bad = false;
-        while self.next_index < stop && self.next_index & (LANES - 1) != 0 {
-            self.decode_single(buf, fast_end, &mut prev, &mut bad, out)?;
-        }
-        // Whole groups of LANES records, with the lane state in locals (registers).
-        let groups = (stop - self.next_index) / LANES;
-        if groups > 0 {
-            let (mut pos, mut instr, mut vaddr) = (self.pos, self.instr, self.vaddr);
-            let mut result = Ok(());
-            // Records are written straight into the reserved tail of `out` (no per-record
-            // capacity check or length update); `written` of them are initialised.
-            out.reserve(groups * LANES);
-            let spare = &mut out.spare_capacity_mut()[..groups * LANES];
-            let mut written = 0usize;
-            let mut index = self.next_index;
-            // One macro expansion per lane so the lane state stays in registers.
-            macro_rules! lane {
-                ($k:expr, $exit:lifetime) => {{
-                    let k = $k;
-                    let p = pos[k];
-                    let fast = if p < fast_end { decode_fast(buf, p) } else { None };
-                    let (di, dv, flags, size_bytes, flops, len) = match fast {
-                        Some(r) => r,
-                        None => match decode_checked(&buf[..self.end[k]], p) {
-                            Ok(r) => r,
-                            Err(e) => {
-                                result = Err((index, e));
-                                break $exit;
-                            }
-                        },
-                    };
-                    pos[k] = p + len;
-                    let ins = instr[k].wrapping_add(di);
-                    bad |= (ins < instr[k]) | (ins < prev);
-                    instr[k] = ins;
-                    prev = ins;
-                    vaddr[k] = vaddr[k].wrapping_add(unzigzag(dv) as u64);
-                    let kind = if flags & FLAG_WRITE != 0 {
-                        AccessKind::Write
-                    } else {
-                        AccessKind::Read
-                    };
-                    spare[written].write(Access {
-                        instr: ins,
-                        vaddr: vaddr[k],
-                        flops,
-                        size_bytes,
-                        kind,
-                    });
-                    written += 1;
-                    index += 1;
-                }};
+        out.reserve(n);
+        loop {
+            while self.next_index < stop && (!self.next_index.is_multiple_of(LANES) || stop - self.next_index < LANES) {
+                self.decode_single(buf, fast_end, &mut bad, out)?;
             }
-            const _: () = assert!(LANES == 4);
-            'groups: for _ in 0..groups {
-                lane!(0, 'groups);
-                lane!(1, 'groups);
-                lane!(2, 'groups);
-                lane!(3, 'groups);
+            if self.next_index == stop {
+                break;
             }
-            let len = out.len() + written;
-            // SAFETY: the first `written` slots of the spare capacity were initialised above
-            // (`spare[..written]`), and `reserve` made room for them.
-            unsafe { out.set_len(len) };
-            (self.pos, self.instr, self.vaddr, self.next_index) = (pos, instr, vaddr, index);
-            result?;
+            // Whole groups of LANES records, written straight into the reserved tail of `out`
+            // (no per-record capacity check or length update).
+            let want = (stop - self.next_index) / LANES * LANES;
+            let mut lanes = Lanes {
+                pos: self.pos,
+                instr: self.instr,
+                vaddr: self.vaddr,
+            };
+            let spare = &mut out.spare_capacity_mut()[..want];
+            #[cfg(target_arch = "x86_64")]
+            let (written, b) = if pext {
+                debug_assert!(bmi2_available());
+                // SAFETY: the CPU has BMI1/BMI2 (the caller checked `bmi2_available`).
+                unsafe { decode_groups_bmi2(buf, fast_end, &mut lanes, spare) }
+            } else {
+                decode_groups_portable(buf, fast_end, &mut lanes, spare)
+            };
+            #[cfg(not(target_arch = "x86_64"))]
+            let (written, b) = {
+                let _ = pext;
+                decode_groups_portable(buf, fast_end, &mut lanes, spare)
+            };
+            // SAFETY: `decode_groups` initialised exactly the first `written` slots of the
+            // spare capacity, which `reserve(n)` made room for.
+            unsafe { out.set_len(out.len() + written) };
+            (self.pos, self.instr, self.vaddr) = (lanes.pos, lanes.instr, lanes.vaddr);
+            self.next_index += written;
+            bad |= b;
+            if written < want {
+                // A record the fast path declined (long varint, flops over 32 bits, window
+                // past the payload end, or an error): the checked path decodes or names it.
+                self.decode_single(buf, fast_end, &mut bad, out)?;
+            }
         }
-        while self.next_index < stop {
-            self.decode_single(buf, fast_end, &mut prev, &mut bad, out)?;
+        if let Some(first) = out.get(first_out) {
+            // A chunk's first record starts its lanes from zero: check it against the thread's
+            // previous record here (later records are checked against their predecessor).
+            bad |= first.instr < floor_instr;
         }
         if bad {
             let mut floor = floor_instr;
@@ -487,7 +617,7 @@ impl ChunkDecoder {
                 }
                 floor = a.instr;
             }
-            // A lane delta that wrapped yet still ended above the previous record.
+            // Not reached: `bad` is only set when some record is below its predecessor.
             return Err((first_index, PayloadError::InstrDecreasing));
         }
         Ok(())
@@ -577,6 +707,9 @@ impl NativeWriter {
         let file = File::create(path_ref).map_err(io_err)?;
         let mut compressor = zstd::bulk::Compressor::new(DEFAULT_COMPRESSION_LEVEL).map_err(io_err)?;
         compressor.include_checksum(true).map_err(io_err)?;
+        compressor
+            .set_parameter(zstd::zstd_safe::CParameter::MinMatch(DEFAULT_MIN_MATCH_BYTES))
+            .map_err(io_err)?;
         let mut w = NativeWriter {
             path: path_str.clone(),
             out: BufWriter::with_capacity(1 << 20, file),
@@ -626,14 +759,18 @@ impl NativeWriter {
         self.max_chunk_payload_bytes
     }
 
-    /// Sets the zstd level (1..=22; negative levels are faster still).
+    /// Sets the zstd level (1..=22; negative levels are faster still) with zstd's own
+    /// parameters for it (the default's [`DEFAULT_MIN_MATCH_BYTES`] no longer applies).
     pub fn set_compression_level(&mut self, level: i32) -> Result<(), SourceError> {
+        let io_err = |source| SourceError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        self.compressor.set_compression_level(level).map_err(io_err)?;
+        // 0 = the level's own minimum match.
         self.compressor
-            .set_compression_level(level)
-            .map_err(|source| SourceError::Io {
-                path: self.path.clone(),
-                source,
-            })
+            .set_parameter(zstd::zstd_safe::CParameter::MinMatch(0))
+            .map_err(io_err)
     }
 
     pub fn threads(&self) -> usize {
@@ -1044,21 +1181,25 @@ impl Inflater {
         })
     }
 
-    /// Reads and decompresses the payload of `h` into `dst` (resized to the payload length).
+    /// Reads and decompresses the payload of `h` into `dst` (its length becomes the payload's).
     fn load(&mut self, file: &TraceFile, h: &ChunkHeader, dst: &mut Vec<u8>) -> Result<(), SourceError> {
-        self.compressed.resize(h.compressed_len_bytes as usize, 0);
-        file.read_exact_at(&mut self.compressed, h.payload_offset(), "chunk payload")?;
-        let want = h.uncompressed_len_bytes as usize;
-        // Reuse the buffer; only growth is zero-filled (decompression overwrites it all).
-        if dst.len() < want {
-            dst.resize(want, 0);
+        // Reuse the scratch at its largest length so far (only growth is zero-filled).
+        let clen = h.compressed_len_bytes as usize;
+        if self.compressed.len() < clen {
+            self.compressed.resize(clen, 0);
         }
-        dst.truncate(want);
-        check_single_checksummed_frame(&self.compressed)
+        let compressed = &mut self.compressed[..clen];
+        file.read_exact_at(compressed, h.payload_offset(), "chunk payload")?;
+        let want = h.uncompressed_len_bytes as usize;
+        check_single_checksummed_frame(compressed)
             .map_err(|m| file.corrupt(h.payload_offset(), format!("chunk payload: {m}")))?;
+        // zstd writes into the buffer's capacity and sets its length (nothing is zero-filled
+        // first); the reader has already made room, within its buffer cap, for `want` bytes.
+        dst.clear();
+        dst.reserve(want);
         let got = self
             .zstd
-            .decompress_to_buffer(&self.compressed[..], &mut dst[..])
+            .decompress_to_buffer(&compressed[..], dst)
             .map_err(|e| file.corrupt(h.payload_offset(), format!("chunk payload does not decompress: {e}")))?;
         if got != want {
             return Err(file.corrupt(
@@ -1414,7 +1555,10 @@ mod tests {
                 assert_eq!(get_varint(&b, &mut p), Some(v), "v={v} pad={pad}");
                 assert_eq!(p, n);
                 if b.len() >= 8 && n <= 8 {
-                    assert_eq!(varint_in_word(load_u64(&b, 0)), Some((v, n)), "v={v}");
+                    assert_eq!(varint_in_word::<false>(load_u64(&b, 0)), Some((v, n)), "v={v}");
+                    if bmi2_available() {
+                        assert_eq!(varint_in_word::<true>(load_u64(&b, 0)), Some((v, n)), "v={v}");
+                    }
                 }
             }
         }
@@ -1426,6 +1570,138 @@ mod tests {
             get_varint(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02], &mut p),
             None
         );
+    }
+
+    /// A chunk payload as the writer lays it out, from `records` (lane `i % LANES`).
+    fn payload_of(records: &[Access]) -> Vec<u8> {
+        let mut lanes: [Vec<u8>; LANES] = Default::default();
+        let (mut pi, mut pv) = ([0u64; LANES], [0u64; LANES]);
+        for (i, a) in records.iter().enumerate() {
+            let k = i % LANES;
+            encode_record(&mut lanes[k], pi[k], pv[k], a);
+            (pi[k], pv[k]) = (a.instr, a.vaddr);
+        }
+        let mut p = Vec::new();
+        for l in &lanes {
+            p.extend_from_slice(&(l.len() as u32).to_le_bytes());
+        }
+        for l in &lanes {
+            p.extend_from_slice(l);
+        }
+        p
+    }
+
+    /// Decodes `payload` in batches of `batch` records with the portable or the BMI2 loop.
+    fn decode_all(
+        payload: &[u8],
+        count: usize,
+        batch: usize,
+        pext: bool,
+    ) -> Result<Vec<Access>, (usize, PayloadError)> {
+        let mut d = ChunkDecoder::start(payload, count).map_err(|_| (usize::MAX, PayloadError::Truncated))?;
+        let (mut all, mut out, mut floor) = (Vec::new(), Vec::new(), 0u64);
+        while d.remaining() > 0 {
+            out.clear();
+            let n = d.remaining().min(batch);
+            d.decode_with(payload, n, floor, &mut out, pext)?;
+            floor = out.last().map_or(floor, |a| a.instr);
+            all.extend_from_slice(&out);
+        }
+        if d.consumed_exactly() {
+            Ok(all)
+        } else {
+            Err((count, PayloadError::Truncated))
+        }
+    }
+
+    #[test]
+    fn portable_and_bmi2_loops_agree_on_valid_and_corrupt_payloads() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for case in 0..60 {
+            let n = (next() % 700) as usize;
+            let mut instr = 0u64;
+            let records: Vec<Access> = (0..n)
+                .map(|_| {
+                    let r = next();
+                    // Mostly small deltas, sometimes huge ones (long varints take the checked path).
+                    instr += if r % 50 == 0 { r >> 8 >> (r % 40) } else { r % 5 };
+                    Access {
+                        instr,
+                        vaddr: if r % 3 == 0 {
+                            next()
+                        } else {
+                            0x7f00_0000 + (r >> 40) * 8
+                        },
+                        flops: if r % 7 == 0 {
+                            (next() >> (next() % 64)) as u32
+                        } else {
+                            0
+                        },
+                        size_bytes: (next() % 9) as u8 * 8 + (r % 2) as u8,
+                        kind: if r % 4 == 0 {
+                            AccessKind::Write
+                        } else {
+                            AccessKind::Read
+                        },
+                    }
+                })
+                .collect();
+            let mut payload = payload_of(&records);
+            if case % 3 == 1 && payload.len() > LANE_DIR_BYTES {
+                // Corrupt a few payload bytes: both loops must give the same records or error.
+                for _ in 0..3 {
+                    let at = LANE_DIR_BYTES + (next() as usize) % (payload.len() - LANE_DIR_BYTES);
+                    payload[at] = next() as u8;
+                }
+            }
+            for batch in [1usize, 3, 8192] {
+                let portable = decode_all(&payload, n, batch, false);
+                if case % 3 != 1 {
+                    assert_eq!(portable.as_ref().ok(), Some(&records), "case {case}");
+                }
+                if bmi2_available() {
+                    assert_eq!(
+                        decode_all(&payload, n, batch, true),
+                        portable,
+                        "case {case} batch {batch}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_compression_level_reads_back_the_same_records() {
+        use crate::source::collect_all;
+        let dir = tempfile::tempdir().unwrap();
+        let mut lcg = 7u64;
+        let stream: Vec<Access> = (0..50_000u64)
+            .map(|i| {
+                lcg = lcg.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let vaddr = if lcg >> 62 == 0 { lcg >> 20 } else { 0x1000 + 8 * i };
+                Access::read(i * 3, vaddr, 8)
+            })
+            .collect();
+        let mut sizes = Vec::new();
+        for level in [None, Some(1), Some(3), Some(-5)] {
+            let path = dir.path().join(format!("{level:?}.nst"));
+            let mut w = NativeWriter::create(&path, 1, &serde_json::json!({})).unwrap();
+            if let Some(l) = level {
+                w.set_compression_level(l).unwrap();
+            }
+            w.write_all(0, &stream).unwrap();
+            sizes.push(w.finish().unwrap().file_bytes);
+            let mut r = NativeReader::open(&path).unwrap();
+            assert_eq!(collect_all(&mut r).unwrap(), vec![stream.clone()], "level {level:?}");
+        }
+        // The levels really differ (level 3 codes literals with Huffman, -5 matches least).
+        assert!(sizes[2] < sizes[0] && sizes[0] < sizes[3], "{sizes:?}");
     }
 
     #[test]

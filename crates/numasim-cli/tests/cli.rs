@@ -666,3 +666,68 @@ fn policy_list_and_params_come_from_the_registries() {
         );
     }
 }
+
+/// `--compression-level` trades file size for decode speed: a higher level writes a smaller
+/// file holding the same records; out-of-range levels are refused by the argument parser.
+#[test]
+fn trace_compression_level_changes_size_not_records() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(tmp.path(), "small.toml", SMALL);
+    ok(&numasim(
+        &["trace", "record", "small.toml", "-o", "fast.nst"],
+        tmp.path(),
+    ));
+    ok(&numasim(
+        &[
+            "trace",
+            "record",
+            "small.toml",
+            "-o",
+            "small.nst",
+            "--compression-level",
+            "9",
+        ],
+        tmp.path(),
+    ));
+    ok(&numasim(
+        &[
+            "trace",
+            "convert",
+            "--from",
+            "native",
+            "fast.nst",
+            "-o",
+            "neg.nst",
+            "--compression-level",
+            "-3",
+        ],
+        tmp.path(),
+    ));
+    let size = |f: &str| std::fs::metadata(tmp.path().join(f)).unwrap().len();
+    assert!(
+        size("small.nst") < size("fast.nst"),
+        "{} vs {}",
+        size("small.nst"),
+        size("fast.nst")
+    );
+    let records = |f: &str| {
+        let out = ok(&numasim(&["trace", "info", f, "--json"], tmp.path()));
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        (v["records"].clone(), v["threads"].clone())
+    };
+    assert_eq!(records("fast.nst"), records("small.nst"));
+    assert_eq!(records("fast.nst"), records("neg.nst"));
+    let stderr = err(&numasim(
+        &[
+            "trace",
+            "record",
+            "small.toml",
+            "-o",
+            "x.nst",
+            "--compression-level",
+            "23",
+        ],
+        tmp.path(),
+    ));
+    assert!(stderr.contains("compression-level"), "{stderr}");
+}

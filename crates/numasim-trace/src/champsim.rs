@@ -165,7 +165,7 @@ mod tests {
         // Two threads: the plain file as thread 0, the xz file as thread 1.
         let mut src = open_champsim(&[plain.clone(), xz.clone()]).unwrap();
         let out = dir.path().join("out.trace");
-        let stats = crate::foreign::convert_foreign(&mut src, &out).unwrap();
+        let stats = crate::foreign::convert_foreign(&mut src, &out, &Default::default()).unwrap();
         assert_eq!(stats.records, 2 * want.len() as u64);
         let got = collect_all(&mut NativeReader::open(&out).unwrap()).unwrap();
         assert_eq!(got, vec![want.clone(), want.clone()]);

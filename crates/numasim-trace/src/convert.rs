@@ -18,27 +18,49 @@ use crate::starnuma::StarnumaReader;
 /// Statistics of a conversion: what the written trace holds.
 pub type ConvertStats = WriteSummary;
 
+/// How a conversion writes its native trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WriteSettings {
+    /// Records per chunk.
+    pub chunk_records: usize,
+    /// zstd level; `None`: the writer's default ([`crate::native::DEFAULT_COMPRESSION_LEVEL`],
+    /// chosen for decode speed; higher levels give smaller files that decode more slowly).
+    pub compression_level: Option<i32>,
+}
+
+impl Default for WriteSettings {
+    fn default() -> Self {
+        WriteSettings {
+            chunk_records: DEFAULT_CHUNK_RECORDS,
+            compression_level: None,
+        }
+    }
+}
+
 /// Writes every access of `src` to a native trace at `out`, with `metadata` in its header
-/// (pass e.g. `json!({"source": src.describe()})`). Uses the default chunk size.
+/// (pass e.g. `json!({"source": src.describe()})`), with the default [`WriteSettings`].
 pub fn convert(
     src: &mut dyn AccessSource,
     out: &Path,
     metadata: &serde_json::Value,
 ) -> Result<ConvertStats, SourceError> {
-    convert_with_chunk_records(src, out, metadata, DEFAULT_CHUNK_RECORDS)
+    convert_with(src, out, metadata, &WriteSettings::default())
 }
 
-/// [`convert`] with an explicit number of records per chunk.
-pub fn convert_with_chunk_records(
+/// [`convert`] with explicit [`WriteSettings`].
+pub fn convert_with(
     src: &mut dyn AccessSource,
     out: &Path,
     metadata: &serde_json::Value,
-    chunk_records: usize,
+    settings: &WriteSettings,
 ) -> Result<ConvertStats, SourceError> {
     let threads = src.threads();
     let tmp = TempOutput::reserve(out)?;
     let mut writer = NativeWriter::create(&tmp.path, threads, metadata)?;
-    writer.set_chunk_records(chunk_records)?;
+    writer.set_chunk_records(settings.chunk_records)?;
+    if let Some(level) = settings.compression_level {
+        writer.set_compression_level(level)?;
+    }
     drain_round_robin(src, |t, batch| writer.write_all(t, batch))?;
     let summary = writer.finish()?;
     tmp.persist()?;
@@ -150,14 +172,14 @@ impl Drop for TempOutput {
 
 /// Converts StarNUMA per-thread files (`inputs[i]` is thread `i`) to a native trace; the header
 /// metadata records the source files.
-pub fn convert_starnuma(inputs: &[PathBuf], out: &Path) -> Result<ConvertStats, SourceError> {
+pub fn convert_starnuma(inputs: &[PathBuf], out: &Path, settings: &WriteSettings) -> Result<ConvertStats, SourceError> {
     refuse_output_among_inputs(out, inputs)?;
     let mut src = StarnumaReader::open(inputs)?;
     let metadata = serde_json::json!({
         "generator": "numasim trace convert",
         "converted_from": src.describe(),
     });
-    convert(&mut src, out, &metadata)
+    convert_with(&mut src, out, &metadata, settings)
 }
 
 /// Instructions between the phase markers [`export_starnuma`] writes (the artifact's tracer
@@ -222,7 +244,7 @@ mod tests {
         let via_other_name = dir.path().join("alias.out");
         std::fs::hard_link(&t1, &via_other_name).unwrap();
         for out in [&t1, &via_other_name] {
-            let e = convert_starnuma(&[t0.clone(), t1.clone()], out).unwrap_err();
+            let e = convert_starnuma(&[t0.clone(), t1.clone()], out, &WriteSettings::default()).unwrap_err();
             assert!(e.to_string().contains("is the input"), "{e}");
         }
         assert_eq!(std::fs::read(&t1).unwrap(), before);
@@ -236,12 +258,12 @@ mod tests {
         starnuma_file(&t0, &[(0x1000, 1), (0x2007, 2)]);
         let out = dir.path().join("out.nst");
         std::fs::write(&out, "previous trace").unwrap();
-        assert!(convert_starnuma(std::slice::from_ref(&t0), &out).is_err());
+        assert!(convert_starnuma(std::slice::from_ref(&t0), &out, &WriteSettings::default()).is_err());
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous trace");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
         // A good conversion replaces it.
         starnuma_file(&t0, &[(0x1000, 1)]);
-        let stats = convert_starnuma(&[t0], &out).unwrap();
+        let stats = convert_starnuma(&[t0], &out, &WriteSettings::default()).unwrap();
         assert_eq!(stats.records, 1);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
     }

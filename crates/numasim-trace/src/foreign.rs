@@ -358,14 +358,18 @@ pub fn scan_foreign_info(mut src: ForeignReader) -> Result<TraceInfo, SourceErro
 }
 
 /// Converts a foreign trace to a native one at `out` (refusing an `out` that is an input).
-pub fn convert_foreign(src: &mut ForeignReader, out: &Path) -> Result<crate::convert::ConvertStats, SourceError> {
+pub fn convert_foreign(
+    src: &mut ForeignReader,
+    out: &Path,
+    settings: &crate::convert::WriteSettings,
+) -> Result<crate::convert::ConvertStats, SourceError> {
     let inputs: Vec<PathBuf> = src.files.iter().map(|f| f.path.clone()).collect();
     crate::convert::refuse_output_among_inputs(out, &inputs)?;
     let metadata = serde_json::json!({
         "generator": "numasim trace convert",
         "converted_from": src.describe(),
     });
-    crate::convert::convert(src, out, &metadata)
+    crate::convert::convert_with(src, out, &metadata, settings)
 }
 
 /// Parses an unsigned integer the way C's `strtoull(s, _, 0)` does for the forms traces use:

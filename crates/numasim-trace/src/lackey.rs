@@ -136,7 +136,7 @@ mod tests {
         .unwrap();
         let mut src = open_lackey(std::slice::from_ref(&p)).unwrap();
         let out = dir.path().join("out.trace");
-        crate::foreign::convert_foreign(&mut src, &out).unwrap();
+        crate::foreign::convert_foreign(&mut src, &out, &Default::default()).unwrap();
         let got = collect_all(&mut NativeReader::open(&out).unwrap()).unwrap();
         let mut want = vec![
             Access::write(1, 0x1ffefffe38, 8),

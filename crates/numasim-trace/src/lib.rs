@@ -24,7 +24,7 @@ pub mod source;
 pub mod starnuma;
 
 pub use convert::{
-    convert, convert_starnuma, convert_with_chunk_records, drain_round_robin, export_starnuma, ConvertStats,
+    convert, convert_starnuma, convert_with, drain_round_robin, export_starnuma, ConvertStats, WriteSettings,
 };
 pub use foreign::{convert_foreign, scan_foreign_info, ForeignReader};
 pub use info::{scan_starnuma_info, InputFile, ThreadInfo, TraceInfo};

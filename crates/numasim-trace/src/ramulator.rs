@@ -202,7 +202,7 @@ mod tests {
         std::fs::write(&ls, "LD 0x1000\nST 0x2040\n").unwrap();
         let mut src = open_ramulator(&[cpu, dram, ls]).unwrap();
         let out = dir.path().join("out.trace");
-        crate::foreign::convert_foreign(&mut src, &out).unwrap();
+        crate::foreign::convert_foreign(&mut src, &out, &Default::default()).unwrap();
         let got = collect_all(&mut NativeReader::open(&out).unwrap()).unwrap();
         let r = |i, a| Access::read(i, a, 64);
         let w = |i, a| Access::write(i, a, 64);

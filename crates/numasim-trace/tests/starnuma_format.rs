@@ -136,7 +136,7 @@ fn convert_to_native() {
     let streams = starnuma_streams();
     let paths = write_files(dir.path(), &streams);
     let out = dir.path().join("conv.nst");
-    let stats = convert_starnuma(&paths, &out).unwrap();
+    let stats = convert_starnuma(&paths, &out, &Default::default()).unwrap();
     assert_eq!(stats.records, 30_000);
     assert_eq!(stats.records_per_thread, vec![10_000; 3]);
     let mut r = NativeReader::open(&out).unwrap();
@@ -169,7 +169,7 @@ fn threads_from_names_in_any_argument_order() {
     );
     // Conversion follows the names as well.
     let out = dir.path().join("c.nst");
-    convert_starnuma(&paths, &out).unwrap();
+    convert_starnuma(&paths, &out, &Default::default()).unwrap();
     assert_eq!(collect_all(&mut NativeReader::open(&out).unwrap()).unwrap(), streams);
 }
 

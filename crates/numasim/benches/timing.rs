@@ -11,13 +11,91 @@
 //! sequential read stream and a 2:1 read:write mix, closed loop with 32 requests in flight.
 //! `cargo bench -p numasim --bench timing -- dram_model`
 
+//!
+//! `timing_sim_cpu` runs the same BFS cases measured in CPU time of this process (user +
+//! system, `CLOCK_PROCESS_CPUTIME_ID`) rather than wall time: on a machine shared with other
+//! jobs, wall time swings with their load while CPU time mostly does not, so before/after
+//! comparisons there use it. `cargo bench -p numasim --bench timing -- timing_sim_cpu`
+
+use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use numasim::config::Source;
 use numasim::experiment::{resolve, Experiment};
 use numasim::timing::{TimingConfig, TimingSim};
 
+/// CPU time of this process, ns.
+struct CpuTime;
+
+fn process_cpu_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant the OS defines.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_PROCESS_CPUTIME_ID)");
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+impl Measurement for CpuTime {
+    type Intermediate = u64;
+    type Value = u64;
+    fn start(&self) -> u64 {
+        process_cpu_ns()
+    }
+    fn end(&self, i: u64) -> u64 {
+        process_cpu_ns().saturating_sub(i)
+    }
+    fn add(&self, a: &u64, b: &u64) -> u64 {
+        a + b
+    }
+    fn zero(&self) -> u64 {
+        0
+    }
+    fn to_f64(&self, v: &u64) -> f64 {
+        *v as f64
+    }
+    fn formatter(&self) -> &dyn ValueFormatter {
+        &CpuFormatter
+    }
+}
+
+/// Values are CPU ns; throughputs per CPU-second.
+struct CpuFormatter;
+
+impl ValueFormatter for CpuFormatter {
+    fn scale_values(&self, typical_ns: f64, values: &mut [f64]) -> &'static str {
+        let (factor, unit) = if typical_ns < 1e6 {
+            (1e-3, "µs cpu")
+        } else if typical_ns < 1e9 {
+            (1e-6, "ms cpu")
+        } else {
+            (1e-9, "s cpu")
+        };
+        values.iter_mut().for_each(|v| *v *= factor);
+        unit
+    }
+    fn scale_throughputs(&self, typical_ns: f64, throughput: &Throughput, values: &mut [f64]) -> &'static str {
+        let per = match *throughput {
+            Throughput::Bytes(n) | Throughput::BytesDecimal(n) | Throughput::Elements(n) => n as f64,
+        };
+        let _ = typical_ns;
+        // ns per iteration → millions per CPU-second.
+        values.iter_mut().for_each(|v| *v = per / *v * 1e3);
+        "M/cpu-s"
+    }
+    fn scale_for_machines(&self, _values: &mut [f64]) -> &'static str {
+        "ns"
+    }
+}
+
 fn bench(c: &mut Criterion) {
-    let mut g = c.benchmark_group("timing_sim_only");
+    bfs_group(c, "timing_sim_only");
+}
+
+fn bench_cpu(c: &mut Criterion<CpuTime>) {
+    bfs_group(c, "timing_sim_cpu");
+}
+
+fn bfs_group<M: Measurement>(c: &mut Criterion<M>, group: &str) {
+    let mut g = c.benchmark_group(group);
     g.sample_size(10);
     // `static`: one static schedule for every loop (the session-1 default, mostly local
     // misses); `gap`: GAP's own per-loop schedules (dynamic bottom-up), ~3× the LLC misses,
@@ -93,4 +171,9 @@ fn dram_bench(c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench, dram_bench);
-criterion_main!(benches);
+criterion_group! {
+    name = cpu_benches;
+    config = Criterion::default().with_measurement(CpuTime);
+    targets = bench_cpu
+}
+criterion_main!(benches, cpu_benches);

@@ -82,8 +82,12 @@ impl Booking {
             mismatch_ps.push(need.saturating_sub(have));
             mem.push(mc);
         }
+        let mut fabric = Fabric::new(m, spec.link_bandwidth_scale);
+        for d in &mut fabric.dirs {
+            d.know_sizes([spec.header_bytes, spec.header_bytes + line_bytes]);
+        }
         Booking {
-            fabric: Fabric::new(m, spec.link_bandwidth_scale),
+            fabric,
             mem,
             fixed_ps,
             mismatch_ps,

@@ -463,13 +463,26 @@ impl TimingSim {
                 self.ready.push(Reverse((k.t, c as u32)));
             }
         }
-        while let Some(Reverse((t, c))) = self.ready.pop() {
-            self.book.horizon_ps = t;
-            let until = t.saturating_add(self.lookahead_ps);
-            if self.run_core(c as usize, phase_end, until, src)? == Yield::Later {
-                self.ready.push(Reverse((self.cores[c as usize].t, c)));
+        // The heap is taken out while cores run (they never touch it). A core that yields
+        // `Later` gets its new key in place at the top (one sift down instead of a pop and a
+        // push); keys (clock, id) are unique, so the order of runs is the same either way.
+        let mut ready = std::mem::take(&mut self.ready);
+        let run = (|| {
+            while let Some(mut top) = ready.peek_mut() {
+                let Reverse((t, c)) = *top;
+                self.book.horizon_ps = t;
+                let until = t.saturating_add(self.lookahead_ps);
+                if self.run_core(c as usize, phase_end, until, src)? == Yield::Later {
+                    *top = Reverse((self.cores[c as usize].t, c));
+                } else {
+                    std::collections::binary_heap::PeekMut::pop(top);
+                }
             }
-        }
+            Ok::<(), SimError>(())
+        })();
+        ready.clear();
+        self.ready = ready;
+        run?;
         let timed = self.boundary_ps != u64::MAX;
         // Barrier: the next phase starts when everything issued in this one has completed. A
         // timed phase ends at its boundary for everyone: a core whose clock is already past it

@@ -24,6 +24,9 @@ pub struct LinkDir {
     pub busy_ps: u64,
     pub bytes: u64,
     pub messages: u64,
+    /// Service times of the message sizes the booking uses (header, data), so the hot path
+    /// does no float arithmetic: (bytes, ps); a size not listed is computed.
+    known: [(u32, u64); 2],
 }
 
 impl LinkDir {
@@ -34,13 +37,30 @@ impl LinkDir {
             busy_ps: 0,
             bytes: 0,
             messages: 0,
+            known: [(0, 1); 2],
         }
+    }
+
+    /// Precomputes the service times of two message sizes (the booking's header and data).
+    pub fn know_sizes(&mut self, sizes: [u32; 2]) {
+        self.known = sizes.map(|b| (b, self.compute_service_ps(b)));
+    }
+
+    fn compute_service_ps(&self, bytes: u32) -> u64 {
+        (f64::from(bytes) * self.ps_per_byte).round().max(1.0) as u64
     }
 
     /// Service time of a `bytes` message, ps.
     #[inline]
     pub fn service_ps(&self, bytes: u32) -> u64 {
-        (f64::from(bytes) * self.ps_per_byte).round().max(1.0) as u64
+        let [(b0, s0), (b1, s1)] = self.known;
+        if bytes == b0 {
+            s0
+        } else if bytes == b1 {
+            s1
+        } else {
+            self.compute_service_ps(bytes)
+        }
     }
 
     /// A message arrives at `arrive_ps` (non-decreasing across calls); returns (start of

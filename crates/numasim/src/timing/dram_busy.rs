@@ -21,6 +21,11 @@ pub struct Busy {
     iv: Vec<(u64, u64)>,
     /// Intervals before `head` were dropped (compacted away now and then).
     head: usize,
+    /// No gap between two live intervals is longer (an upper bound: gaps are only made by
+    /// appending, and inserting splits them; recomputed when the list is compacted). A
+    /// request longer than this cannot fit between bookings, so it goes after the last one
+    /// without walking them (a row-hit stream leaves gaps shorter than a burst everywhere).
+    gap_ub: u64,
 }
 
 impl Busy {
@@ -28,6 +33,7 @@ impl Busy {
         Busy {
             iv: Vec::with_capacity(16),
             head: 0,
+            gap_ub: 0,
         }
     }
 
@@ -75,6 +81,12 @@ impl Busy {
             return want;
         }
         let mut pos = self.first_ending_after(want);
+        if pos == self.iv.len() || self.iv[pos].0 >= want.saturating_add(len) {
+            return want;
+        }
+        if self.gap_ub < len {
+            return self.iv[self.iv.len() - 1].1;
+        }
         let mut start = want;
         while pos < self.iv.len() {
             let (s, e) = self.iv[pos];
@@ -96,9 +108,11 @@ impl Busy {
         if self.head == self.iv.len() {
             self.iv.clear();
             self.head = 0;
+            self.gap_ub = 0;
         } else if self.head >= 64 && self.head * 2 >= self.iv.len() {
             self.iv.drain(..self.head);
             self.head = 0;
+            self.gap_ub = self.iv.windows(2).map(|w| w[1].0 - w[0].1).max().unwrap_or(0);
         }
     }
 
@@ -121,6 +135,7 @@ impl Busy {
                 if last.1 == start {
                     last.1 = end;
                 } else {
+                    self.gap_ub = self.gap_ub.max(start - last.1);
                     self.iv.push((start, end));
                 }
                 return;
@@ -136,6 +151,10 @@ impl Busy {
             k += 1;
         }
         if k == pos {
+            if pos == self.head {
+                // A new first interval: the gap after it is new.
+                self.gap_ub = self.gap_ub.max(self.iv[pos].0 - hi);
+            }
             self.iv.insert(pos, (lo, hi));
         } else {
             self.iv[pos] = (lo, hi);
@@ -293,28 +312,32 @@ impl RankActs {
         // Everything dropped below (activates before keep_from, spacing ending by horizon)
         // only forbade times before this.
         self.valid_from = self.valid_from.max(horizon);
-        let valid_from = self.valid_from;
+        // Every interval the new activate adds holds it (a window of four closer than tFAW
+        // that includes it forbids from its last − tFAW to its first + tFAW), so they add one
+        // interval: their union.
+        let (mut lo, mut hi) = (act, act);
         if t_rrd_s > 0 {
-            let lo = (act + 1).saturating_sub(t_rrd_s);
-            self.forbid.insert(lo, act + t_rrd_s - lo, valid_from);
+            lo = (act + 1).saturating_sub(t_rrd_s);
+            hi = act + t_rrd_s;
         }
-        if t_faw == 0 {
-            return;
+        if t_faw > 0 {
+            self.faw.insert(act, horizon.saturating_sub(t_faw));
+            let acts = self.faw.as_slice();
+            let n = acts.len();
+            let at = upper_bound_from_tail(acts, act) - 1;
+            for j in at.saturating_sub(3)..=at {
+                if j + 3 >= n {
+                    break;
+                }
+                let (first, last) = (acts[j], acts[j + 3]);
+                if last - first < t_faw {
+                    lo = lo.min((last + 1).saturating_sub(t_faw));
+                    hi = hi.max(first + t_faw);
+                }
+            }
         }
-        self.faw.insert(act, horizon.saturating_sub(t_faw));
-        // The windows of four consecutive activates that include the new one.
-        let acts = self.faw.as_slice();
-        let n = acts.len();
-        let at = upper_bound_from_tail(acts, act) - 1;
-        for j in at.saturating_sub(3)..=at {
-            if j + 3 >= n {
-                break;
-            }
-            let (first, last) = (acts[j], acts[j + 3]);
-            if last - first < t_faw {
-                let lo = (last + 1).saturating_sub(t_faw);
-                self.forbid.insert(lo, first + t_faw - lo, valid_from);
-            }
+        if hi > lo {
+            self.forbid.insert(lo, hi - lo, self.valid_from);
         }
     }
 }

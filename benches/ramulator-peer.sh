@@ -54,8 +54,13 @@ if [ -z "$PEER" ] || [ ! -x "$PEER" ]; then
     exit 0
 fi
 
-cargo build --release -q -p numasim-cli
-NUMASIM="$ROOT/target/release/numasim"
+# NUMASIM_BIN: another numasim build to compare (e.g. an older one), instead of this tree's.
+if [ -n "${NUMASIM_BIN:-}" ]; then
+    NUMASIM=$NUMASIM_BIN
+else
+    cargo build --release -q -p numasim-cli
+    NUMASIM="$ROOT/target/release/numasim"
+fi
 TCK_NS=0.833333333
 
 # Ramulator 2 configuration: the numasim side's `ddr4-2400-cl16` with one rank.

@@ -156,7 +156,9 @@ fn read_load_store_plain(path: &PathBuf) -> anyhow::Result<Option<Vec<(u64, bool
     let Ok(mut file) = std::fs::File::open(path) else {
         return Ok(None);
     };
-    let mut out = Vec::new();
+    // Room for the requests at once (`LD 0x…` lines are 12–20 bytes), not by doubling.
+    let bytes = file.metadata().map_or(0, |m| m.len());
+    let mut out = Vec::with_capacity((bytes / 12).min(MAX_REQUESTS) as usize);
     let mut buf = vec![0u8; 1 << 20];
     // buf[..carry]: the start of a line the last read cut.
     let mut carry = 0;

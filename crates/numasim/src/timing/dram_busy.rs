@@ -23,8 +23,9 @@ pub struct Busy {
     head: usize,
     /// No gap between two live intervals is longer (an upper bound: gaps are only made by
     /// appending, and inserting splits them; recomputed when the list is compacted). A
-    /// request longer than this cannot fit between bookings, so it goes after the last one
-    /// without walking them (a row-hit stream leaves gaps shorter than a burst everywhere).
+    /// request longer than this cannot fit between bookings, so it goes before the first or
+    /// after the last, without a search (a row-hit stream leaves gaps shorter than a burst
+    /// everywhere).
     gap_ub: u64,
 }
 
@@ -80,12 +81,22 @@ impl Busy {
         if len == 0 {
             return want;
         }
-        let mut pos = self.first_ending_after(want);
-        if pos == self.iv.len() || self.iv[pos].0 >= want.saturating_add(len) {
+        let n = self.iv.len();
+        if n == self.head || self.iv[n - 1].1 <= want {
             return want;
         }
         if self.gap_ub < len {
-            return self.iv[self.iv.len() - 1].1;
+            // No gap between bookings holds `len`: it fits before the first, or goes after
+            // the last; no search.
+            return if self.iv[self.head].0 >= want.saturating_add(len) {
+                want
+            } else {
+                self.iv[n - 1].1
+            };
+        }
+        let mut pos = self.first_ending_after(want);
+        if self.iv[pos].0 >= want.saturating_add(len) {
+            return want;
         }
         let mut start = want;
         while pos < self.iv.len() {

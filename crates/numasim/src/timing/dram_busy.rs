@@ -40,7 +40,7 @@ impl Busy {
 
     /// Index of the first live interval ending after `t` (`iv.len()` if none): galloping
     /// back from the tail, then a binary search in the bracket found.
-    #[inline]
+    #[inline(always)]
     fn first_ending_after(&self, t: u64) -> usize {
         let n = self.iv.len();
         // Live intervals are iv[head..n]; find the first with end > t.
@@ -76,7 +76,7 @@ impl Busy {
 
     /// The earliest start `≥ want` where `[start, start + len)` meets no booking (as
     /// `Timeline::peek_free`).
-    #[inline]
+    #[inline(always)]
     pub fn peek_free(&self, want: u64, len: u64) -> u64 {
         if len == 0 {
             return want;
@@ -130,7 +130,7 @@ impl Busy {
     /// Books `[start, start + len)` as is (found free with [`Busy::peek_free`]), merging
     /// with what it touches or overlaps; drops intervals ending by `horizon` first (as
     /// `Timeline::insert`).
-    #[inline]
+    #[inline(always)]
     pub fn insert(&mut self, start: u64, len: u64, horizon: u64) {
         if len == 0 {
             return;

@@ -170,12 +170,15 @@ fn read_load_store_plain(path: &PathBuf) -> anyhow::Result<Option<Vec<(u64, bool
         };
         let filled = carry + n;
         let mut pos = 0;
-        while let Some(nl) = buf[pos..filled].iter().position(|&b| b == b'\n') {
-            let Some(request) = parse_load_store(&buf[pos..pos + nl]) else {
-                return Ok(None);
-            };
-            out.push(request);
-            pos += nl + 1;
+        loop {
+            match parse_line(&buf[..filled], pos) {
+                Line::Request(request, next) => {
+                    out.push(request);
+                    pos = next;
+                }
+                Line::Cut => break,
+                Line::Other => return Ok(None),
+            }
         }
         if n == 0 {
             if pos < filled {
@@ -195,6 +198,94 @@ fn read_load_store_plain(path: &PathBuf) -> anyhow::Result<Option<Vec<(u64, bool
         if carry == buf.len() {
             return Ok(None); // a line of a megabyte: not this form
         }
+    }
+}
+
+/// Value of each byte as a hexadecimal digit, 0xFF for the others.
+const HEX_DIGIT: [u8; 256] = {
+    let mut t = [0xFF; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// What [`parse_line`] found.
+enum Line {
+    /// A request, and where the next line starts.
+    Request((u64, bool), usize),
+    /// The buffer ends before the line does.
+    Cut,
+    /// Not an `LD|ST <address>` line.
+    Other,
+}
+
+/// The line of `b` starting at `pos`, parsed as it is scanned (one pass, no search for its
+/// end first); the same lines as [`parse_load_store`], when they end with a newline.
+#[inline]
+fn parse_line(b: &[u8], pos: usize) -> Line {
+    let n = b.len();
+    if pos + 3 > n {
+        return Line::Cut;
+    }
+    let write = match (b[pos], b[pos + 1]) {
+        (b'L', b'D') => false,
+        (b'S', b'T') => true,
+        _ => return Line::Other,
+    };
+    let blank = |c: u8| c == b' ' || c == b'\t';
+    let mut i = pos + 2;
+    if !blank(b[i]) {
+        return Line::Other;
+    }
+    while i < n && blank(b[i]) {
+        i += 1;
+    }
+    if i + 1 >= n {
+        return Line::Cut;
+    }
+    let mut v = 0u64;
+    if b[i] == b'0' && (b[i + 1] == b'x' || b[i + 1] == b'X') {
+        i += 2;
+        let first = i;
+        while i < n && HEX_DIGIT[usize::from(b[i])] <= 15 {
+            v = (v << 4) | u64::from(HEX_DIGIT[usize::from(b[i])]);
+            i += 1;
+            if i - first > 16 {
+                return Line::Other;
+            }
+        }
+        if i == first && i < n {
+            return Line::Other;
+        }
+    } else {
+        let first = i;
+        while i < n && b[i].is_ascii_digit() {
+            v = v.wrapping_mul(10).wrapping_add(u64::from(b[i] - b'0'));
+            i += 1;
+            if i - first > 19 {
+                return Line::Other;
+            }
+        }
+        if i == first && i < n {
+            return Line::Other;
+        }
+    }
+    while i < n && (blank(b[i]) || b[i] == b'\r') {
+        i += 1;
+    }
+    match b.get(i) {
+        None => Line::Cut,
+        Some(b'\n') => Line::Request((v / LINE_BYTES, write), i + 1),
+        Some(_) => Line::Other,
     }
 }
 
@@ -225,7 +316,11 @@ fn parse_load_store(line: &[u8]) -> Option<(u64, bool)> {
         }
         let mut v = 0u64;
         for &b in hex {
-            v = (v << 4) | u64::from((b as char).to_digit(16)?);
+            let d = HEX_DIGIT[usize::from(b)];
+            if d > 15 {
+                return None;
+            }
+            v = (v << 4) | u64::from(d);
         }
         v
     } else {
@@ -393,7 +488,12 @@ mod tests {
     #[test]
     fn the_fast_reader_gives_the_general_readers_requests_or_steps_aside() {
         let dir = tempfile::tempdir().unwrap();
-        let cases: [(&str, bool); 9] = [
+        let cases: [(&str, bool); 14] = [
+            ("LD 5", true),
+            ("ST 9999999999999999999\nLD 0xffffffffffffffff\n", true),
+            ("ST 0x40\rX\n", false),
+            ("LD 0x1g\n", false),
+            ("LD 123456789012345678901\n", false),
             ("LD 0x40\nST 0x1fC0\r\nLD\t128  \nST 0XFFFFFFFFFFFFFFC0", true),
             ("LD 0x40\nST 64\n", true),
             ("", true),

@@ -26,8 +26,10 @@
 # Read latency is compared unloaded only: Ramulator's `avg_read_latency` divides by
 # `num_read_reqs`, which its controller counts before the queue accepts a request, so under
 # saturation every rejected retry is counted too and the figure is not a latency.
-# Speed is requests per CPU-second of the whole process (user + system), trace parsing included
-# for both, and numasim's model alone (requests already in memory) beside it.
+# Speed is requests per CPU-second of the whole process (user + system, from getrusage),
+# trace parsing included for both, the median of RUNS (default 3) runs of each taken in
+# turn, the ratio numasim / Ramulator 2, and numasim's model alone (requests already in
+# memory, host wall time, so it reads low on a loaded machine) beside it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -52,8 +54,13 @@ if [ -z "$PEER" ] || [ ! -x "$PEER" ]; then
     exit 0
 fi
 
-cargo build --release -q -p numasim-cli
-NUMASIM="$ROOT/target/release/numasim"
+# NUMASIM_BIN: another numasim build to compare (e.g. an older one), instead of this tree's.
+if [ -n "${NUMASIM_BIN:-}" ]; then
+    NUMASIM=$NUMASIM_BIN
+else
+    cargo build --release -q -p numasim-cli
+    NUMASIM="$ROOT/target/release/numasim"
+fi
 TCK_NS=0.833333333
 
 # Ramulator 2 configuration: the numasim side's `ddr4-2400-cl16` with one rank.
@@ -89,11 +96,23 @@ EOF
 }
 
 cpu_s() { # command...: runs it (stdout to last.out), prints its user + system CPU seconds
-    /usr/bin/time -f "%U %S" -o "$WORK/time.txt" "$@" >"$WORK/last.out" 2>"$WORK/last.err"
-    awk '{print $1 + $2}' "$WORK/time.txt"
+    # The child's own rusage from wait4, to the microsecond (GNU time prints hundredths, too
+    # coarse for numasim's tens of milliseconds); posix_spawn, so nothing of the Python
+    # parent's is counted (subprocess's forked child costs tens of ms before its exec).
+    python3 - "$WORK" "$@" <<'PY'
+import os, sys
+work, argv = sys.argv[1], sys.argv[2:]
+acts = [(os.POSIX_SPAWN_OPEN, 1, work + "/last.out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644),
+        (os.POSIX_SPAWN_OPEN, 2, work + "/last.err", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)]
+pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=acts)
+_, status, ru = os.wait4(pid, 0)
+if os.waitstatus_to_exitcode(status) != 0:
+    sys.exit("failed: " + " ".join(argv) + " (see " + work + "/last.err)")
+print(ru.ru_utime + ru.ru_stime)
+PY
 }
 
-stat() { grep -E "^\s*$1:" "$WORK/last.out" | head -1 | awk '{print $2}'; }
+median() { printf "%s\n" "$@" | sort -g | sed -n "$(( ($# + 1) / 2 ))p"; }
 
 printf "%-34s %12s %12s %9s\n" "quantity (DDR4-2400 16-16-16, 1 ch)" "Ramulator 2" "numasim" "diff"
 row() { awk -v q="$1" -v a="$2" -v b="$3" 'BEGIN { printf "%-34s %12.2f %12.2f %+8.1f%%\n", q, a, b, 100 * (b - a) / a }'; }
@@ -106,12 +125,20 @@ for p in unloaded random stream mix; do
     trace="$WORK/$p.trace"
     "$NUMASIM" bench dram --pattern "$pat" --requests "$n" --emit-trace "$trace" 2>/dev/null
     config "$trace" "$fr" "$mr" > "$WORK/$p.yaml"
-    peer_cpu=$(cpu_s "$PEER" -f "$WORK/$p.yaml")
-    cycles=$(stat memory_system_cycles)
-    lat=$(stat avg_read_latency_0)
-    cp "$WORK/last.out" "$WORK/$p.ramulator.txt"
-    ns_cpu=$(cpu_s "$NUMASIM" bench dram --trace "$trace" --in-flight "$inflight" --json)
-    cp "$WORK/last.out" "$WORK/$p.numasim.json"
+    # Speed: RUNS runs of each, alternating (the CPU time one run gets depends on what else
+    # the machine runs at that moment, so both sides share the moments), medians.
+    peer_runs=(); ns_runs=()
+    for _ in $(seq "${RUNS:-3}"); do
+        peer_runs+=("$(cpu_s "$PEER" -f "$WORK/$p.yaml")")
+        cp "$WORK/last.out" "$WORK/$p.ramulator.txt"
+        ns_runs+=("$(cpu_s "$NUMASIM" bench dram --trace "$trace" --in-flight "$inflight" --json)")
+        cp "$WORK/last.out" "$WORK/$p.numasim.json"
+        [ "$p" = unloaded ] && break
+    done
+    peer_cpu=$(median "${peer_runs[@]}")
+    ns_cpu=$(median "${ns_runs[@]}")
+    cycles=$(grep -E "^\s*memory_system_cycles:" "$WORK/$p.ramulator.txt" | head -1 | awk '{print $2}')
+    lat=$(grep -E "^\s*avg_read_latency_0:" "$WORK/$p.ramulator.txt" | head -1 | awk '{print $2}')
     nbw=$(python3 -c "import json;print(json.load(open('$WORK/$p.numasim.json'))['bandwidth_gbps'])")
     nlat=$(python3 -c "import json;print(json.load(open('$WORK/$p.numasim.json'))['mean_read_latency_ns'])")
     nspeed=$(python3 -c "import json;print(json.load(open('$WORK/$p.numasim.json'))['requests_per_host_s'])")
@@ -120,6 +147,7 @@ for p in unloaded random stream mix; do
     else
         row "$p bandwidth (GB/s)" "$(awk -v n="$n" -v c="$cycles" -v t=$TCK_NS 'BEGIN{print n*64/(c*t)}')" "$nbw"
         row "$p speed (M requests/CPU-s)" "$(awk -v n="$n" -v s="$peer_cpu" 'BEGIN{print n/s/1e6}')" "$(awk -v n="$n" -v s="$ns_cpu" 'BEGIN{print n/s/1e6}')"
+        awk -v q="$p speed ratio (numasim / peer)" -v a="$peer_cpu" -v b="$ns_cpu" 'BEGIN { printf "%-34s %12s %11.1fx\n", q, "", a/b }'
         awk -v q="$p model alone (M requests/s)" -v b="$nspeed" 'BEGIN { printf "%-34s %12s %12.2f\n", q, "", b/1e6 }'
     fi
 done

@@ -3,10 +3,12 @@
 //!
 //! Times are integer picoseconds so results are exact and byte-identical. The engine books
 //! whole transactions at issue, so requests reach a controller nearly but not exactly in time
-//! order; every resource below is therefore a [`Timeline`] of busy intervals, and a request is
-//! placed at the earliest time where *every* constraint holds, whatever order requests were
-//! presented in. DRAM timelines use exact placement ([`Timeline::peek_free`]: full-length gaps
-//! only), so no DRAM resource is ever booked beyond its capacity.
+//! order; every resource below is therefore a list of busy intervals (a [`Busy`], the
+//! engine's [`Timeline`](super::timeline::Timeline) searched from the tail, see
+//! [`super::dram_busy`]), and a request is placed at the earliest time where *every*
+//! constraint holds, whatever order requests were presented in. Placement is exact
+//! ([`Busy::peek_free`]: full-length gaps only), so no DRAM resource is ever booked beyond its
+//! capacity.
 //!
 //! # One request
 //! Address → (channel, rank, bank group, bank, row) by the bit-slice mapping (below). The
@@ -65,7 +67,7 @@
 //! for the reordering, uncapped), rank-to-rank bus switching (tRTRS), and the tWTR_L / tWTR_S
 //! distinction (one tWTR, applied across the channel).
 
-use super::timeline::Timeline;
+use super::dram_busy::{Busy, RankActs};
 use numasim_machine::DramTimings;
 
 const OTHER_ROW: u64 = u64::MAX - 1;
@@ -230,35 +232,60 @@ pub struct Place {
 struct Bank {
     open_row: u64,
     /// Command occupancy (precharge/activate through the burst, or the auto-precharge).
-    timeline: Timeline,
+    timeline: Busy,
     /// Earliest precharge: last activate + tRAS, last read + tRTP, last write + tWR.
     pre_ok_ps: u64,
     refresh_epoch: u64,
 }
 
-/// Activate and column-command spacing of a rank or a bank group.
+/// Activate and column-command spacing of a bank group.
 #[derive(Debug, Clone, Default)]
 struct Spacing {
     /// Activates as intervals `[act, act + tRRD)`: a free `[x, x + tRRD)` is `≥ tRRD` from each.
-    acts: Timeline,
+    acts: Busy,
     /// Column commands as intervals `[cas, cas + tCCD)`.
-    cas: Timeline,
+    cas: Busy,
 }
 
-/// One rank: its spacing and its activates for tFAW (sorted).
+/// One rank: its activates (tRRD_S, tFAW), column commands (tCCD_S), refresh windows.
 #[derive(Debug, Clone, Default)]
 struct Rank {
-    spacing: Spacing,
-    faw: Vec<u64>,
+    acts: RankActs,
+    /// Column commands as intervals `[cas, cas + tCCD_S)`.
+    cas: Busy,
+    /// First refresh window of the rank (staggered within the channel), ps.
+    refresh_off_ps: u64,
+    /// The last refresh window looked up, `refresh_off_ps + k·tREFI` (saves a division per
+    /// lookup: requests come nearly in time order, so the next lookup is mostly this window
+    /// or the next).
+    refresh_k: u64,
+    refresh_w_ps: u64,
+}
+
+impl Rank {
+    /// Index `k` and start of the refresh period `[off + k·tREFI, off + (k+1)·tREFI)` that
+    /// holds `s` (`s ≥ refresh_off_ps`).
+    #[inline]
+    fn refresh_period(&mut self, s: u64, t_refi: u64) -> (u64, u64) {
+        let since = s.wrapping_sub(self.refresh_w_ps);
+        if s < self.refresh_w_ps || since >= 2 * t_refi {
+            self.refresh_k = (s - self.refresh_off_ps) / t_refi;
+            self.refresh_w_ps = self.refresh_off_ps + self.refresh_k * t_refi;
+        } else if since >= t_refi {
+            self.refresh_k += 1;
+            self.refresh_w_ps += t_refi;
+        }
+        (self.refresh_k, self.refresh_w_ps)
+    }
 }
 
 /// One channel's data bus: bursts by direction, and each direction's turnaround footprint.
 #[derive(Debug, Clone, Default)]
 struct Bus {
-    reads: Timeline,
-    writes: Timeline,
-    read_foot: Timeline,
-    write_foot: Timeline,
+    reads: Busy,
+    writes: Busy,
+    read_foot: Busy,
+    write_foot: Busy,
 }
 
 /// What one access cost.
@@ -276,13 +303,19 @@ pub struct DramResult {
 pub struct MemoryController {
     pub t: DramPs,
     map: AddressMap,
+    /// The mapping's digits, least significant first (radix, and its log2 when a power of
+    /// two: shifts instead of divisions in [`MemoryController::place`]).
+    digits: [Digit; 6],
+    /// The mapping names `Bg` (else `Ba` holds bank group and bank together).
+    has_bg: bool,
+    /// Splits a combined bank digit into bank group and bank.
+    group_digit: Digit,
+    /// When every radix is a power of two: each field as (shift, mask) of the line address.
+    bits: Option<BitFields>,
     channels: u64,
     ranks: u64,
     groups: u64,
     banks_per_group: u64,
-    lines_per_row: u64,
-    /// Rows per bank (a row field that is not the most significant wraps at this).
-    rows: u64,
     lines_per_page: u64,
     refresh: bool,
     bank: Vec<Bank>,
@@ -302,6 +335,79 @@ pub struct MemoryController {
     write_q: Vec<Vec<(u64, u64)>>,
     wq_high: usize,
     wq_low: usize,
+    /// A drain's batch, sorted (bank, row, line address): kept to avoid an allocation per drain.
+    drain_batch: Vec<(usize, u64, u64)>,
+}
+
+/// The fields of a mapping whose radices are all powers of two, as bit slices `(shift,
+/// mask)` (the same digits as [`Digit::split`] in turn, a few instructions instead of a loop).
+#[derive(Debug, Clone, Copy)]
+struct BitFields {
+    ch: (u32, u64),
+    ra: (u32, u64),
+    bg: (u32, u64),
+    ba: (u32, u64),
+    row: (u32, u64),
+}
+
+impl BitFields {
+    fn new(digits: &[Digit], channels: u64, ranks: u64, groups: u64, banks_per_group: u64) -> Option<Self> {
+        let pow2 = [channels, ranks, groups, banks_per_group]
+            .iter()
+            .all(|r| r.is_power_of_two());
+        let n = digits.len();
+        if !pow2 || digits[..n - 1].iter().any(|d| d.shift.is_none()) {
+            return None;
+        }
+        let has_bg = digits.iter().any(|d| matches!(d.field, Field::Bg));
+        let mut b = BitFields {
+            ch: (0, 0),
+            ra: (0, 0),
+            bg: (0, 0),
+            ba: (0, 0),
+            row: (0, 0),
+        };
+        let mut off = 0u32;
+        for (i, d) in digits.iter().enumerate() {
+            let last = i + 1 == n;
+            match d.field {
+                Field::Ch => b.ch = (off, channels - 1),
+                Field::Ra => b.ra = (off, ranks - 1),
+                Field::Bg => b.bg = (off, groups - 1),
+                Field::Ba if has_bg => b.ba = (off, banks_per_group - 1),
+                Field::Ba => {
+                    b.bg = (off, groups - 1);
+                    b.ba = (off.saturating_add(groups.trailing_zeros()), banks_per_group - 1);
+                }
+                Field::Ro => b.row = (off, if last { u64::MAX } else { d.radix - 1 }),
+                Field::Co => {}
+            }
+            if !last {
+                off = off.saturating_add(d.shift?);
+            }
+        }
+        Some(b)
+    }
+}
+
+/// One digit of the address mapping.
+#[derive(Debug, Clone, Copy)]
+struct Digit {
+    field: Field,
+    radix: u64,
+    /// `log2(radix)` when the radix is a power of two.
+    shift: Option<u32>,
+}
+
+impl Digit {
+    /// Splits `x` into (this digit, the rest).
+    #[inline]
+    fn split(self, x: u64) -> (u64, u64) {
+        match self.shift {
+            Some(s) => (x & (self.radix - 1), x >> s),
+            None => (x % self.radix, x / self.radix),
+        }
+    }
 }
 
 /// How a node's DRAM is organised and run, besides its timings.
@@ -347,27 +453,68 @@ impl MemoryController {
         let groups = u64::from(timings.bank_groups.max(1));
         let banks_per_group = u64::from(timings.banks_per_group.max(1));
         let banks = (channels * ranks * groups * banks_per_group) as usize;
+        let lines_per_row = (cfg.row_bytes / 64).max(1);
+        let rows = (cfg.capacity_bytes / (cfg.row_bytes.max(64) * banks as u64)).max(1);
+        let has_bg = cfg.map.fields[..cfg.map.len].contains(&Field::Bg);
+        let mut digits = [Digit {
+            field: Field::Co,
+            radix: 1,
+            shift: Some(0),
+        }; 6];
+        for (d, &field) in digits.iter_mut().zip(&cfg.map.fields[..cfg.map.len]) {
+            let radix = match field {
+                Field::Ch => channels,
+                Field::Ra => ranks,
+                Field::Bg => groups,
+                Field::Ba if has_bg => banks_per_group,
+                Field::Ba => groups * banks_per_group,
+                Field::Ro => rows,
+                Field::Co => lines_per_row,
+            };
+            *d = Digit {
+                field,
+                radix,
+                shift: radix.is_power_of_two().then(|| radix.trailing_zeros()),
+            };
+        }
+        let t = DramPs::new(timings, burst_ns, cfg.closed_page, cfg.refresh);
+        let bits = BitFields::new(&digits[..cfg.map.len], channels, ranks, groups, banks_per_group);
         MemoryController {
-            t: DramPs::new(timings, burst_ns, cfg.closed_page, cfg.refresh),
+            bits,
+            t,
             map: cfg.map,
+            digits,
+            has_bg,
+            group_digit: Digit {
+                field: Field::Bg,
+                radix: groups,
+                shift: groups.is_power_of_two().then(|| groups.trailing_zeros()),
+            },
             channels,
             ranks,
             groups,
             banks_per_group,
-            lines_per_row: (cfg.row_bytes / 64).max(1),
-            rows: (cfg.capacity_bytes / (cfg.row_bytes.max(64) * banks as u64)).max(1),
             lines_per_page: (cfg.page_bytes / 64).max(1),
             refresh: cfg.refresh,
             bank: vec![
                 Bank {
                     open_row: if cfg.closed_page { CLOSED } else { OTHER_ROW },
-                    timeline: Timeline::new(),
+                    timeline: Busy::new(),
                     pre_ok_ps: 0,
                     refresh_epoch: 0,
                 };
                 banks
             ],
-            rank: vec![Rank::default(); (channels * ranks) as usize],
+            rank: (0..channels * ranks)
+                .map(|r| {
+                    let off = (r % ranks) * t.t_refi / ranks;
+                    Rank {
+                        refresh_off_ps: off,
+                        refresh_w_ps: off,
+                        ..Rank::default()
+                    }
+                })
+                .collect(),
             group: vec![Spacing::default(); (channels * ranks * groups) as usize],
             bus: vec![Bus::default(); channels as usize],
             bus_busy_ps: vec![0; channels as usize],
@@ -379,6 +526,7 @@ impl MemoryController {
             write_q: vec![Vec::with_capacity(cfg.write_queue_high as usize); channels as usize],
             wq_high: cfg.write_queue_high as usize,
             wq_low: cfg.write_queue_low.min(cfg.write_queue_high.saturating_sub(1)) as usize,
+            drain_batch: Vec::new(),
         }
     }
 
@@ -391,42 +539,44 @@ impl MemoryController {
     /// Where line address `addr` lives, by the mapping.
     #[inline]
     pub fn place(&self, addr: u64) -> Place {
+        if let Some(b) = &self.bits {
+            let f = |(shift, mask): (u32, u64)| addr.checked_shr(shift).unwrap_or(0) & mask;
+            return self.place_of(f(b.ch), f(b.ra), f(b.bg), f(b.ba), f(b.row));
+        }
+        self.place_by_digits(addr)
+    }
+
+    /// [`MemoryController::place`] digit by digit (any radices).
+    fn place_by_digits(&self, addr: u64) -> Place {
         let (mut ch, mut ra, mut bg, mut ba, mut row) = (0, 0, 0, 0, 0);
         let mut x = addr;
-        for (i, f) in self.map.fields[..self.map.len].iter().enumerate() {
-            let last = i + 1 == self.map.len;
-            let mut digit = |n: u64| {
-                if last {
-                    std::mem::take(&mut x)
-                } else {
-                    let d = x % n;
-                    x /= n;
-                    d
-                }
-            };
-            match f {
-                Field::Ch => ch = digit(self.channels),
-                Field::Ra => ra = digit(self.ranks),
-                Field::Bg => bg = digit(self.groups),
-                Field::Ba if self.map.fields[..self.map.len].contains(&Field::Bg) => ba = digit(self.banks_per_group),
+        let n = self.map.len;
+        for (i, d) in self.digits[..n].iter().enumerate() {
+            // The most significant field takes what is left; a channel, rank or bank there is
+            // kept in range (every other digit already is).
+            let (v, rest) = if i + 1 == n { (x, 0) } else { d.split(x) };
+            x = rest;
+            let last = i + 1 == n;
+            match d.field {
+                Field::Ch => ch = if last { v % self.channels } else { v },
+                Field::Ra => ra = if last { v % self.ranks } else { v },
+                Field::Bg => bg = if last { v % self.groups } else { v },
+                Field::Ba if self.has_bg => ba = if last { v % self.banks_per_group } else { v },
                 Field::Ba => {
-                    let d = digit(self.groups * self.banks_per_group);
-                    bg = d % self.groups;
-                    ba = d / self.groups;
+                    // Bank group and bank together, the group the faster-changing digit.
+                    let (g, b) = self.group_digit.split(v);
+                    bg = g;
+                    ba = if last { b % self.banks_per_group } else { b };
                 }
-                Field::Ro => row = digit(self.rows),
-                Field::Co => {
-                    digit(self.lines_per_row);
-                }
+                Field::Ro => row = v,
+                Field::Co => {}
             }
         }
-        // A most significant channel/rank/bank field takes what is left: keep it in range.
-        let (ch, ra, bg, ba) = (
-            ch % self.channels,
-            ra % self.ranks,
-            bg % self.groups,
-            ba % self.banks_per_group,
-        );
+        self.place_of(ch, ra, bg, ba, row)
+    }
+
+    #[inline]
+    fn place_of(&self, ch: u64, ra: u64, bg: u64, ba: u64, row: u64) -> Place {
         let rank = ch * self.ranks + ra;
         let group = rank * self.groups + bg;
         Place {
@@ -452,56 +602,21 @@ impl MemoryController {
         self.access_at(arrive_ps, addr, false, arrive_ps)
     }
 
-    /// Refresh window of rank `r` (of its channel) that `[s, s + len)` meets, as its end.
+    /// Refresh window of rank `rank` that `[s, s + len)` meets, as its end.
     #[inline]
-    fn refresh_conflict(&self, rank_in_channel: u64, s: u64, len: u64) -> Option<u64> {
-        let t = &self.t;
-        let off = rank_in_channel * t.t_refi / self.ranks;
-        let Some(s_rel) = s.checked_sub(off) else {
+    fn refresh_conflict(r: &mut Rank, t: &DramPs, s: u64, len: u64) -> Option<u64> {
+        let off = r.refresh_off_ps;
+        if s < off {
             // Before this rank's first window.
             return (s + len > off).then_some(off + t.t_rfc);
-        };
-        let k = s_rel / t.t_refi;
-        let w = off + k * t.t_refi;
+        }
+        let (_, w) = r.refresh_period(s, t.t_refi);
         if s - w < t.t_rfc {
             Some(w + t.t_rfc)
         } else if s + len > w + t.t_refi {
             Some(w + t.t_refi + t.t_rfc)
         } else {
             None
-        }
-    }
-
-    /// Earliest `x ≥ want` such that no window of tFAW holds five of `acts` and `x`.
-    fn faw_fit(acts: &[u64], t_faw: u64, mut x: u64) -> u64 {
-        if t_faw == 0 {
-            return x;
-        }
-        loop {
-            let p = acts.partition_point(|&a| a <= x);
-            // The combined sorted list: acts[..p], x, acts[p..].
-            let at = |i: usize| -> u64 {
-                match i.cmp(&p) {
-                    std::cmp::Ordering::Less => acts[i],
-                    std::cmp::Ordering::Equal => x,
-                    std::cmp::Ordering::Greater => acts[i - 1],
-                }
-            };
-            let mut bump = None;
-            for i in p.saturating_sub(4)..=p {
-                if i + 4 > acts.len() {
-                    break;
-                }
-                if at(i + 4) - at(i) < t_faw {
-                    // Every x' below the window's first other activate + tFAW still violates.
-                    let first_other = if i == p { at(i + 1) } else { at(i) };
-                    bump = Some(bump.unwrap_or(0).max(first_other + t_faw));
-                }
-            }
-            match bump {
-                Some(b) => x = b,
-                None => return x,
-            }
         }
     }
 
@@ -548,31 +663,45 @@ impl MemoryController {
     /// Returns when the batch's last write completes.
     fn drain(&mut self, ch: usize, at: u64, horizon_ps: u64) -> u64 {
         let n = self.write_q[ch].len() - self.wq_low;
-        let mut batch: Vec<(u64, u64)> = self.write_q[ch].drain(..n).collect();
-        batch.sort_by_key(|&(_, a)| {
+        let mut batch = std::mem::take(&mut self.drain_batch);
+        batch.clear();
+        for &(_, a) in &self.write_q[ch][..n] {
             let p = self.place(a);
-            (p.bank, p.row, a)
-        });
+            batch.push((p.bank, p.row, a));
+        }
+        self.write_q[ch].drain(..n);
+        // Writes with equal keys are the same line: their order does not matter.
+        batch.sort_unstable();
         let mut end = at;
-        for (_, a) in batch {
+        for &(_, _, a) in &batch {
             end = end.max(self.schedule(at, a, true, horizon_ps).done_ps);
         }
+        self.drain_batch = batch;
         self.drains += 1;
         end
     }
 
     /// Places one request as a block of commands at the earliest time every constraint
     /// holds (module docs) and books it.
+    ///
+    /// Each constraint maps a candidate start `x` to its own earliest admissible start `≥ x`
+    /// (every start in between breaks it), so applying them in turn until none moves the
+    /// candidate finds the earliest start all admit; the order only changes how many steps
+    /// that takes.
     fn schedule(&mut self, arrive_ps: u64, addr: u64, write: bool, horizon_ps: u64) -> DramResult {
         let p = self.place(addr);
         let t = self.t;
-        let rank_in_channel = p.rank as u64 % self.ranks;
         let refresh = self.refresh && t.t_rfc > 0;
         let bank = &mut self.bank[p.bank];
+        let rank = &mut self.rank[p.rank];
         let mut want = arrive_ps;
         if refresh {
-            let off = rank_in_channel * t.t_refi / self.ranks;
-            let epoch = want.saturating_sub(off) / t.t_refi + u64::from(want >= off);
+            let off = rank.refresh_off_ps;
+            let epoch = if want >= off {
+                rank.refresh_period(want, t.t_refi).0 + 1
+            } else {
+                0
+            };
             if epoch > bank.refresh_epoch {
                 bank.open_row = CLOSED;
                 bank.pre_ok_ps = 0;
@@ -607,70 +736,70 @@ impl MemoryController {
         } else {
             t.t_bl + t.t_rtw
         };
-        let mut start;
+        // Offsets from the block's start: activate, column command, data.
+        let act_off = to_cas - t.t_rcd.min(to_cas);
+        let data_off = to_cas + data_after_cas;
+        let group = &self.group[p.group];
+        let bus = &self.bus[p.channel];
+        let (same, other_foot) = if write {
+            (&bus.writes, &bus.read_foot)
+        } else {
+            (&bus.reads, &bus.write_foot)
+        };
+        // The constraints in turn, as offsets of the block's start; stop when the one that
+        // last moved the start comes round again with nothing moved since (it admits the
+        // start it chose, and all the others were checked at it).
+        const CHECKS: usize = 7;
+        let mut start = want;
+        let mut last_moved = CHECKS;
+        let mut i = 0;
         loop {
-            start = self.bank[p.bank].timeline.peek_free(want, bank_len);
-            if refresh {
-                if let Some(end) = self.refresh_conflict(rank_in_channel, start, bank_len) {
-                    want = end;
-                    continue;
+            let moved = match i {
+                0 => {
+                    let mut s = bank.timeline.peek_free(start, bank_len);
+                    if refresh {
+                        while let Some(end) = Self::refresh_conflict(rank, &t, s, bank_len) {
+                            s = bank.timeline.peek_free(end, bank_len);
+                        }
+                    }
+                    s - start
                 }
-            }
-            if activates {
-                let act = start + to_cas - t.t_rcd;
-                let mut a = self.rank[p.rank].spacing.acts.peek_free(act, t.t_rrd_s);
-                a = self.group[p.group].acts.peek_free(a, t.t_rrd_l);
-                a = Self::faw_fit(&self.rank[p.rank].faw, t.t_faw, a);
-                if a != act {
-                    want = start + (a - act);
-                    continue;
-                }
-            }
-            let cas = start + to_cas;
-            let mut c = self.rank[p.rank].spacing.cas.peek_free(cas, t.t_ccd_s);
-            c = self.group[p.group].cas.peek_free(c, t.t_ccd_l);
-            if c != cas {
-                want = start + (c - cas);
-                continue;
-            }
-            let data = cas + data_after_cas;
-            let bus = &self.bus[p.channel];
-            let (same, other_foot) = if write {
-                (&bus.writes, &bus.read_foot)
-            } else {
-                (&bus.reads, &bus.write_foot)
+                1 => rank.acts.earliest(start + act_off, t.t_rrd_s, t.t_faw) - (start + act_off),
+                2 => group.acts.peek_free(start + act_off, t.t_rrd_l) - (start + act_off),
+                3 => rank.cas.peek_free(start + to_cas, t.t_ccd_s) - (start + to_cas),
+                4 => group.cas.peek_free(start + to_cas, t.t_ccd_l) - (start + to_cas),
+                5 => same.peek_free(start + data_off, t.t_bl) - (start + data_off),
+                _ => other_foot.peek_free(start + data_off, turn_len) - (start + data_off),
             };
-            let mut d = same.peek_free(data, t.t_bl);
-            d = other_foot.peek_free(d, turn_len);
-            if d != data {
-                want = start + (d - data);
-                continue;
+            if moved != 0 {
+                start += moved;
+                last_moved = i;
             }
-            break;
+            i += 1;
+            if i == 1 && !activates {
+                i = 3;
+            }
+            if i == CHECKS {
+                i = 0;
+            }
+            if i == last_moved || (i == 0 && last_moved == CHECKS) {
+                break;
+            }
         }
         let cas = start + to_cas;
         let data = cas + data_after_cas;
         // Book everything the block uses.
-        let bank = &mut self.bank[p.bank];
         bank.timeline.insert(start, bank_len, horizon_ps);
         if activates {
             let act = cas - t.t_rcd;
             bank.pre_ok_ps = bank.pre_ok_ps.max(act + t.t_ras);
-            let r = &mut self.rank[p.rank];
-            r.spacing.acts.insert(act, t.t_rrd_s, horizon_ps);
+            rank.acts.insert(act, t.t_rrd_s, t.t_faw, horizon_ps);
             self.group[p.group].acts.insert(act, t.t_rrd_l, horizon_ps);
-            if t.t_faw > 0 {
-                let keep_from = horizon_ps.saturating_sub(t.t_faw);
-                let drop = r.faw.partition_point(|&a| a < keep_from);
-                r.faw.drain(..drop);
-                let at = r.faw.partition_point(|&a| a <= act);
-                r.faw.insert(at, act);
-            }
             self.activates += 1;
         }
         bank.pre_ok_ps = bank.pre_ok_ps.max(cas + t.pre_after_cas(write));
         bank.open_row = if t.closed_page { CLOSED } else { p.row };
-        self.rank[p.rank].spacing.cas.insert(cas, t.t_ccd_s, horizon_ps);
+        rank.cas.insert(cas, t.t_ccd_s, horizon_ps);
         self.group[p.group].cas.insert(cas, t.t_ccd_l, horizon_ps);
         let bus = &mut self.bus[p.channel];
         if write {
@@ -701,6 +830,9 @@ mod tests {
     use numasim_machine::DramKind;
     use proptest::prelude::*;
 
+    /// Lines of an 8 KiB row ([`cfg`]'s `row_bytes`).
+    const LINES_PER_ROW: u64 = 8192 / 64;
+
     fn cfg(channels: u32, map: &str) -> DramConfig {
         DramConfig {
             channels,
@@ -727,7 +859,7 @@ mod tests {
     /// column `col`, under RoBaRaCoCh with one channel and one rank.
     fn addr(m: &MemoryController, bank: u64, row: u64, col: u64) -> u64 {
         let banks = m.groups * m.banks_per_group;
-        (row * banks + bank) * m.lines_per_row + col
+        (row * banks + bank) * LINES_PER_ROW + col
     }
 
     #[test]
@@ -786,7 +918,7 @@ mod tests {
         assert_eq!(done[4] - done[0], t.t_faw);
         assert_eq!(done[5] - done[1], t.t_faw);
         // Every window of tFAW holds at most four activates.
-        let acts = &m.rank[0].faw;
+        let acts = m.rank[0].acts.as_slice();
         assert_eq!(acts.len(), 8);
         for w in acts.windows(5) {
             assert!(w[4] - w[0] >= t.t_faw);
@@ -868,7 +1000,7 @@ mod tests {
         // Rank 0 refreshes at [k·tREFI, +tRFC), rank 1 half a tREFI later.
         let in_rank = |m: &MemoryController, r: u64| {
             (0..)
-                .map(|a| a * m.lines_per_row)
+                .map(|a| a * LINES_PER_ROW)
                 .find(|&a| m.place(a).rank as u64 == r)
                 .unwrap()
         };
@@ -921,6 +1053,35 @@ mod tests {
             assert!(AddressMap::parse(bad).is_err(), "{bad}");
         }
         assert!(AddressMap::parse("RoBgBaRaCoCh").is_ok());
+    }
+
+    #[test]
+    fn bit_slices_place_lines_as_the_digits_do() {
+        let mut timings = DramKind::Ddr5_4800.timings();
+        for (ranks, channels, map) in [
+            (1, 1, "RoBaRaCoCh"),
+            (2, 2, "ChRaBaRoCo"),
+            (4, 2, "RoBgBaRaCoCh"),
+            (2, 4, "RoRaBaCoCh"),
+            (2, 1, "CoChRaBaRo"),
+            (1, 2, "BaRoRaCoCh"),
+        ] {
+            timings.ranks = ranks;
+            let m = MemoryController::new(&timings, 1.0, &cfg(channels, map));
+            assert!(m.bits.is_some(), "{map}");
+            let mut x = 0x9E37_79B9_7F4A_7C15u64;
+            for _ in 0..2000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                for a in [x, x >> 20, x >> 40] {
+                    assert_eq!(m.place(a), m.place_by_digits(a), "{map} {a:#x}");
+                }
+            }
+        }
+        // A radix that is not a power of two: digit by digit.
+        let m = mc_with(DramKind::Ddr4_2133, &cfg(6, "RoBaRaCoCh"));
+        assert!(m.bits.is_none());
     }
 
     #[test]
@@ -1040,7 +1201,7 @@ mod tests {
                 }
             }
             for r in &m.rank {
-                for w in r.faw.windows(5) {
+                for w in r.acts.as_slice().windows(5) {
                     prop_assert!(w[4] - w[0] >= t.t_faw);
                 }
             }

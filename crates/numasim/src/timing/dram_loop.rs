@@ -57,14 +57,20 @@ pub fn closed_loop(
     let mut outstanding: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(k + 1);
     let mut s = LoopStats::default();
     for (line, write) in requests {
-        let at = if outstanding.len() < k {
-            0
+        let full = outstanding.len() >= k;
+        let at = if full {
+            outstanding.peek().map_or(0, |&Reverse(t)| t)
         } else {
-            outstanding.pop().map_or(0, |Reverse(t)| t)
+            0
         };
         // Later requests are presented no earlier than this one (the heap only grows later).
         let r = m.access_at(at, line, write, at);
-        outstanding.push(Reverse(r.done_ps));
+        if !full {
+            outstanding.push(Reverse(r.done_ps));
+        } else if let Some(mut top) = outstanding.peek_mut() {
+            // The completion that freed the slot is replaced in place (one sift, not two).
+            *top = Reverse(r.done_ps);
+        }
         s.requests += 1;
         if write {
             s.writes += 1;

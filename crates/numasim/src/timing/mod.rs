@@ -127,6 +127,7 @@ pub mod booking;
 pub mod core;
 pub mod directory;
 pub mod dram;
+pub mod dram_busy;
 pub mod dram_loop;
 pub mod engine;
 pub mod link;

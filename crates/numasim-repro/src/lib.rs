@@ -244,10 +244,16 @@ impl StudyContext {
         run_one: impl Fn(usize) -> Result<T, ReproError> + Sync,
     ) -> Vec<Result<T, ReproError>> {
         let jobs = self.jobs_for(ids.len());
-        (self.progress)(&if jobs > 1 {
-            format!("running {} ({jobs} at once)", ids.join(", "))
+        // A long batch is named by its first and last runs (each run's end is reported below).
+        let names = if ids.len() > 8 {
+            format!("{} runs, {} … {}", ids.len(), ids[0], ids[ids.len() - 1])
         } else {
-            format!("running {}", ids.join(", "))
+            ids.join(", ")
+        };
+        (self.progress)(&if jobs > 1 {
+            format!("running {names} ({jobs} at once)")
+        } else {
+            format!("running {names}")
         });
         let mut slots: Vec<Option<Result<T, ReproError>>> = (0..ids.len()).map(|_| None).collect();
         if jobs == 1 {
@@ -524,5 +530,18 @@ mod tests {
             assert_eq!(heard.len(), 1 + ids.len(), "jobs {jobs}: {heard:?}");
             assert!(heard[0].starts_with("running a, b, c, d, e"), "{heard:?}");
         }
+        let dir = tempfile::tempdir().unwrap();
+        let options = StudyOptions {
+            quick: true,
+            out: dir.path().to_path_buf(),
+            jobs: 1,
+        };
+        let heard = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let h = heard.clone();
+        let mut ctx = StudyContext::new(options, Box::new(move |m| h.lock().unwrap().push(m.to_string()))).unwrap();
+        let ids: Vec<String> = (0..20).map(|i| format!("run-{i}")).collect();
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        ctx.run_batch(&ids, Ok);
+        assert_eq!(heard.lock().unwrap()[0], "running 20 runs, run-0 … run-19");
     }
 }

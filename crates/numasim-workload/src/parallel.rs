@@ -44,6 +44,24 @@ pub fn parts_for(len: usize, min_len: usize) -> usize {
     build_threads().min(len / min_len.max(1)).max(1)
 }
 
+/// Runs `f(range, slice)` for each of `ranges` (consecutive, from 0) on its own thread (the
+/// last on the caller's), `slice` being `data`'s elements of that range.
+pub fn for_each_part<T: Send>(ranges: &[Range<usize>], data: &mut [T], f: impl Fn(&Range<usize>, &mut [T]) + Sync) {
+    let f = &f;
+    std::thread::scope(|s| {
+        let mut rest = data;
+        for (k, r) in ranges.iter().enumerate() {
+            let (mine, tail) = std::mem::take(&mut rest).split_at_mut(r.len());
+            rest = tail;
+            if k + 1 == ranges.len() {
+                f(r, mine);
+            } else {
+                s.spawn(move || f(r, mine));
+            }
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -70,7 +70,7 @@ impl Graph {
         let parts = crate::parallel::parts_for(n.min(edges.len()), MIN_PER_PART).min(MAX_PARTS);
         let ranges = crate::parallel::split(n, parts);
         let mut deg = vec![0u64; n];
-        for_each_range(&ranges, &mut deg, |r, mine| {
+        crate::parallel::for_each_part(&ranges, &mut deg, |r, mine| {
             for &(u, v) in edges {
                 if u != v {
                     for w in [u as usize, v as usize] {
@@ -158,28 +158,6 @@ const MIN_PER_PART: usize = 1 << 15;
 /// At most this many parts: each reads all the edges (sequentially, a sixth or so of a
 /// one-thread build's time), so 16 parts are at best about 5× faster than one.
 const MAX_PARTS: usize = 16;
-
-/// Runs `f(range, slice)` for each of `ranges` (consecutive, from 0) on its own thread (the
-/// last on the caller's), `slice` being `data`'s elements of that range.
-fn for_each_range<T: Send>(
-    ranges: &[std::ops::Range<usize>],
-    data: &mut [T],
-    f: impl Fn(&std::ops::Range<usize>, &mut [T]) + Sync,
-) {
-    let f = &f;
-    std::thread::scope(|s| {
-        let mut rest = data;
-        for (k, r) in ranges.iter().enumerate() {
-            let (mine, tail) = std::mem::take(&mut rest).split_at_mut(r.len());
-            rest = tail;
-            if k + 1 == ranges.len() {
-                f(r, mine);
-            } else {
-                s.spawn(move || f(r, mine));
-            }
-        }
-    });
-}
 
 /// The entries of every neighbourhood (`entry(edge index, other end)`), each written in edge
 /// order by the thread owning its vertex, then sorted; the first entry of each neighbour

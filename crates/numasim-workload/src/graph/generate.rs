@@ -33,22 +33,10 @@ pub fn kronecker(scale: u32, edges: u64, state: [u64; 4]) -> (Vec<(u32, u32)>, R
     let mut out = vec![(0u32, 0u32); edges as usize];
     let parts = crate::parallel::parts_for(out.len(), MIN_EDGES_PER_PART);
     let ranges = crate::parallel::split(out.len(), parts);
-    let draw = |first_edge: usize, slice: &mut [(u32, u32)]| {
-        let mut rng = crate::rng::from_state(crate::rng::jump::jumped(state, first_edge as u64 * scale as u64));
+    crate::parallel::for_each_part(&ranges, &mut out, |r, slice| {
+        let mut rng = crate::rng::from_state(crate::rng::jump::jumped(state, r.start as u64 * scale as u64));
         for e in slice {
             *e = kronecker_edge(scale, &mut rng);
-        }
-    };
-    std::thread::scope(|s| {
-        let mut rest = &mut out[..];
-        for (k, r) in ranges.iter().enumerate() {
-            let (mine, tail) = std::mem::take(&mut rest).split_at_mut(r.len());
-            rest = tail;
-            if k + 1 == ranges.len() {
-                draw(r.start, mine);
-            } else {
-                s.spawn(move || draw(r.start, mine));
-            }
         }
     });
     let mut rng = crate::rng::from_state(crate::rng::jump::jumped(state, edges * scale as u64));
@@ -58,22 +46,9 @@ pub fn kronecker(scale: u32, edges: u64, state: [u64; 4]) -> (Vec<(u32, u32)>, R
         let j = rng.gen_range(0..=i);
         perm.swap(i, j);
     }
-    let perm = &perm;
-    std::thread::scope(|s| {
-        let mut rest = &mut out[..];
-        for (k, r) in ranges.iter().enumerate() {
-            let (mine, tail) = std::mem::take(&mut rest).split_at_mut(r.len());
-            rest = tail;
-            let rename = move || {
-                for e in mine {
-                    *e = (perm[e.0 as usize], perm[e.1 as usize]);
-                }
-            };
-            if k + 1 == ranges.len() {
-                rename();
-            } else {
-                s.spawn(rename);
-            }
+    crate::parallel::for_each_part(&ranges, &mut out, |_, slice| {
+        for e in slice {
+            *e = (perm[e.0 as usize], perm[e.1 as usize]);
         }
     });
     (out, rng)

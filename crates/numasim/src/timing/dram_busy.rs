@@ -4,7 +4,8 @@
 //!
 //! Why a DRAM-specific copy: a memory controller is presented requests almost in time order
 //! and places them at or near the end of what is booked (behind its queue), so where
-//! [`Timeline`](super::timeline::Timeline) binary-searches the whole list, [`Busy`] gallops
+//! [`Timeline`](super::timeline::Timeline) (tuned for links, whose bookings land inside the
+//! list) scans its last 16 intervals and then bisects, [`Busy`] gallops
 //! back from the last interval (1, 2, 4, … from the end, then a binary search in the last
 //! bracket): a handful of comparisons where the answer is near the tail, never more than a
 //! binary search where it is not. The list is a `Vec` with a moving head rather than a

@@ -103,3 +103,14 @@ fn every_profiler_on_its_own_thread_gives_identical_results() {
         assert!(r.contains(profiler), "{policy}/{profiler}: {r}");
     }
 }
+
+/// A graph large enough that its build is split over the worker threads (2^16 vertices: two
+/// parts from 2 workers on), weighted so the CSR's weights are split too: the run is the same.
+#[test]
+fn graph_built_on_several_threads_gives_the_same_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = "machine = \"starnuma16-pool\"\nphase_instructions = 200000\nmax_phases = 3\n[workload]\n\
+                kind = \"sssp\"\ngraph = \"kronecker\"\nscale = 16\ndegree = 4\nthreads = 16\n";
+    let r = assert_same_for_1_2_4(toml, dir.path());
+    assert!(r.contains("\"accesses\""));
+}

@@ -621,13 +621,24 @@ impl Study for Zaourar {
         }
 
         // Fig. 3.
+        // A Fig. 3 group's runs (buffer on node 0, 1, 3) from its first index, each with its
+        // bandwidth as a share of the buffer node's peak.
+        let fig3_group = |first: usize| -> Vec<(usize, &MeshResults, f64)> {
+            FIG3_NODES
+                .iter()
+                .enumerate()
+                .map(|(k, &node)| {
+                    let r = &rs[first + k];
+                    (node, r, 100.0 * r.dram_gbps / peak_gbps(&hbm, &[node]))
+                })
+                .collect()
+        };
         let mut fig3 = Vec::new();
-        for (k, (node, paper_share, paper_q)) in [(0usize, 72.69, 8.0), (1, 36.0, 221.0), (3, 32.0, 258.0)]
-            .into_iter()
-            .enumerate()
+        for ((node, r, share), (paper_share, paper_q)) in
+            fig3_group(fig3_first)
+                .into_iter()
+                .zip([(72.69, 8.0), (36.0, 221.0), (32.0, 258.0)])
         {
-            let r = &rs[fig3_first + k];
-            let share = 100.0 * r.dram_gbps / peak_gbps(&hbm, &[node]);
             out.push(cmp(
                 "Fig. 3a",
                 format!("HBM2 bandwidth, buffer on node {node}"),
@@ -675,9 +686,8 @@ impl Study for Zaourar {
         ));
         // The 4-misses sensitivity runs.
         let mut latency_bound = Vec::new();
-        for (k, node) in FIG3_NODES.into_iter().enumerate() {
-            let r = &rs[latency_bound_first + k];
-            latency_bound.push(100.0 * r.dram_gbps / peak_gbps(&hbm, &[node]));
+        for (node, _, share) in fig3_group(latency_bound_first) {
+            latency_bound.push(share);
             out.push(cmp(
                 "Fig. 3a",
                 format!("4 misses in flight per core: HBM2 bandwidth, buffer on node {node}"),
@@ -697,9 +707,7 @@ impl Study for Zaourar {
         ));
         // The requests-wait-in-the-network sensitivity runs.
         let mut held = Vec::new();
-        for (k, node) in FIG3_NODES.into_iter().enumerate() {
-            let r = &rs[held_first + k];
-            let share = 100.0 * r.dram_gbps / peak_gbps(&hbm, &[node]);
+        for (node, r, share) in fig3_group(held_first) {
             out.push(cmp(
                 "Fig. 3a",
                 format!("requests wait in the network: HBM2 bandwidth, buffer on node {node}"),

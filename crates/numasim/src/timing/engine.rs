@@ -1227,8 +1227,6 @@ mod tests {
     use crate::mem::{Capacity, PlacementPolicy};
     use numasim_trace::VecSource;
 
-    /// Threads alternate between the two sockets of `two-socket` (2.8 GHz); base CPI 2.8, so
-    /// one non-memory instruction takes exactly 1000 ps.
     /// First-touch placement over every memory node of `m`, nearest first.
     fn first_touch(m: &Machine) -> Placement {
         let nearest = (0..m.sockets.len())
@@ -1241,6 +1239,8 @@ mod tests {
         )
     }
 
+    /// Threads alternate between the two sockets of `two-socket` (2.8 GHz); base CPI 2.8, so
+    /// one non-memory instruction takes exactly 1000 ps.
     fn sim(threads: usize) -> TimingSim {
         let m = Machine::load("two-socket").unwrap();
         let placement = first_touch(&m);

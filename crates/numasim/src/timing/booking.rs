@@ -10,6 +10,7 @@
 
 use super::directory::NO_OWNER;
 use super::dram::{ps, AddressMap, DramConfig, MemoryController};
+use super::dram_window::RequestWindow;
 use super::link::{Fabric, Path};
 use super::params::{DramPagePolicy, TimingSpec};
 use numasim_machine::Machine;
@@ -20,6 +21,21 @@ pub struct Latency {
     pub done_ps: u64,
     pub unloaded_ps: u64,
     pub wait_ps: u64,
+}
+
+/// A fetch between its request legs and its DRAM read ([`Booking::fetch_request`]).
+#[derive(Debug, Clone, Copy)]
+pub struct FetchInFlight {
+    /// When the requesting core issued it.
+    pub t0_ps: u64,
+    /// When the read reaches the home's memory controller.
+    pub dram_arrive_ps: u64,
+    unloaded_ps: u64,
+    wait_ps: u64,
+    req: u16,
+    pub node: u16,
+    owner: u8,
+    inval: u64,
 }
 
 /// Links, memory controllers and the calibration of every memory node.
@@ -45,6 +61,15 @@ pub struct Booking {
     pub horizon_ps: u64,
     /// Latest completion of anything booked (the phase barrier waits for it).
     pub latest_ps: u64,
+    /// Per memory node: its read queue (FR-FCFS, [`RequestWindow`]); empty when
+    /// `dram_read_queue = 0` or node controllers are modelled (reads are then placed when
+    /// presented).
+    windows: Vec<RequestWindow>,
+    /// Per node: the least time from a core's issue to a read reaching the node's controller
+    /// (the lookahead that makes deciding a read safe: see [`Self::next_dram_decision`]).
+    dram_arrive_min_ps: Vec<u64>,
+    /// Per node: the window's lower bound on its next decision's start (`u64::MAX`: empty).
+    window_bound_ps: Vec<u64>,
 }
 
 impl Booking {
@@ -86,6 +111,23 @@ impl Booking {
         for d in &mut fabric.dirs {
             d.know_sizes([spec.header_bytes, spec.header_bytes + line_bytes]);
         }
+        let nc = super::node_controller::NodeControllers::from_spec(spec, m.sockets.len());
+        let windows = if spec.dram_read_queue == 0 || nc.is_some() {
+            Vec::new()
+        } else {
+            let cap = (spec.dram_bypass_cap > 0).then_some(spec.dram_bypass_cap);
+            (0..nodes)
+                .map(|_| RequestWindow::new(spec.dram_read_queue as usize, cap))
+                .collect()
+        };
+        let dram_arrive_min_ps = (0..nodes)
+            .map(|n| {
+                (0..m.sockets.len())
+                    .map(|s| lookup_ps[s] + fabric.to_mem(s, n).latency_ps + fixed_ps[n])
+                    .min()
+                    .unwrap_or(0)
+            })
+            .collect();
         Booking {
             fabric,
             mem,
@@ -94,13 +136,57 @@ impl Booking {
             lookup_ps,
             is_pool: m.memory_nodes.iter().map(|n| n.attached_socket.is_none()).collect(),
             home_socket: m.memory_nodes.iter().map(|n| n.attached_socket).collect(),
-            nc: super::node_controller::NodeControllers::from_spec(spec, m.sockets.len()),
+            nc,
             snoop_ps: ps(spec.owner_snoop_ns),
             header: spec.header_bytes,
             data: spec.header_bytes + line_bytes,
             horizon_ps: 0,
             latest_ps: 0,
+            windows,
+            dram_arrive_min_ps,
+            window_bound_ps: vec![u64::MAX; nodes],
         }
+    }
+
+    /// Whether demand reads go through the nodes' read queues ([`Self::present_read`]).
+    #[inline]
+    pub fn has_read_queues(&self) -> bool {
+        !self.windows.is_empty()
+    }
+
+    /// Queues the DRAM read of fetch `f` (line `row`) at its home's read queue, named `token`.
+    pub fn present_read(&mut self, f: &FetchInFlight, row: u64, token: u64) {
+        let n = f.node as usize;
+        let w = &mut self.windows[n];
+        w.push(&mut self.mem[n], f.dram_arrive_ps, self.horizon_ps, row, false, token);
+        self.window_bound_ps[n] = w.next_start_bound_ps().unwrap_or(u64::MAX);
+    }
+
+    /// The next read-queue decision in time: `(time, node)`, where `time` is its lower bound
+    /// on the read's start minus the node's least issue-to-arrival time. Every core whose
+    /// clock is at or past `time` can only present reads that arrive after that start, so the
+    /// decision is final once no core (and no read that could wake one) is earlier.
+    pub fn next_dram_decision(&self) -> Option<(u64, usize)> {
+        self.window_bound_ps
+            .iter()
+            .zip(&self.dram_arrive_min_ps)
+            .enumerate()
+            .filter(|(_, (&b, _))| b != u64::MAX)
+            .map(|(n, (&b, &l))| (b.saturating_sub(l), n))
+            .min()
+    }
+
+    /// Decides node `node`'s next read if it starts by the time a read presented by a core
+    /// at `earliest_issue_ps` or later could arrive (`None`: not yet; the bound moved).
+    pub fn decide_read(&mut self, node: usize, earliest_issue_ps: u64) -> Option<super::dram_window::Decided> {
+        // A read that wakes a blocked core completes after its own start, so no core can
+        // issue before the earliest start still pending anywhere.
+        let issue = earliest_issue_ps.min(self.window_bound_ps.iter().copied().min().unwrap_or(u64::MAX));
+        let limit = issue.saturating_add(self.dram_arrive_min_ps[node]);
+        let w = &mut self.windows[node];
+        let d = w.decide(&mut self.mem[node], self.horizon_ps, self.horizon_ps, limit);
+        self.window_bound_ps[node] = w.next_start_bound_ps().unwrap_or(u64::MAX);
+        d
     }
 
     /// Whether memory node `node` is a pool (no socket of its own).
@@ -132,6 +218,14 @@ impl Booking {
     /// the home `node`, directory + DRAM there, invalidations of `inval`, then the data from
     /// memory or — a block transfer — from `owner`'s cache.
     pub fn fetch(&mut self, req: usize, node: usize, owner: u8, inval: u64, row: u64, t0: u64) -> Latency {
+        let f = self.fetch_request(req, node, owner, inval, t0);
+        let r = self.mem[node].access_at(f.dram_arrive_ps, row, false, self.horizon_ps);
+        self.fetch_response(&f, &r)
+    }
+
+    /// The first half of [`Self::fetch`]: the request's legs to the home and its fixed on-chip
+    /// time, up to the DRAM read (which a read queue may decide later).
+    pub fn fetch_request(&mut self, req: usize, node: usize, owner: u8, inval: u64, t0: u64) -> FetchInFlight {
         let mut wait = 0;
         let mut unloaded = self.lookup_ps[req];
         let p = self.fabric.to_mem(req, node);
@@ -139,9 +233,24 @@ impl Booking {
         let t = self.traverse(p, self.header, t0 + self.lookup_ps[req], &mut wait);
         // Home: fixed on-chip time (directory lookup included), then DRAM.
         let fixed = self.fixed_ps[node];
-        let r = self.mem[node].access_at(t + fixed, row, false, self.horizon_ps);
-        unloaded += fixed + r.service_ps;
-        wait += r.wait_ps;
+        FetchInFlight {
+            t0_ps: t0,
+            dram_arrive_ps: t + fixed,
+            unloaded_ps: unloaded + fixed,
+            wait_ps: wait,
+            req: req as u16,
+            node: node as u16,
+            owner,
+            inval,
+        }
+    }
+
+    /// The second half of [`Self::fetch`]: the DRAM read `r` done, the invalidations and the
+    /// data's legs (from memory, or forwarded through the owner).
+    pub fn fetch_response(&mut self, f: &FetchInFlight, r: &super::dram::DramResult) -> Latency {
+        let (req, node, owner, inval) = (f.req as usize, f.node as usize, f.owner, f.inval);
+        let mut unloaded = f.unloaded_ps + r.service_ps;
+        let mut wait = f.wait_ps + r.wait_ps;
         let mut t = r.done_ps;
         if inval != 0 {
             self.send_invals(node, req, inval, t);
@@ -170,7 +279,7 @@ impl Booking {
             unloaded += p.latency_ps;
             t = self.traverse(p, data, t, &mut wait);
         }
-        debug_assert_eq!(t, t0 + unloaded + wait);
+        debug_assert_eq!(t, f.t0_ps + unloaded + wait);
         Latency {
             done_ps: t,
             unloaded_ps: unloaded,

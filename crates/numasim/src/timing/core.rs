@@ -16,6 +16,17 @@ use std::collections::VecDeque;
 /// `[timing]` allow, added to it, still fits a u64.
 pub const MAX_CLOCK_PS: u64 = 1 << 62;
 
+/// A completion time not known yet: a read waiting in a memory node's read queue. The low
+/// bits name it (the engine's token); real times stay below [`MAX_CLOCK_PS`] plus bounded
+/// latencies, far under this bit.
+pub const PENDING: u64 = 1 << 63;
+
+/// Whether completion time `done` is [`PENDING`].
+#[inline]
+pub fn is_pending(done: u64) -> bool {
+    done & PENDING != 0
+}
+
 /// Time (ps) to issue `instructions` non-memory instructions at `cpi_milli_ps` (thousandths of
 /// a ps per instruction). Saturating: a hostile trace may jump its instruction count by 2^60.
 #[inline]
@@ -110,6 +121,57 @@ impl Core {
         }
     }
 
+    /// The pending completion (if any) that the access at instruction `instr` must wait for
+    /// before it can issue: an access `W` instructions older still in a read queue.
+    #[inline]
+    pub fn issue_waits_on(&self, instr: u64) -> Option<u64> {
+        self.rob
+            .iter()
+            .take_while(|&&(i, _)| i.saturating_add(self.limits.rob_instructions) <= instr)
+            .map(|&(_, done)| done)
+            .find(|&d| is_pending(d))
+    }
+
+    /// The pending completion (if any) a miss needing a slot at `t0` must wait for: every
+    /// slot taken and the earliest to free is still in a read queue.
+    #[inline]
+    pub fn miss_slot_waits_on(&mut self, write: bool, t0: u64) -> Option<u64> {
+        let (slots, limit) = if write {
+            (&mut self.store_buffer, self.limits.store_buffer)
+        } else {
+            (&mut self.mshr, self.limits.mshrs)
+        };
+        if slots.len() < limit {
+            return None;
+        }
+        slots.retain(|&d| d > t0);
+        if slots.len() < limit {
+            return None;
+        }
+        // Pending times sort above every real one: the minimum is pending only if all are.
+        slots.iter().copied().min().filter(|&d| is_pending(d))
+    }
+
+    /// A pending completion is known: `done` replaces `token` (a [`PENDING`] value) wherever
+    /// this core holds it.
+    pub fn resolve(&mut self, token: u64, done: u64) {
+        for e in self.rob.iter_mut().filter(|e| e.1 == token) {
+            e.1 = done;
+        }
+        for d in self
+            .mshr
+            .iter_mut()
+            .chain(self.store_buffer.iter_mut())
+            .filter(|d| **d == token)
+        {
+            *d = done;
+        }
+        self.last_done = self.last_done.max(done);
+        if self.finished {
+            self.end_ps = self.end_ps.max(done);
+        }
+    }
+
     /// Moves the clock to the issue of the access at instruction `instr`: the non-memory
     /// instructions since the last access, then in-order retirement (everything at or before
     /// `instr − W` must be done). Returns the issue time.
@@ -175,7 +237,9 @@ impl Core {
         if done > self.t {
             self.rob.push_back((instr, done));
         }
-        self.last_done = self.last_done.max(done);
+        if !is_pending(done) {
+            self.last_done = self.last_done.max(done);
+        }
     }
 
     /// A load needs an MSHR, a store a store-buffer entry: with all taken the miss wants at
@@ -213,7 +277,9 @@ impl Core {
     #[inline]
     pub fn miss_store_done(&mut self, done: u64) {
         self.store_buffer.push(done);
-        self.last_done = self.last_done.max(done);
+        if !is_pending(done) {
+            self.last_done = self.last_done.max(done);
+        }
     }
 
     /// Another socket took the line: the MRU filter must look it up again.
@@ -317,6 +383,39 @@ mod tests {
         // A second store waits for the first.
         assert_eq!(k.take_miss_slot(true, 1_000), 5_000);
         assert_eq!(k.last_done, 5_000);
+    }
+
+    #[test]
+    fn a_read_still_queued_holds_issue_and_slots_until_it_is_resolved() {
+        let mut k = core(4, 2, 1);
+        k.issue(10);
+        let (a, b) = (PENDING | 3, PENDING | 9);
+        k.take_miss_slot(false, 10_000);
+        k.miss_load_done(10, a);
+        assert_eq!(k.last_done, 0, "an unknown completion is not a completion");
+        // Within the ROB window nothing waits; the access W instructions younger does.
+        assert_eq!(k.issue_waits_on(13), None);
+        assert_eq!(k.issue_waits_on(14), Some(a));
+        // One MSHR of two taken: a second miss goes; a third finds both unknown.
+        assert_eq!(k.miss_slot_waits_on(false, 11_000), None);
+        k.take_miss_slot(false, 11_000);
+        k.miss_load_done(11, b);
+        assert_eq!(k.miss_slot_waits_on(false, 12_000), Some(a));
+        // Stores use the store buffer, which is free.
+        assert_eq!(k.miss_slot_waits_on(true, 12_000), None);
+        // Resolved: the ROB waits for the real time, the slot frees at it.
+        k.resolve(a, 400_000);
+        assert_eq!(k.issue_waits_on(14), None);
+        assert_eq!(k.issue(14), 400_000);
+        assert_eq!(
+            k.miss_slot_waits_on(false, 12_000),
+            None,
+            "the earliest slot is known now"
+        );
+        assert_eq!(k.take_miss_slot(false, 12_000), 400_000);
+        assert_eq!(k.last_done, 400_000);
+        k.resolve(b, 500_000);
+        assert_eq!(k.last_done, 500_000);
     }
 
     #[test]

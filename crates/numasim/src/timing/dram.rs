@@ -1,9 +1,9 @@
 //! One memory node's controller: channels of ranks, bank groups and banks, with the JEDEC
 //! timing constraints of [`DramTimings`] and an open- or closed-page policy.
 //!
-//! Times are integer picoseconds so results are exact and byte-identical. The engine books
-//! whole transactions at issue, so requests reach a controller nearly but not exactly in time
-//! order; every resource below is therefore a list of busy intervals (a [`Busy`], the
+//! Times are integer picoseconds so results are exact and byte-identical. Requests reach a
+//! controller nearly but not exactly in time order (write-backs and migration copies are
+//! booked when the engine meets them); every resource below is therefore a list of busy intervals (a [`Busy`], the
 //! engine's [`Timeline`](super::timeline::Timeline) searched from the tail, see
 //! [`super::dram_busy`]), and a request is placed at the earliest time where *every*
 //! constraint holds, whatever order requests were presented in. Placement is exact
@@ -16,8 +16,8 @@
 //! (`tRCD`), miss (`tRP + tRCD`, and the precharge not before `pre_ok`: the last activate +
 //! tRAS, the last read CAS + tRTP, the last write data end + tWR). The commands of one request
 //! are placed as a block starting at `start`: precharge at `start`, activate at
-//! `act = start + to_cas − tRCD`, column command at `cas = start + to_cas`, data at
-//! `cas + tCL` (read) or `cas + tCWL` (write) for `tBL`. The block is delayed as a whole until:
+//! `act = start + to_cas − tRCD`, column command at `cas ≥ start + to_cas`, data at
+//! `cas + tCL` (read) or `cas + tCWL` (write) for `tBL`. The block is placed where:
 //! - the bank is free for `[start, cas + tBL)` (open page) or until its auto-precharge has
 //!   completed (closed page), outside the rank's refresh windows;
 //! - the activate is `≥ tRRD_S` from every activate of the rank, `≥ tRRD_L` from every one of
@@ -30,9 +30,12 @@
 //!   Expressed as footprints: a read occupies `[d, d + tBL + tRTW)` and a write
 //!   `[d, d + tBL + tWTR + tCL)` against the other direction, which is exactly both rules.
 //!
-//! Delaying the block as a whole (rather than issuing the activate early and the column
-//! command late) is the simplification: it can only make a request later, by at most the slack
-//! between its commands, and never breaks a constraint.
+//! The bank and activate rules move `start` (and the column command with it); the column and
+//! bus rules move the column command alone, so an activate goes ahead of a column command that
+//! waits for a turnaround or another group's burst, as a controller issues it (the bank is held
+//! from `start` to the burst). Delaying the whole block instead cost a tFAW-bound 2:1
+//! read:write mix 8 % of its bandwidth against Ramulator 2: activates sat idle behind write
+//! turnarounds.
 //!
 //! # Closed forms (unloaded, open page)
 //! Row miss `tRP + tRCD + tCL + tBL`, row hit `tCL + tBL`; a row-hit stream in one bank group
@@ -58,16 +61,23 @@
 //!
 //! # Write queue
 //! Writes (write-backs, migration copies) are posted: accepted at once into a per-channel queue
-//! and, when `high` wait, the oldest down to `low` drain as one batch from that moment, sorted
-//! by bank and row (row hits back to back, one bus turnaround per batch instead of one per
-//! write). A read of a line still queued is not forwarded from the queue (it goes to DRAM).
+//! and, when `high` wait, the oldest down to `low` drain as one batch from that moment,
+//! scheduled FR-FCFS among themselves ([`RequestWindow`]: the write that can start first goes
+//! first; one bus turnaround for the batch instead of one per write). A read of a line still
+//! queued is not forwarded from the queue (it goes to DRAM).
 //!
-//! Not modelled: a read queue and FR-FCFS with a bypass cap (reads are placed on arrival; the
-//! gap filling of the timelines lets a ready request use an earlier idle slot, which stands in
-//! for the reordering, uncapped), rank-to-rank bus switching (tRTRS), and the tWTR_L / tWTR_S
-//! distinction (one tWTR, applied across the channel).
+//! # Read queue
+//! [`MemoryController::access_at`] places a read when it is presented. The engine's demand
+//! reads instead wait in a [`RequestWindow`] (FR-FCFS with a bypass cap, see
+//! [`super::dram_window`]), built on [`MemoryController::probe`] and
+//! [`MemoryController::commit`]: the same placement, split so that a scheduler can compare
+//! candidates before it books one.
+//!
+//! Not modelled: rank-to-rank bus switching (tRTRS), and the tWTR_L / tWTR_S distinction (one
+//! tWTR, applied across the channel).
 
 use super::dram_busy::{Busy, RankActs};
+use super::dram_window::RequestWindow;
 use numasim_machine::DramTimings;
 
 const OTHER_ROW: u64 = u64::MAX - 1;
@@ -286,6 +296,23 @@ struct Bus {
     writes: Busy,
     read_foot: Busy,
     write_foot: Busy,
+}
+
+/// A request placed but not booked ([`MemoryController::probe`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot {
+    pub place: Place,
+    pub arrive_ps: u64,
+    /// Start of the request's command block (precharge, activate or column command), ps.
+    pub start_ps: u64,
+    /// The column command, `≥ start_ps + to_cas` (later when it waits and the activate does not).
+    pub cas_ps: u64,
+    to_cas: u64,
+    data_after_cas: u64,
+    bank_len: u64,
+    turn_len: u64,
+    pub hit: bool,
+    pub write: bool,
 }
 
 /// What one access cost.
@@ -673,8 +700,13 @@ impl MemoryController {
         // Writes with equal keys are the same line: their order does not matter.
         batch.sort_unstable();
         let mut end = at;
+        // FR-FCFS over the batch: the write that can start first goes first (dram_window).
+        let mut w = RequestWindow::new(batch.len(), None);
         for &(_, _, a) in &batch {
-            end = end.max(self.schedule(at, a, true, horizon_ps).done_ps);
+            w.push(self, at, at, a, true, 0);
+        }
+        while let Some(d) = w.decide(self, at, horizon_ps, u64::MAX) {
+            end = end.max(d.result.done_ps);
         }
         self.drain_batch = batch;
         self.drains += 1;
@@ -689,12 +721,28 @@ impl MemoryController {
     /// candidate finds the earliest start all admit; the order only changes how many steps
     /// that takes.
     fn schedule(&mut self, arrive_ps: u64, addr: u64, write: bool, horizon_ps: u64) -> DramResult {
+        let slot = self.probe(arrive_ps, addr, write);
+        self.commit(&slot, horizon_ps)
+    }
+
+    /// Where [`Self::schedule`] would place a request arriving at `arrive_ps` if it were
+    /// presented now, without booking it: the earliest start every constraint admits given
+    /// what is booked so far. Booking more can only move it later (each constraint is a
+    /// busy list that only grows), which is what the read window's lazy re-probing relies on.
+    pub fn probe(&mut self, arrive_ps: u64, addr: u64, write: bool) -> Slot {
+        self.probe_from(arrive_ps, arrive_ps, addr, write)
+    }
+
+    /// [`Self::probe`] for a request that cannot start before `not_before_ps` (a read queue
+    /// deciding after the busy lists forgot what ended before its horizon: placing from the
+    /// horizon gives the same start whenever the true start lies beyond it).
+    pub fn probe_from(&mut self, arrive_ps: u64, not_before_ps: u64, addr: u64, write: bool) -> Slot {
         let p = self.place(addr);
         let t = self.t;
         let refresh = self.refresh && t.t_rfc > 0;
         let bank = &mut self.bank[p.bank];
         let rank = &mut self.rank[p.rank];
-        let mut want = arrive_ps;
+        let mut want = arrive_ps.max(not_before_ps);
         if refresh {
             let off = rank.refresh_off_ps;
             let epoch = if want >= off {
@@ -724,21 +772,25 @@ impl MemoryController {
             t.t_rp + t.t_rcd
         };
         let data_after_cas = if write { t.t_cwl } else { t.t_cl };
-        // Bank occupancy: through the burst (open page), or through the auto-precharge.
-        let bank_len = if t.closed_page {
-            t.t_ras.max(t.t_rcd + t.pre_after_cas(write)) + t.t_rp
-        } else {
-            to_cas + t.t_bl
-        };
         // This burst's turnaround footprint against the other direction (module docs).
         let turn_len = if write {
             t.t_bl + t.t_wtr + t.t_cl
         } else {
             t.t_bl + t.t_rtw
         };
-        // Offsets from the block's start: activate, column command, data.
+        // The activate's offset from the block's start (after the precharge of a row miss).
         let act_off = to_cas - t.t_rcd.min(to_cas);
-        let data_off = to_cas + data_after_cas;
+        let closed_page = t.closed_page;
+        let pre_after_cas = t.pre_after_cas(write);
+        // Bank occupancy from the block's start: through the burst (open page), or through
+        // the auto-precharge (closed page).
+        let bank_len = |start: u64, cas: u64| {
+            if closed_page {
+                (start + act_off + t.t_ras).max(cas + pre_after_cas) + t.t_rp - start
+            } else {
+                cas + t.t_bl - start
+            }
+        };
         let group = &self.group[p.group];
         let bus = &self.bus[p.channel];
         let (same, other_foot) = if write {
@@ -746,33 +798,51 @@ impl MemoryController {
         } else {
             (&bus.reads, &bus.write_foot)
         };
-        // The constraints in turn, as offsets of the block's start; stop when the one that
-        // last moved the start comes round again with nothing moved since (it admits the
-        // start it chose, and all the others were checked at it).
+        // The constraints in turn: the bank and the activate's spacing move the block's start
+        // (and the column command with it, never before `start + to_cas`); the column
+        // command's spacing and the bus move the column command alone, so an activate can go
+        // ahead of a column command that waits (for a turnaround, or another group's burst),
+        // as a controller issues it. Stop when the one that last moved comes round again with
+        // nothing moved since (it admits the times it chose, and all the others were checked
+        // at them). A row hit has no activate: its start is its column command.
         const CHECKS: usize = 7;
         let mut start = want;
+        let mut cas = start + to_cas;
         let mut last_moved = CHECKS;
         let mut i = 0;
         loop {
-            let moved = match i {
+            let (moved_start, moved_cas) = match i {
                 0 => {
-                    let mut s = bank.timeline.peek_free(start, bank_len);
+                    let mut s = bank.timeline.peek_free(start, bank_len(start, cas));
                     if refresh {
-                        while let Some(end) = Self::refresh_conflict(rank, &t, s, bank_len) {
-                            s = bank.timeline.peek_free(end, bank_len);
+                        while let Some(end) = Self::refresh_conflict(rank, &t, s, bank_len(s, cas.max(s + to_cas))) {
+                            s = bank.timeline.peek_free(end, bank_len(end, cas.max(end + to_cas)));
                         }
                     }
-                    s - start
+                    (s - start, 0)
                 }
-                1 => rank.acts.earliest(start + act_off, t.t_rrd_s, t.t_faw) - (start + act_off),
-                2 => group.acts.peek_free(start + act_off, t.t_rrd_l) - (start + act_off),
-                3 => rank.cas.peek_free(start + to_cas, t.t_ccd_s) - (start + to_cas),
-                4 => group.cas.peek_free(start + to_cas, t.t_ccd_l) - (start + to_cas),
-                5 => same.peek_free(start + data_off, t.t_bl) - (start + data_off),
-                _ => other_foot.peek_free(start + data_off, turn_len) - (start + data_off),
+                1 => (
+                    rank.acts.earliest(start + act_off, t.t_rrd_s, t.t_faw) - (start + act_off),
+                    0,
+                ),
+                2 => (group.acts.peek_free(start + act_off, t.t_rrd_l) - (start + act_off), 0),
+                3 => (0, rank.cas.peek_free(cas, t.t_ccd_s) - cas),
+                4 => (0, group.cas.peek_free(cas, t.t_ccd_l) - cas),
+                5 => (0, same.peek_free(cas + data_after_cas, t.t_bl) - (cas + data_after_cas)),
+                _ => (
+                    0,
+                    other_foot.peek_free(cas + data_after_cas, turn_len) - (cas + data_after_cas),
+                ),
             };
-            if moved != 0 {
-                start += moved;
+            if moved_start != 0 {
+                start += moved_start;
+                cas = cas.max(start + to_cas);
+                last_moved = i;
+            } else if moved_cas != 0 {
+                cas += moved_cas;
+                if hit {
+                    start = cas;
+                }
                 last_moved = i;
             }
             i += 1;
@@ -786,12 +856,44 @@ impl MemoryController {
                 break;
             }
         }
-        let cas = start + to_cas;
+        Slot {
+            place: p,
+            arrive_ps,
+            start_ps: start,
+            cas_ps: cas,
+            to_cas,
+            data_after_cas,
+            bank_len: bank_len(start, cas),
+            turn_len,
+            hit,
+            write,
+        }
+    }
+
+    /// Books a request where [`Self::probe`] placed it. `slot` must come from a probe with
+    /// nothing booked since (the read window re-probes before it commits).
+    pub fn commit(&mut self, slot: &Slot, horizon_ps: u64) -> DramResult {
+        let Slot {
+            place: p,
+            arrive_ps,
+            start_ps: start,
+            cas_ps: cas,
+            to_cas,
+            data_after_cas,
+            bank_len,
+            turn_len,
+            hit,
+            write,
+        } = *slot;
+        let t = self.t;
+        let activates = !hit;
+        let bank = &mut self.bank[p.bank];
+        let rank = &mut self.rank[p.rank];
         let data = cas + data_after_cas;
         // Book everything the block uses.
         bank.timeline.insert(start, bank_len, horizon_ps);
         if activates {
-            let act = cas - t.t_rcd;
+            let act = start + to_cas - t.t_rcd;
             bank.pre_ok_ps = bank.pre_ok_ps.max(act + t.t_ras);
             rank.acts.insert(act, t.t_rrd_s, t.t_faw, horizon_ps);
             self.group[p.group].acts.insert(act, t.t_rrd_l, horizon_ps);

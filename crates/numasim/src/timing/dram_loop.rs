@@ -10,6 +10,7 @@
 //! drained so their bus time counts.
 
 use super::dram::MemoryController;
+use super::dram_window::RequestWindow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -84,6 +85,57 @@ pub fn closed_loop(
     let last = outstanding.peek().map_or(0, |r| r.0);
     if m.queued_writes() > 0 {
         s.end_ps = s.end_ps.max(m.drain_all_writes(last));
+    }
+    s.row_hits = m.row_hits - hits_before;
+    s
+}
+
+/// Runs `requests` through `m` behind a read queue of `window` reads with FR-FCFS
+/// ([`RequestWindow`], `bypass_cap` as there): the front end of a trace-driven DRAM simulator. A
+/// read is presented as soon as the queue has room, which is when a queued one issues its
+/// column command (it has then left the queue, as in Ramulator 2's controller); a write is
+/// posted to the controller's write queue when its turn in the trace comes. Latency is
+/// presentation to data returned.
+pub fn windowed_loop(
+    m: &mut MemoryController,
+    requests: impl IntoIterator<Item = (u64, bool)>,
+    window: usize,
+    bypass_cap: Option<u32>,
+) -> LoopStats {
+    let hits_before = m.row_hits;
+    let mut w = RequestWindow::new(window, bypass_cap);
+    let mut s = LoopStats::default();
+    let mut requests = requests.into_iter();
+    let mut now = 0u64;
+    let mut last_write = 0u64;
+    let mut last_start = 0u64;
+    loop {
+        while !w.is_full() {
+            let Some((line, write)) = requests.next() else {
+                break;
+            };
+            s.requests += 1;
+            if write {
+                s.writes += 1;
+                let r = m.access_at(now, line, true, now);
+                s.end_ps = s.end_ps.max(r.done_ps);
+                last_write = now;
+            } else {
+                s.reads += 1;
+                w.push(m, now, now, line, false, now);
+            }
+        }
+        // Decisions come in start order: none starts before the last one did.
+        let Some(d) = w.decide(m, last_start, last_start, u64::MAX) else {
+            break;
+        };
+        s.read_latency_ps_total += d.result.done_ps - d.token;
+        s.end_ps = s.end_ps.max(d.result.done_ps);
+        now = now.max(d.slot.cas_ps);
+        last_start = d.slot.start_ps;
+    }
+    if m.queued_writes() > 0 {
+        s.end_ps = s.end_ps.max(m.drain_all_writes(now.max(last_write)));
     }
     s.row_hits = m.row_hits - hits_before;
     s

@@ -19,8 +19,8 @@
 //! disorder: an early request presented late still uses an idle gap it fits in whole (what
 //! that disorder costs is measured against an exact engine in [`super::reference`]).
 
-use super::booking::Booking;
-use super::core::{Core, CoreLimits};
+use super::booking::{Booking, FetchInFlight, Latency};
+use super::core::{Core, CoreLimits, PENDING};
 use super::directory::{Directory, NO_OWNER};
 use super::dram::ps;
 use super::params::TimingSpec;
@@ -111,6 +111,35 @@ enum Yield {
     Barrier,
     /// Source exhausted.
     Done,
+    /// Waits for a read still in a memory node's read queue (see [`TimingSim::blocked`]).
+    Blocked,
+}
+
+/// An LLC miss past its directory step, before it takes its MSHR or store-buffer slot: kept
+/// when every slot waits on a read still in a read queue, and finished when one is decided.
+#[derive(Debug, Clone, Copy)]
+struct MissCont {
+    access: Access,
+    socket: usize,
+    t0: u64,
+    page: u32,
+    node: usize,
+    bt: bool,
+    supplier: u8,
+    inval_msgs: u64,
+}
+
+/// A demand miss whose DRAM read waits in its home's read queue.
+#[derive(Debug, Clone, Copy)]
+struct QueuedMiss {
+    fetch: FetchInFlight,
+    core: u32,
+    write: bool,
+    /// AMAT class of a load.
+    class: u16,
+    page: u32,
+    /// When the miss wanted memory (after its slot; the page-latency statistic's start).
+    t_request: u64,
 }
 
 /// The engine. Public fields are read by the report and by migration at phase boundaries.
@@ -177,6 +206,14 @@ pub struct TimingSim {
     /// or after it (`u64::MAX`, never, outside [`Self::run_phase_timed`]).
     boundary_ps: u64,
     lookahead_ps: u64,
+    /// Per core: it waits for one of its reads to be decided (off the ready heap until then;
+    /// woken by every decision of its reads, it checks again).
+    blocked: Vec<bool>,
+    /// Per core: the miss it stopped in, waiting for a slot (see [`MissCont`]).
+    miss_cont: Vec<Option<MissCont>>,
+    /// Misses whose reads wait in read queues, by token (index; free ones listed below).
+    queued_misses: Vec<QueuedMiss>,
+    free_tokens: Vec<u32>,
 }
 
 impl TimingSim {
@@ -281,6 +318,10 @@ impl TimingSim {
             boundary_reached: true,
             boundary_ps: u64::MAX,
             lookahead_ps: ps(spec.lookahead_ns),
+            blocked: vec![false; thread_socket.len()],
+            miss_cont: vec![None; thread_socket.len()],
+            queued_misses: Vec::new(),
+            free_tokens: Vec::new(),
             spec,
         })
     }
@@ -468,7 +509,23 @@ impl TimingSim {
         // push); keys (clock, id) are unique, so the order of runs is the same either way.
         let mut ready = std::mem::take(&mut self.ready);
         let run = (|| {
-            while let Some(mut top) = ready.peek_mut() {
+            loop {
+                // Read-queue decisions and cores in one time order (a conservative event
+                // loop: a decision is taken once no core can present a read that arrives
+                // before the read it picks could start).
+                let top_t = ready.peek().map(|r| r.0 .0);
+                if let Some((e, node)) = self.book.next_dram_decision() {
+                    if top_t.is_none_or(|t| e <= t) {
+                        self.book.horizon_ps = self.book.horizon_ps.max(e);
+                        if let Some(d) = self.book.decide_read(node, top_t.unwrap_or(u64::MAX)) {
+                            self.finish_queued_miss(d.token as u32, &d.result, &mut ready);
+                        }
+                        continue;
+                    }
+                }
+                let Some(mut top) = ready.peek_mut() else {
+                    break;
+                };
                 let Reverse((t, c)) = *top;
                 self.book.horizon_ps = t;
                 let until = t.saturating_add(self.lookahead_ps);
@@ -636,6 +693,12 @@ impl TimingSim {
         src: &mut dyn AccessSource,
     ) -> Result<Yield, SimError> {
         let boundary = self.boundary_ps;
+        if let Some(m) = self.miss_cont[c].take() {
+            self.finish_miss(c, m)?;
+            if self.blocked[c] {
+                return Ok(Yield::Blocked);
+            }
+        }
         loop {
             self.refill(c, src)?;
             let k = &mut self.cores[c];
@@ -651,6 +714,10 @@ impl TimingSim {
             }
             if k.t > until {
                 return Ok(Yield::Later);
+            }
+            if self.book.has_read_queues() && k.issue_waits_on(a.instr).is_some() {
+                self.blocked[c] = true;
+                return Ok(Yield::Blocked);
             }
             // A timed phase ends before the first access issuing at its boundary (never with
             // instruction phases: the clock stops at MAX_CLOCK_PS); the core computes up to it.
@@ -674,6 +741,9 @@ impl TimingSim {
                 }
             }
             self.access(c, &a)?;
+            if self.blocked[c] {
+                return Ok(Yield::Blocked);
+            }
         }
     }
 
@@ -800,13 +870,13 @@ impl TimingSim {
 
     /// An LLC miss of core `c` wanting memory at `t0`: directory, MSHR or store-buffer slot,
     /// migration wait, then the booked transaction.
-    fn memory_access(&mut self, c: usize, socket: usize, a: &Access, mut t0: u64) -> Result<(), SimError> {
+    fn memory_access(&mut self, c: usize, socket: usize, a: &Access, t0: u64) -> Result<(), SimError> {
         let write = a.is_write();
         let line = a.vaddr >> 6;
         self.counts.llc_misses += 1;
         self.cores[c].llc_misses += 1;
         let page = self.page_of(socket, a.vaddr)?;
-        let mut node = self.memory.home[page as usize] as usize;
+        let node = self.memory.home[page as usize] as usize;
         self.counts.demand[socket * self.nodes + node] += 1;
         self.memory.pages.record(page, socket);
         let di = self.dir.index(page, line);
@@ -832,6 +902,40 @@ impl TimingSim {
             } else {
                 self.timing.block_transfers_3hop += 1;
             }
+        }
+        self.finish_miss(
+            c,
+            MissCont {
+                access: *a,
+                socket,
+                t0,
+                page,
+                node,
+                bt,
+                supplier: miss.supplier,
+                inval_msgs: miss.inval_msgs,
+            },
+        )
+    }
+
+    /// The rest of an LLC miss: its MSHR or store-buffer slot, the wait for a page being
+    /// migrated, then the transaction (booked whole, or its read queued at the home).
+    fn finish_miss(&mut self, c: usize, m: MissCont) -> Result<(), SimError> {
+        let MissCont {
+            access: a,
+            socket,
+            mut t0,
+            page,
+            mut node,
+            bt,
+            supplier,
+            inval_msgs,
+        } = m;
+        let write = a.is_write();
+        if self.book.has_read_queues() && self.cores[c].miss_slot_waits_on(write, t0).is_some() {
+            self.miss_cont[c] = Some(m);
+            self.blocked[c] = true;
+            return Ok(());
         }
         t0 = self.cores[c].take_miss_slot(write, t0);
         let t_request = t0;
@@ -861,12 +965,49 @@ impl TimingSim {
             }
             None => self.dram_row(node, page, a.vaddr),
         };
+        let class = if bt {
+            if !write && self.book.is_pool(node) {
+                self.timing.bt_loads_via_pool += 1;
+            }
+            self.bt_class
+        } else {
+            self.class_of[socket * self.nodes + node]
+        };
+        if self.book.has_read_queues() {
+            let fetch = self.book.fetch_request(socket, node, supplier, inval_msgs, t0);
+            let q = QueuedMiss {
+                fetch,
+                core: c as u32,
+                write,
+                class,
+                page,
+                t_request,
+            };
+            let token = match self.free_tokens.pop() {
+                Some(i) => {
+                    self.queued_misses[i as usize] = q;
+                    i
+                }
+                None => {
+                    self.queued_misses.push(q);
+                    (self.queued_misses.len() - 1) as u32
+                }
+            };
+            self.book.present_read(&fetch, row, u64::from(token));
+            let pending = PENDING | u64::from(token);
+            if write {
+                self.cores[c].miss_store_done(pending);
+            } else {
+                self.cores[c].miss_load_done(a.instr, pending);
+            }
+            return Ok(());
+        }
         let lat = if self.book.nc.is_some() {
             let (lat, fill) = self.book.fetch_nc(
                 socket,
                 node,
-                miss.supplier,
-                miss.inval_msgs,
+                supplier,
+                inval_msgs,
                 row,
                 t0,
                 a.vaddr,
@@ -876,6 +1017,7 @@ impl TimingSim {
             if let Some(f) = fill {
                 // The proxy allocated the line in its SLC: it is a sharer like any other (a
                 // store invalidates it), and the line it displaced leaves as any victim does.
+                let di = self.dir.index(page, a.vaddr >> 6);
                 self.dir.read(di, f.proxy);
                 if let Some(v) = f.victim {
                     self.writeback(f.proxy, v, f.at_ps);
@@ -883,36 +1025,62 @@ impl TimingSim {
             }
             lat
         } else {
-            self.book.fetch(socket, node, miss.supplier, miss.inval_msgs, row, t0)
+            self.book.fetch(socket, node, supplier, inval_msgs, row, t0)
         };
-        if !write {
-            let class = if bt {
-                if self.book.is_pool(node) {
-                    self.timing.bt_loads_via_pool += 1;
-                }
-                self.bt_class
-            } else {
-                self.class_of[socket * self.nodes + node]
-            };
-            let cs = &mut self.timing.classes[class as usize];
-            cs.count += 1;
-            cs.unloaded_ps += lat.unloaded_ps;
-            cs.wait_ps += lat.wait_ps;
-            let k = &mut self.cores[c];
-            k.miss_loads += 1;
-            k.miss_load_ps += lat.unloaded_ps + lat.wait_ps;
-            if self.observing {
-                let p = page as usize;
-                if self.page_mem_ps.len() <= p {
-                    self.page_mem_ps.resize(self.memory.home.len(), 0);
-                }
-                self.page_mem_ps[p] += lat.done_ps - t_request;
-            }
-            self.cores[c].miss_load_done(a.instr, lat.done_ps);
-        } else {
-            self.cores[c].miss_store_done(lat.done_ps);
-        }
+        self.miss_done(c, write, a.instr, class, page, t_request, &lat);
         Ok(())
+    }
+
+    /// A miss's transaction is complete (`lat`): the core's slot and ROB entry, and a load's
+    /// latency statistics.
+    #[allow(clippy::too_many_arguments)]
+    fn miss_done(&mut self, c: usize, write: bool, instr: u64, class: u16, page: u32, t_request: u64, lat: &Latency) {
+        if write {
+            self.cores[c].miss_store_done(lat.done_ps);
+            return;
+        }
+        self.account_load(c, class, page, t_request, lat);
+        self.cores[c].miss_load_done(instr, lat.done_ps);
+    }
+
+    /// A load's latency in its AMAT class, its core's and (profiling) its page's sums.
+    fn account_load(&mut self, c: usize, class: u16, page: u32, t_request: u64, lat: &Latency) {
+        let cs = &mut self.timing.classes[class as usize];
+        cs.count += 1;
+        cs.unloaded_ps += lat.unloaded_ps;
+        cs.wait_ps += lat.wait_ps;
+        let k = &mut self.cores[c];
+        k.miss_loads += 1;
+        k.miss_load_ps += lat.unloaded_ps + lat.wait_ps;
+        if self.observing {
+            let p = page as usize;
+            if self.page_mem_ps.len() <= p {
+                self.page_mem_ps.resize(self.memory.home.len(), 0);
+            }
+            self.page_mem_ps[p] += lat.done_ps - t_request;
+        }
+    }
+
+    /// A read-queue decision: the rest of miss `token`'s transaction is booked, its core
+    /// learns the completion and, if it was waiting, goes back on the ready heap.
+    fn finish_queued_miss(
+        &mut self,
+        token: u32,
+        r: &super::dram::DramResult,
+        ready: &mut BinaryHeap<Reverse<(u64, u32)>>,
+    ) {
+        let q = self.queued_misses[token as usize];
+        self.free_tokens.push(token);
+        let lat = self.book.fetch_response(&q.fetch, r);
+        let c = q.core as usize;
+        if !q.write {
+            self.account_load(c, q.class, q.page, q.t_request, &lat);
+        }
+        let k = &mut self.cores[c];
+        k.resolve(PENDING | u64::from(token), lat.done_ps);
+        if std::mem::take(&mut self.blocked[c]) {
+            ready.push(Reverse((k.t.max(lat.done_ps), q.core)));
+        }
     }
 
     /// Core `c`'s private caches were filled with `line` from its socket's LLC: the directory
@@ -1306,6 +1474,64 @@ mod tests {
         let invalidations: u64 = a.0.iter().map(|p| p.2).sum();
         assert!(invalidations > 100, "stores must invalidate: {:?}", a.0);
         assert_eq!(a, b);
+    }
+
+    /// Read queues defer when a miss completes, never whether it happens: cold misses to lines
+    /// each thread owns (the footprint fits the LLCs, so the order cores run in cannot change
+    /// a hit) give the same counts with and without queues, every load is accounted exactly
+    /// once, every queued read is decided by the end of each phase, and queueing shows up
+    /// only in the times.
+    #[test]
+    fn read_queues_defer_completions_but_decide_every_read_each_phase() {
+        let run = |queue: u32| {
+            let m = Machine::load("two-socket").unwrap();
+            let cfg = TimingConfig {
+                spec: TimingSpec {
+                    base_cpi: 2.8,
+                    dram_read_queue: queue,
+                    ..TimingSpec::default()
+                },
+                phase_instructions: 1_000_000,
+                page_bytes: 4096,
+                llc: true,
+            };
+            let mut s = TimingSim::new(&cfg, &m, (0..8).map(|t| t % 2).collect(), first_touch(&m)).unwrap();
+            assert_eq!(s.book.has_read_queues(), queue > 0);
+            let streams = (0..8u64)
+                .map(|t| {
+                    (0..2000u64)
+                        .map(|i| {
+                            let addr = (1 << 30) + t * (1 << 22) + i * 64 * 17 % (1 << 21);
+                            if i % 5 == 4 {
+                                Access::write(i * 2 + 1, addr, 8)
+                            } else {
+                                Access::read(i * 2 + 1, addr, 8)
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            let mut src = VecSource::new(streams);
+            let mut out = Vec::new();
+            while let Some((c, t)) = s.run_phase(&mut src, 500).unwrap() {
+                assert_eq!(s.free_tokens.len(), s.queued_misses.len(), "a read left undecided");
+                assert!(s.blocked.iter().all(|b| !b) && s.miss_cont.iter().all(Option::is_none));
+                let loads: u64 = t.classes.iter().map(|k| k.count).sum();
+                let latency: u64 = t.classes.iter().map(|k| k.unloaded_ps + k.wait_ps).sum();
+                out.push(((c.accesses, c.llc_hits, c.llc_misses, loads), (latency, t.end_ps)));
+            }
+            out
+        };
+        let (queued, placed) = (run(32), run(0));
+        assert!(queued.len() >= 4);
+        let counts = |v: &Vec<_>| {
+            v.iter()
+                .map(|p: &(_, (u64, u64))| p.0)
+                .collect::<Vec<(u64, u64, u64, u64)>>()
+        };
+        assert_eq!(counts(&queued), counts(&placed));
+        assert!(queued.iter().all(|p| p.0 .3 > 0), "every phase has miss loads");
+        assert_ne!(queued, placed, "the queue must change some completion time");
     }
 
     /// Talbot & Kelly's proxies through the engine: a proxy's copy of a line is in its SLC

@@ -76,6 +76,13 @@ pub struct TimingSpec {
     pub dram_write_queue_high: u32,
     /// A drain stops when this many writes are left (default 6: 20 % of 32).
     pub dram_write_queue_low: u32,
+    /// Read queue per memory node, in requests (default 32): demand reads wait in it and the
+    /// controller takes the one that can start first (FR-FCFS). 0 places each read when it
+    /// is presented (book-at-issue, no reordering).
+    pub dram_read_queue: u32,
+    /// FR-FCFS bypass cap: younger reads of a bank may go before an older one this many
+    /// times, then it goes first in its bank (default 16; 0: uncapped).
+    pub dram_bypass_cap: u32,
     /// Row buffer policy (default open).
     pub dram_page_policy: DramPagePolicy,
     /// Address mapping by bit slices, most significant field first (default `RoBaRaCoCh`:
@@ -166,6 +173,8 @@ impl Default for TimingSpec {
             dram_refresh: true,
             dram_write_queue_high: 26,
             dram_write_queue_low: 6,
+            dram_read_queue: 32,
+            dram_bypass_cap: 16,
             dram_page_policy: DramPagePolicy::Open,
             dram_address_mapping: "RoBaRaCoCh".into(),
             lookahead_ns: 20.0,
@@ -292,6 +301,9 @@ impl TimingSpec {
                 ));
             }
         }
+        if self.dram_read_queue > 4096 {
+            return Err(("dram_read_queue", "must be at most 4096".into()));
+        }
         if self.dram_write_queue_high > 4096 {
             return Err(("dram_write_queue_high", "must be at most 4096".into()));
         }
@@ -375,6 +387,14 @@ pub const TIMING_KEY_DOCS: &[(&str, &str)] = &[
     (
         "dram_write_queue_low",
         "DRAM writes left in the queue when a drain stops",
+    ),
+    (
+        "dram_read_queue",
+        "DRAM read queue per memory node, requests: FR-FCFS over it (0: place each read when presented)",
+    ),
+    (
+        "dram_bypass_cap",
+        "FR-FCFS cap: younger reads of a bank that may go before an older one (0: uncapped)",
     ),
     ("dram_page_policy", "DRAM row buffer policy: open | closed"),
     (

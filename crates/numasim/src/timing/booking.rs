@@ -70,6 +70,8 @@ pub struct Booking {
     dram_arrive_min_ps: Vec<u64>,
     /// Per node: the window's lower bound on its next decision's start (`u64::MAX`: empty).
     window_bound_ps: Vec<u64>,
+    /// [`Self::next_dram_decision`], kept up to date (the event loop asks before every step).
+    next_decision: Option<(u64, usize)>,
 }
 
 impl Booking {
@@ -145,6 +147,7 @@ impl Booking {
             windows,
             dram_arrive_min_ps,
             window_bound_ps: vec![u64::MAX; nodes],
+            next_decision: None,
         }
     }
 
@@ -159,14 +162,25 @@ impl Booking {
         let n = f.node as usize;
         let w = &mut self.windows[n];
         w.push(&mut self.mem[n], f.dram_arrive_ps, self.horizon_ps, row, false, token);
-        self.window_bound_ps[n] = w.next_start_bound_ps().unwrap_or(u64::MAX);
+        let bound = w.next_start_bound_ps().unwrap_or(u64::MAX);
+        self.window_bound_ps[n] = bound;
+        // A new read can only lower its node's bound, so only it can become the next decision.
+        let key = (bound.saturating_sub(self.dram_arrive_min_ps[n]), n);
+        if self.next_decision.is_none_or(|k| key < k) {
+            self.next_decision = Some(key);
+        }
     }
 
     /// The next read-queue decision in time: `(time, node)`, where `time` is its lower bound
     /// on the read's start minus the node's least issue-to-arrival time. Every core whose
     /// clock is at or past `time` can only present reads that arrive after that start, so the
     /// decision is final once no core (and no read that could wake one) is earlier.
+    #[inline]
     pub fn next_dram_decision(&self) -> Option<(u64, usize)> {
+        self.next_decision
+    }
+
+    fn find_next_decision(&self) -> Option<(u64, usize)> {
         self.window_bound_ps
             .iter()
             .zip(&self.dram_arrive_min_ps)
@@ -186,6 +200,7 @@ impl Booking {
         let w = &mut self.windows[node];
         let d = w.decide(&mut self.mem[node], self.horizon_ps, self.horizon_ps, limit);
         self.window_bound_ps[node] = w.next_start_bound_ps().unwrap_or(u64::MAX);
+        self.next_decision = self.find_next_decision();
         d
     }
 

@@ -82,7 +82,7 @@ fn fig3_a_remote_buffer_does_not_raise_bandwidth() {
 }
 
 #[test]
-#[ignore = "not reproduced, also with router buffers and credit flow control (4 VCs per VNET): REQ queueing 30.4 / 24.6 / 22.7 cycles for the buffer on node 0 / 1 / 3 (paper 8 / 221 / 258), bandwidth 87.5 / 87.4 / 87.5 % of node peak; a shorter round trip leaves more of the 256 misses waiting for the controllers' trackers; see docs/REPRODUCTION.md"]
+#[ignore = "not reproduced, also with router buffers and credit flow control (4 VCs per VNET): REQ queueing 29.0 / 26.0 / 19.8 cycles for the buffer on node 0 / 1 / 3 (paper 8 / 221 / 258), bandwidth 87.5 / 87.4 / 87.5 % of node peak; a shorter round trip leaves more of the 256 misses waiting for the controllers' trackers; see docs/REPRODUCTION.md"]
 fn fig3_a_remote_buffer_queues_requests_longer() {
     assert!(value("REQ queueing, buffer on node 1") > value("REQ queueing, buffer on node 0"));
 }

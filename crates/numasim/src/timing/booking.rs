@@ -219,6 +219,14 @@ impl Booking {
     /// Books `bytes` along `path` from `t`; returns the arrival time and adds queueing to `wait`.
     #[inline]
     pub fn traverse(&mut self, path: Path, bytes: u32, mut t: u64, wait: &mut u64) -> u64 {
+        // The engine's contract, checked in test builds: nothing is presented before the
+        // horizon, whose intervals the timelines may already have forgotten.
+        // (Past the clock's stop everything saturates and order no longer means anything.)
+        debug_assert!(
+            t >= self.horizon_ps || self.horizon_ps >= super::core::MAX_CLOCK_PS,
+            "message at {t} before the horizon {}",
+            self.horizon_ps
+        );
         for i in 0..path.len {
             let h = self.fabric.hop(path, i);
             let (start, w) = self.fabric.dirs[h.dir as usize].reserve(t, bytes, self.horizon_ps);

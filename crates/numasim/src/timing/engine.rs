@@ -111,8 +111,19 @@ enum Yield {
     Barrier,
     /// Source exhausted.
     Done,
-    /// Waits for a read still in a memory node's read queue (see [`TimingSim::blocked`]).
+    /// Waits for a read still in a memory node's read queue (see [`TimingSim::waiting`]).
     Blocked,
+}
+
+/// What a core off the ready heap waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wait {
+    /// Nothing: it is on the heap, or finished.
+    Running,
+    /// The read with this token (a [`PENDING`] value) must retire before the next issue.
+    Retire(u64),
+    /// Every MSHR (or store-buffer) slot waits on a read: the first of them decided frees one.
+    Slot,
 }
 
 /// An LLC miss past its directory step, before it takes its MSHR or store-buffer slot: kept
@@ -206,9 +217,8 @@ pub struct TimingSim {
     /// or after it (`u64::MAX`, never, outside [`Self::run_phase_timed`]).
     boundary_ps: u64,
     lookahead_ps: u64,
-    /// Per core: it waits for one of its reads to be decided (off the ready heap until then;
-    /// woken by every decision of its reads, it checks again).
-    blocked: Vec<bool>,
+    /// Per core: what it waits for, off the ready heap (see [`Wait`]).
+    waiting: Vec<Wait>,
     /// Per core: the miss it stopped in, waiting for a slot (see [`MissCont`]).
     miss_cont: Vec<Option<MissCont>>,
     /// Misses whose reads wait in read queues, by token (index; free ones listed below).
@@ -318,7 +328,7 @@ impl TimingSim {
             boundary_reached: true,
             boundary_ps: u64::MAX,
             lookahead_ps: ps(spec.lookahead_ns),
-            blocked: vec![false; thread_socket.len()],
+            waiting: vec![Wait::Running; thread_socket.len()],
             miss_cont: vec![None; thread_socket.len()],
             queued_misses: Vec::new(),
             free_tokens: Vec::new(),
@@ -695,7 +705,7 @@ impl TimingSim {
         let boundary = self.boundary_ps;
         if let Some(m) = self.miss_cont[c].take() {
             self.finish_miss(c, m)?;
-            if self.blocked[c] {
+            if self.waiting[c] != Wait::Running {
                 return Ok(Yield::Blocked);
             }
         }
@@ -715,9 +725,11 @@ impl TimingSim {
             if k.t > until {
                 return Ok(Yield::Later);
             }
-            if self.book.has_read_queues() && k.issue_waits_on(a.instr).is_some() {
-                self.blocked[c] = true;
-                return Ok(Yield::Blocked);
+            if self.book.has_read_queues() {
+                if let Some(token) = k.issue_waits_on(a.instr) {
+                    self.waiting[c] = Wait::Retire(token);
+                    return Ok(Yield::Blocked);
+                }
             }
             // A timed phase ends before the first access issuing at its boundary (never with
             // instruction phases: the clock stops at MAX_CLOCK_PS); the core computes up to it.
@@ -741,7 +753,7 @@ impl TimingSim {
                 }
             }
             self.access(c, &a)?;
-            if self.blocked[c] {
+            if self.waiting[c] != Wait::Running {
                 return Ok(Yield::Blocked);
             }
         }
@@ -934,7 +946,7 @@ impl TimingSim {
         let write = a.is_write();
         if self.book.has_read_queues() && self.cores[c].miss_slot_waits_on(write, t0).is_some() {
             self.miss_cont[c] = Some(m);
-            self.blocked[c] = true;
+            self.waiting[c] = Wait::Slot;
             return Ok(());
         }
         t0 = self.cores[c].take_miss_slot(write, t0);
@@ -1076,11 +1088,25 @@ impl TimingSim {
         if !q.write {
             self.account_load(c, q.class, q.page, q.t_request, &lat);
         }
+        let pending = PENDING | u64::from(token);
         let k = &mut self.cores[c];
-        k.resolve(PENDING | u64::from(token), lat.done_ps);
-        if std::mem::take(&mut self.blocked[c]) {
-            ready.push(Reverse((k.t.max(lat.done_ps), q.core)));
+        k.resolve(pending, lat.done_ps);
+        // Back on the heap at a key no earlier than anything it will do next (the event loop
+        // relies on it): the retirement it waits for, or the slot this read frees.
+        match self.waiting[c] {
+            Wait::Retire(t) if t == pending => {}
+            Wait::Slot if self.miss_cont[c].is_some_and(|m| m.access.is_write() == q.write) => {
+                // The first of its slots decided is the one it takes (in decision order: a
+                // read decided later may complete earlier; the core does not wait for it).
+                k.t = k.t.max(lat.done_ps);
+                if let Some(m) = &mut self.miss_cont[c] {
+                    m.t0 = m.t0.max(lat.done_ps);
+                }
+            }
+            _ => return,
         }
+        self.waiting[c] = Wait::Running;
+        ready.push(Reverse((k.t.max(lat.done_ps), q.core)));
     }
 
     /// Core `c`'s private caches were filled with `line` from its socket's LLC: the directory
@@ -1515,7 +1541,7 @@ mod tests {
             let mut out = Vec::new();
             while let Some((c, t)) = s.run_phase(&mut src, 500).unwrap() {
                 assert_eq!(s.free_tokens.len(), s.queued_misses.len(), "a read left undecided");
-                assert!(s.blocked.iter().all(|b| !b) && s.miss_cont.iter().all(Option::is_none));
+                assert!(s.waiting.iter().all(|w| *w == Wait::Running) && s.miss_cont.iter().all(Option::is_none));
                 let loads: u64 = t.classes.iter().map(|k| k.count).sum();
                 let latency: u64 = t.classes.iter().map(|k| k.unloaded_ps + k.wait_ps).sum();
                 out.push(((c.accesses, c.llc_hits, c.llc_misses, loads), (latency, t.end_ps)));

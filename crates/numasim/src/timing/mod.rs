@@ -33,7 +33,12 @@
 //! once its start is no later than the slowest running core's clock (or any read still
 //! pending, which could wake a core) plus the least time from issue to arrival at n, because
 //! no read presented later can arrive before it. The data's legs are then booked and the core,
-//! if it waits, goes back on the heap at the completion. Why only DRAM reads: they are what a
+//! if it waits, goes back on the heap at the completion: of the read it must retire, or (all
+//! its slots waiting) of the first of them decided, which frees the slot it takes. That is
+//! decision order, and a read decided later may complete a little earlier (another node, a
+//! shorter way back); the core does not wait for it, and so never issues before the clock at
+//! which it went back on the heap (test builds assert that no message is booked before the
+//! event loop's horizon). Why only DRAM reads: they are what a
 //! scheduling window reorders (saturated bandwidth came out 6–15 % below Ramulator 2 without
 //! one, within 1.5 % with it); links stay FIFO and are booked at issue. Write-backs, page
 //! copies and Talbot & Kelly's node controllers (which model the home's queueing themselves)

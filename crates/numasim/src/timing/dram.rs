@@ -364,6 +364,10 @@ pub struct MemoryController {
     wq_low: usize,
     /// A drain's batch, sorted (bank, row, line address): kept to avoid an allocation per drain.
     drain_batch: Vec<(usize, u64, u64)>,
+    /// Probes that moved a bank into a new refresh period (closing its row): the only state
+    /// a probe changes. While it stands still, probing the same place, direction and start
+    /// bound again gives the same slot (the read window reuses it).
+    pub(crate) refresh_closes: u64,
 }
 
 /// The fields of a mapping whose radices are all powers of two, as bit slices `(shift,
@@ -554,6 +558,7 @@ impl MemoryController {
             wq_high: cfg.write_queue_high as usize,
             wq_low: cfg.write_queue_low.min(cfg.write_queue_high.saturating_sub(1)) as usize,
             drain_batch: Vec::new(),
+            refresh_closes: 0,
         }
     }
 
@@ -738,6 +743,26 @@ impl MemoryController {
     /// horizon gives the same start whenever the true start lies beyond it).
     pub fn probe_from(&mut self, arrive_ps: u64, not_before_ps: u64, addr: u64, write: bool) -> Slot {
         let p = self.place(addr);
+        self.probe_place(p, arrive_ps, not_before_ps, write)
+    }
+
+    /// Whether a probe of a request at `p` starting from `want_ps` (its arrival or the
+    /// caller's bound, the later) would move the bank into a new refresh period, closing its
+    /// row: the one thing a probe changes (see [`Self::probe_place`]). The bank's period is
+    /// `e` (0 before its rank's first window); a probe moves it on from `off + e·tREFI`.
+    #[inline]
+    pub(crate) fn probe_changes_state(&self, p: &Place, want_ps: u64) -> bool {
+        if !self.refresh || self.t.t_rfc == 0 {
+            return false;
+        }
+        let e = self.bank[p.bank].refresh_epoch;
+        let off = self.rank[p.rank].refresh_off_ps;
+        want_ps >= off.saturating_add(e.saturating_mul(self.t.t_refi))
+    }
+
+    /// [`Self::probe_from`] for a request already placed (`p` from [`Self::place`]): a queue
+    /// places each request once, not at every probe.
+    pub(crate) fn probe_place(&mut self, p: Place, arrive_ps: u64, not_before_ps: u64, write: bool) -> Slot {
         let t = self.t;
         let refresh = self.refresh && t.t_rfc > 0;
         let bank = &mut self.bank[p.bank];
@@ -754,6 +779,7 @@ impl MemoryController {
                 bank.open_row = CLOSED;
                 bank.pre_ok_ps = 0;
                 bank.refresh_epoch = epoch;
+                self.refresh_closes += 1;
             }
         }
         let hit = !t.closed_page && bank.open_row == p.row;

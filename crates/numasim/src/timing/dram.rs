@@ -368,6 +368,10 @@ pub struct MemoryController {
     /// a probe changes. While it stands still, probing the same place, direction and start
     /// bound again gives the same slot (the read window reuses it).
     pub(crate) refresh_closes: u64,
+    /// No probe from before this changes state: the earliest start of a bank's next refresh
+    /// period, over all banks (`u64::MAX` without refresh); `None` when a bank moved since it
+    /// was computed ([`Self::refresh_quiet_until_ps`]).
+    refresh_quiet_until_ps: Option<u64>,
 }
 
 /// The fields of a mapping whose radices are all powers of two, as bit slices `(shift,
@@ -510,7 +514,7 @@ impl MemoryController {
         }
         let t = DramPs::new(timings, burst_ns, cfg.closed_page, cfg.refresh);
         let bits = BitFields::new(&digits[..cfg.map.len], channels, ranks, groups, banks_per_group);
-        MemoryController {
+        let mut m = MemoryController {
             bits,
             t,
             map: cfg.map,
@@ -559,7 +563,10 @@ impl MemoryController {
             wq_low: cfg.write_queue_low.min(cfg.write_queue_high.saturating_sub(1)) as usize,
             drain_batch: Vec::new(),
             refresh_closes: 0,
-        }
+            refresh_quiet_until_ps: None,
+        };
+        m.refresh_quiet_until_ps = Some(m.refresh_quiet_until());
+        m
     }
 
     /// Physical line address of byte `offset` of page frame `frame`.
@@ -760,6 +767,37 @@ impl MemoryController {
         want_ps >= off.saturating_add(e.saturating_mul(self.t.t_refi))
     }
 
+    /// Before this time no probe changes state (see [`Self::probe_changes_state`]): the
+    /// earliest start of a bank's next refresh period over all banks, `u64::MAX` without
+    /// refresh. One pass over the banks after one of them moved, else kept.
+    #[inline]
+    pub(crate) fn refresh_quiet_until_ps(&mut self) -> u64 {
+        match self.refresh_quiet_until_ps {
+            Some(t) => t,
+            None => {
+                let t = self.refresh_quiet_until();
+                self.refresh_quiet_until_ps = Some(t);
+                t
+            }
+        }
+    }
+
+    fn refresh_quiet_until(&self) -> u64 {
+        if !self.refresh || self.t.t_rfc == 0 {
+            return u64::MAX;
+        }
+        let banks_per_rank = (self.groups * self.banks_per_group) as usize;
+        self.bank
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let off = self.rank[i / banks_per_rank].refresh_off_ps;
+                off.saturating_add(b.refresh_epoch.saturating_mul(self.t.t_refi))
+            })
+            .min()
+            .unwrap_or(u64::MAX)
+    }
+
     /// [`Self::probe_from`] for a request already placed (`p` from [`Self::place`]): a queue
     /// places each request once, not at every probe.
     pub(crate) fn probe_place(&mut self, p: Place, arrive_ps: u64, not_before_ps: u64, write: bool) -> Slot {
@@ -780,6 +818,7 @@ impl MemoryController {
                 bank.pre_ok_ps = 0;
                 bank.refresh_epoch = epoch;
                 self.refresh_closes += 1;
+                self.refresh_quiet_until_ps = None;
             }
         }
         let hit = !t.closed_page && bank.open_row == p.row;

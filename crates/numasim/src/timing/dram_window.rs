@@ -170,21 +170,32 @@ impl RequestWindow {
         // counts change only when it is made), and whether probing any would change state.
         let mut order = std::mem::take(&mut self.order);
         order.clear();
-        let mut pure = true;
         let c = self.candidates();
         let mut held = 0u64;
+        let mut first: Option<(u64, usize)> = None;
+        let mut latest_arrive_ps = 0;
         for (i, q) in c.iter().enumerate() {
             let bit = 1u64 << (q.place.bank % 64);
             if held & bit == 0 || !c[..i].iter().any(|o| o.place.bank == q.place.bank && self.forced(o)) {
                 order.push((q.start_ps, i, u64::MAX));
-                pure = pure && !m.probe_changes_state(&q.place, q.arrive_ps.max(not_before_ps));
+                if first.is_none_or(|(s, _)| q.start_ps < s) {
+                    first = Some((q.start_ps, i));
+                }
+                latest_arrive_ps = latest_arrive_ps.max(q.arrive_ps);
             }
             if self.forced(q) {
                 held |= bit;
             }
         }
-        let decided = if pure {
-            self.decide_in_order(m, &mut order, not_before_ps, limit_ps)
+        // Every probe starts from max(arrival, not_before): before the quiet bound none
+        // changes state; past it, each is checked.
+        let pure = latest_arrive_ps.max(not_before_ps) < m.refresh_quiet_until_ps()
+            || order.iter().all(|&(_, i, _)| {
+                let q = &c[i];
+                !m.probe_changes_state(&q.place, q.arrive_ps.max(not_before_ps))
+            });
+        let decided = if let (true, Some(first)) = (pure, first) {
+            self.decide_in_order(m, &mut order, first, not_before_ps, limit_ps)
         } else {
             self.decide_lazily(m, not_before_ps, limit_ps)
         };
@@ -219,12 +230,14 @@ impl RequestWindow {
             if q.start_ps > limit_ps {
                 return None;
             }
-            let slot = Self::probe(m, &mut last, &q, not_before_ps);
-            if slot.start_ps <= q.start_ps {
+            let start_ps = Self::probe(m, &mut last, &q, not_before_ps);
+            if start_ps <= q.start_ps {
                 // (Not after `limit_ps`: the cached start was not.)
+                let mut slot = last?.slot;
+                slot.arrive_ps = q.arrive_ps;
                 return Some((i, slot));
             }
-            self.queued[i].start_ps = slot.start_ps;
+            self.queued[i].start_ps = start_ps;
         }
     }
 
@@ -245,35 +258,38 @@ impl RequestWindow {
         &mut self,
         m: &mut MemoryController,
         order: &mut [(u64, usize, u64)],
+        (cached0, i0): (u64, usize),
         not_before_ps: u64,
         limit_ps: u64,
     ) -> Option<(usize, Slot)> {
         /// Not probed.
         const NONE: u64 = u64::MAX;
-        let &(cached0, i0, _) = order.iter().min()?;
         if cached0 > limit_ps {
             return None;
         }
         let mut last = None;
-        let slot0 = Self::probe(m, &mut last, &self.queued[i0], not_before_ps);
-        let mut best = (cached0.max(slot0.start_ps), i0, slot0);
+        let start0 = Self::probe(m, &mut last, &self.queued[i0], not_before_ps);
+        // (f, index) of the best so far; its slot is `best_slot` (copied only when it changes).
+        let mut best = (cached0.max(start0), i0);
+        let mut best_slot = last.map(|l: LastProbe| l.slot);
         for entry in order.iter_mut() {
             let (cached, i, _) = *entry;
             if i == i0 {
-                entry.2 = slot0.start_ps;
+                entry.2 = start0;
                 continue;
             }
-            if cached > limit_ps || (cached, i) >= (best.0, best.1) {
+            if cached > limit_ps || (cached, i) >= best {
                 continue;
             }
-            let slot = Self::probe(m, &mut last, &self.queued[i], not_before_ps);
-            entry.2 = slot.start_ps;
-            let f = cached.max(slot.start_ps);
-            if (f, i) < (best.0, best.1) {
-                best = (f, i, slot);
+            let start = Self::probe(m, &mut last, &self.queued[i], not_before_ps);
+            entry.2 = start;
+            let f = cached.max(start);
+            if (f, i) < best {
+                best = (f, i);
+                best_slot = last.map(|l| l.slot);
             }
         }
-        let (f_d, d, slot_d) = best;
+        let (f_d, d) = best;
         let taken = f_d <= limit_ps;
         for &(cached, i, probed) in order.iter() {
             // Without a decision every probe so far was one the loop runs (all cached at or
@@ -282,19 +298,20 @@ impl RequestWindow {
                 self.queued[i].start_ps = probed;
             }
         }
-        taken.then_some((d, slot_d))
+        let mut slot = best_slot?;
+        slot.arrive_ps = self.queued[d].arrive_ps;
+        taken.then_some((d, slot))
     }
 
-    /// Probes `q`, reusing the last probe of this decision when it is the same (module docs).
+    /// Probes `q`, reusing the last probe of this decision when it is the same (module docs);
+    /// the start. The slot is then `last`'s (its `arrive_ps` may be another request's).
     #[inline]
-    fn probe(m: &mut MemoryController, last: &mut Option<LastProbe>, q: &Queued, not_before_ps: u64) -> Slot {
+    fn probe(m: &mut MemoryController, last: &mut Option<LastProbe>, q: &Queued, not_before_ps: u64) -> u64 {
         let want_ps = q.arrive_ps.max(not_before_ps);
         if let Some(l) = last {
             if l.place == q.place && l.write == q.write && l.want_ps == want_ps && l.refresh_closes == m.refresh_closes
             {
-                let mut slot = l.slot;
-                slot.arrive_ps = q.arrive_ps;
-                return slot;
+                return l.slot.start_ps;
             }
         }
         let slot = m.probe_place(q.place, q.arrive_ps, not_before_ps, q.write);
@@ -305,7 +322,7 @@ impl RequestWindow {
             refresh_closes: m.refresh_closes,
             slot,
         });
-        slot
+        slot.start_ps
     }
 
     #[inline]

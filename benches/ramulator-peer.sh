@@ -20,7 +20,9 @@
 # Ramulator 2 reads them with its LoadStoreTrace front end, which sends one request per memory
 # cycle while the controller's 32-entry queues accept them (saturation); for unloaded latency
 # its front end is clocked 1000× slower than the memory (one request per 1000 memory cycles).
-# numasim replays them closed loop with 32 requests in flight (1 for unloaded latency).
+# numasim replays them behind its 32-read FR-FCFS queue (`bench dram`'s default, the timing
+# engine's `dram_read_queue`; a read presented when the queue has room, as Ramulator's front
+# end does), and for unloaded latency closed loop with one request in flight, no queue.
 # Ramulator's bandwidth is requests × 64 B over its memory cycles × tCK (its run ends when the
 # last request is sent, at most 32 requests before they complete: < 0.02 % of 200 000).
 # Read latency is compared unloaded only: Ramulator's `avg_read_latency` divides by
@@ -119,8 +121,8 @@ row() { awk -v q="$1" -v a="$2" -v b="$3" 'BEGIN { printf "%-34s %12.2f %12.2f %
 
 for p in unloaded random stream mix; do
     case $p in
-        unloaded) pat=random; n=20000; fr=1; mr=1000; inflight=1 ;;
-        *) pat=$p; n=$N; fr=1; mr=1; inflight=32 ;;
+        unloaded) pat=random; n=20000; fr=1; mr=1000; front=(--read-queue 0 --in-flight 1) ;;
+        *) pat=$p; n=$N; fr=1; mr=1; front=(--read-queue 32) ;;
     esac
     trace="$WORK/$p.trace"
     "$NUMASIM" bench dram --pattern "$pat" --requests "$n" --emit-trace "$trace" 2>/dev/null
@@ -131,7 +133,7 @@ for p in unloaded random stream mix; do
     for _ in $(seq "${RUNS:-3}"); do
         peer_runs+=("$(cpu_s "$PEER" -f "$WORK/$p.yaml")")
         cp "$WORK/last.out" "$WORK/$p.ramulator.txt"
-        ns_runs+=("$(cpu_s "$NUMASIM" bench dram --trace "$trace" --in-flight "$inflight" --json)")
+        ns_runs+=("$(cpu_s "$NUMASIM" bench dram --trace "$trace" "${front[@]}" --json)")
         cp "$WORK/last.out" "$WORK/$p.numasim.json"
         [ "$p" = unloaded ] && break
     done

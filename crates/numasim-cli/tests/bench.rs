@@ -113,12 +113,39 @@ fn dram_bench_round_trips_its_trace_and_refuses_bad_input() {
         assert_eq!(generated[key], replayed[key], "{key}");
     }
     assert_eq!(generated["writes"], 1000);
+    // The read queue runs by default (the engine's 32 reads, bypass cap 16); 0 is the closed
+    // loop that places each request when presented.
+    assert_eq!(generated["front_end"], "read-queue");
+    assert_eq!(
+        (generated["read_queue"].as_u64(), generated["bypass_cap"].as_u64()),
+        (Some(32), Some(16))
+    );
+    assert!(generated["in_flight"].is_null());
+    let closed: serde_json::Value = serde_json::from_str(&ok(&numasim(
+        &[&common[..], &["--read-queue", "0", "--in-flight", "8", "--json"]].concat(),
+        tmp.path(),
+    )))
+    .unwrap();
+    assert_eq!(closed["front_end"], "closed-loop");
+    assert_eq!(closed["in_flight"], 8);
+    assert_eq!(closed["requests"], 3000);
+    assert_ne!(
+        closed["simulated_ns"], generated["simulated_ns"],
+        "the front end changes the run"
+    );
+    let uncapped: serde_json::Value = serde_json::from_str(&ok(&numasim(
+        &[&common[..], &["--bypass-cap", "0", "--json"]].concat(),
+        tmp.path(),
+    )))
+    .unwrap();
+    assert!(uncapped["bypass_cap"].is_null());
     let bw = generated["bandwidth_gbps"].as_f64().unwrap();
     assert!(bw > 1.0 && bw < 19.2, "{bw} GB/s against a 19.2 GB/s channel");
     for (args, says) in [
         (vec!["bench", "dram", "--dram", "ddr9"], "unknown DRAM grade `ddr9`"),
         (vec!["bench", "dram", "--write-queue", "3,9"], "--write-queue"),
         (vec!["bench", "dram", "--mapping", "RoXx"], "--mapping"),
+        (vec!["bench", "dram", "--read-queue", "5000"], "--read-queue"),
         (
             vec!["bench", "dram", "--trace", "/nonexistent/t.trace"],
             "/nonexistent/t.trace",

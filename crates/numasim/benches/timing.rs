@@ -8,7 +8,9 @@
 //!
 //! Also the DRAM model alone (`dram_model`): requests per second through one DDR4-2400
 //! channel's controller with every constraint on (refresh, write queue), random reads, a
-//! sequential read stream and a 2:1 read:write mix, closed loop with 32 requests in flight.
+//! sequential read stream and a 2:1 read:write mix, behind the controller's 32-read FR-FCFS
+//! queue (bypass cap 16, as `numasim bench dram` and the timing engine run it), and as
+//! `…_placed` closed loop with 32 requests in flight, each placed when presented.
 //! `cargo bench -p numasim --bench timing -- dram_model`
 
 //!
@@ -140,14 +142,22 @@ fn bfs_group<M: Measurement>(c: &mut Criterion<M>, group: &str) {
     g.finish();
 }
 
-/// Closed loop with 32 requests in flight (`dram_loop::closed_loop`, as `numasim bench dram`).
-fn dram_run(addrs: &[(u64, bool)]) -> u64 {
+/// Behind a 32-read queue with bypass cap 16 (`dram_loop::windowed_loop`, `numasim bench
+/// dram`'s default) when `windowed`, else closed loop with 32 requests in flight, each placed
+/// when presented (`dram_loop::closed_loop`, `--read-queue 0`).
+fn dram_run(addrs: &[(u64, bool)], windowed: bool) -> u64 {
     use numasim::machine::DramKind;
     use numasim::timing::dram::{DramConfig, MemoryController};
+    use numasim::timing::dram_loop::{closed_loop, windowed_loop};
     let cfg = DramConfig::one_channel(8 << 30);
     let kind = DramKind::Ddr4_2400;
     let mut m = MemoryController::new(&kind.timings(), 64.0 / kind.channel_peak_gbps(), &cfg);
-    numasim::timing::dram_loop::closed_loop(&mut m, addrs.iter().copied(), 32).end_ps
+    let requests = addrs.iter().copied();
+    if windowed {
+        windowed_loop(&mut m, requests, 32, Some(16)).end_ps
+    } else {
+        closed_loop(&mut m, requests, 32).end_ps
+    }
 }
 
 fn dram_bench(c: &mut Criterion) {
@@ -165,7 +175,8 @@ fn dram_bench(c: &mut Criterion) {
     let mix: Vec<(u64, bool)> = (0..n).map(|i| (rnd() % (1 << 27), i % 3 == 2)).collect();
     for (name, reqs) in [("random_read", &random), ("stream_read", &stream), ("mix_2r1w", &mix)] {
         g.throughput(Throughput::Elements(n as u64));
-        g.bench_function(name, |b| b.iter(|| dram_run(reqs)));
+        g.bench_function(name, |b| b.iter(|| dram_run(reqs, true)));
+        g.bench_function(format!("{name}_placed"), |b| b.iter(|| dram_run(reqs, false)));
     }
     g.finish();
 }

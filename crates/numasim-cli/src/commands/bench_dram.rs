@@ -1,6 +1,9 @@
 //! `numasim bench dram`: one memory controller alone, closed loop, on a generated request
 //! pattern or a Ramulator 2 load/store trace: sustained bandwidth, mean read latency and how
-//! many requests per second of host time the model runs.
+//! many requests per second of host time the model runs. By default the controller runs
+//! behind its read queue (FR-FCFS over `--read-queue` reads, as the timing engine runs it and
+//! as Ramulator 2's front end drives its controller); `--read-queue 0` places each request
+//! when it is presented, `--in-flight` outstanding.
 //!
 //! Why in the CLI: it is the numasim half of the side-by-side comparison with Ramulator 2
 //! (`benches/ramulator-peer.sh`), which needs both simulators to see the same requests:
@@ -12,7 +15,7 @@ use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 use numasim::machine::DramKind;
 use numasim::timing::dram::{AddressMap, DramConfig, MemoryController};
-use numasim::timing::dram_loop::{closed_loop, pattern_requests, Pattern as LoopPattern};
+use numasim::timing::dram_loop::{closed_loop, pattern_requests, windowed_loop, Pattern as LoopPattern};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -55,7 +58,16 @@ pub struct DramArgs {
     /// Requests to generate.
     #[arg(long, default_value_t = 200_000)]
     requests: u64,
-    /// Requests outstanding at once (1 measures unloaded latency).
+    /// Reads the controller's queue holds for FR-FCFS (the timing engine's `dram_read_queue`
+    /// default); 0: no queue, each request placed when presented, `--in-flight` outstanding.
+    #[arg(long, default_value_t = 32)]
+    read_queue: usize,
+    /// With a read queue: times a read may be bypassed by younger ones to its bank before it
+    /// goes first (0: uncapped).
+    #[arg(long, default_value_t = 16)]
+    bypass_cap: u32,
+    /// Without a read queue (`--read-queue 0`): requests outstanding at once (1 measures
+    /// unloaded latency).
     #[arg(long, default_value_t = 32)]
     in_flight: usize,
     /// Address mapping, most significant field first (Ro Ba Bg Ra Co Ch).
@@ -97,7 +109,15 @@ struct DramReport {
     requests: u64,
     reads: u64,
     writes: u64,
-    in_flight: usize,
+    /// Which front end ran: `read-queue` (FR-FCFS behind `read_queue` reads) or
+    /// `closed-loop` (each request placed when presented, `in_flight` outstanding).
+    front_end: &'static str,
+    /// Reads the queue held (0 without one).
+    read_queue: usize,
+    /// Bypasses allowed per read (`None`: uncapped; without a queue, `None`).
+    bypass_cap: Option<u32>,
+    /// Requests outstanding (without a queue; with one, `None`).
+    in_flight: Option<usize>,
     refresh: bool,
     closed_page: bool,
     mapping: String,
@@ -347,6 +367,9 @@ pub fn dram_bench(args: DramArgs) -> anyhow::Result<()> {
     if !(1..=4096).contains(&args.in_flight) {
         bail!("--in-flight must be between 1 and 4096");
     }
+    if args.read_queue > 4096 {
+        bail!("--read-queue must be between 0 and 4096");
+    }
     if !(1..=1024).contains(&args.capacity_gib) {
         bail!("--capacity-gib must be between 1 and 1024");
     }
@@ -393,7 +416,13 @@ pub fn dram_bench(args: DramArgs) -> anyhow::Result<()> {
     };
     let mut m = MemoryController::new(&timings, LINE_BYTES as f64 / kind.channel_peak_gbps(), &cfg);
     let started = Instant::now();
-    let s = closed_loop(&mut m, requests.iter().copied(), args.in_flight);
+    let windowed = args.read_queue > 0;
+    let bypass_cap = (args.bypass_cap > 0).then_some(args.bypass_cap);
+    let s = if windowed {
+        windowed_loop(&mut m, requests.iter().copied(), args.read_queue, bypass_cap)
+    } else {
+        closed_loop(&mut m, requests.iter().copied(), args.in_flight)
+    };
     let host_s = started.elapsed().as_secs_f64();
     let bandwidth_gbps = s.bandwidth_gbps(LINE_BYTES);
     // tCK: the grade's CAS latency is a whole number of clocks for the DDR grades.
@@ -404,7 +433,10 @@ pub fn dram_bench(args: DramArgs) -> anyhow::Result<()> {
         requests: s.requests,
         reads: s.reads,
         writes: s.writes,
-        in_flight: args.in_flight,
+        front_end: if windowed { "read-queue" } else { "closed-loop" },
+        read_queue: args.read_queue,
+        bypass_cap: if windowed { bypass_cap } else { None },
+        in_flight: (!windowed).then_some(args.in_flight),
         refresh: cfg.refresh,
         closed_page: cfg.closed_page,
         mapping: args.mapping.clone(),
@@ -438,7 +470,17 @@ pub fn dram_bench(args: DramArgs) -> anyhow::Result<()> {
                 report.requests, report.reads, report.writes, report.source
             ),
         ),
-        ("in flight", report.in_flight.to_string()),
+        (
+            "front end",
+            match report.in_flight {
+                Some(k) => format!("closed loop, {k} in flight, placed when presented"),
+                None => format!(
+                    "read queue of {} (FR-FCFS, bypass cap {})",
+                    report.read_queue,
+                    report.bypass_cap.map_or("none".to_string(), |c| c.to_string())
+                ),
+            },
+        ),
         (
             "bandwidth",
             format!(

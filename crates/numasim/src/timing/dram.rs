@@ -364,6 +364,14 @@ pub struct MemoryController {
     wq_low: usize,
     /// A drain's batch, sorted (bank, row, line address): kept to avoid an allocation per drain.
     drain_batch: Vec<(usize, u64, u64)>,
+    /// Probes that moved a bank into a new refresh period (closing its row): the only state
+    /// a probe changes. While it stands still, probing the same place, direction and start
+    /// bound again gives the same slot (the read window reuses it).
+    pub(crate) refresh_closes: u64,
+    /// No probe from before this changes state: the earliest start of a bank's next refresh
+    /// period, over all banks (`u64::MAX` without refresh); `None` when a bank moved since it
+    /// was computed ([`Self::refresh_quiet_until_ps`]).
+    refresh_quiet_until_ps: Option<u64>,
 }
 
 /// The fields of a mapping whose radices are all powers of two, as bit slices `(shift,
@@ -506,7 +514,7 @@ impl MemoryController {
         }
         let t = DramPs::new(timings, burst_ns, cfg.closed_page, cfg.refresh);
         let bits = BitFields::new(&digits[..cfg.map.len], channels, ranks, groups, banks_per_group);
-        MemoryController {
+        let mut m = MemoryController {
             bits,
             t,
             map: cfg.map,
@@ -554,7 +562,11 @@ impl MemoryController {
             wq_high: cfg.write_queue_high as usize,
             wq_low: cfg.write_queue_low.min(cfg.write_queue_high.saturating_sub(1)) as usize,
             drain_batch: Vec::new(),
-        }
+            refresh_closes: 0,
+            refresh_quiet_until_ps: None,
+        };
+        m.refresh_quiet_until_ps = Some(m.refresh_quiet_until());
+        m
     }
 
     /// Physical line address of byte `offset` of page frame `frame`.
@@ -738,6 +750,57 @@ impl MemoryController {
     /// horizon gives the same start whenever the true start lies beyond it).
     pub fn probe_from(&mut self, arrive_ps: u64, not_before_ps: u64, addr: u64, write: bool) -> Slot {
         let p = self.place(addr);
+        self.probe_place(p, arrive_ps, not_before_ps, write)
+    }
+
+    /// Whether a probe of a request at `p` starting from `want_ps` (its arrival or the
+    /// caller's bound, the later) would move the bank into a new refresh period, closing its
+    /// row: the one thing a probe changes (see [`Self::probe_place`]). The bank's period is
+    /// `e` (0 before its rank's first window); a probe moves it on from `off + e·tREFI`.
+    #[inline]
+    pub(crate) fn probe_changes_state(&self, p: &Place, want_ps: u64) -> bool {
+        if !self.refresh || self.t.t_rfc == 0 {
+            return false;
+        }
+        let e = self.bank[p.bank].refresh_epoch;
+        let off = self.rank[p.rank].refresh_off_ps;
+        want_ps >= off.saturating_add(e.saturating_mul(self.t.t_refi))
+    }
+
+    /// Before this time no probe changes state (see [`Self::probe_changes_state`]): the
+    /// earliest start of a bank's next refresh period over all banks, `u64::MAX` without
+    /// refresh. One pass over the banks after one of them moved, else kept.
+    #[inline]
+    pub(crate) fn refresh_quiet_until_ps(&mut self) -> u64 {
+        match self.refresh_quiet_until_ps {
+            Some(t) => t,
+            None => {
+                let t = self.refresh_quiet_until();
+                self.refresh_quiet_until_ps = Some(t);
+                t
+            }
+        }
+    }
+
+    fn refresh_quiet_until(&self) -> u64 {
+        if !self.refresh || self.t.t_rfc == 0 {
+            return u64::MAX;
+        }
+        let banks_per_rank = (self.groups * self.banks_per_group) as usize;
+        self.bank
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let off = self.rank[i / banks_per_rank].refresh_off_ps;
+                off.saturating_add(b.refresh_epoch.saturating_mul(self.t.t_refi))
+            })
+            .min()
+            .unwrap_or(u64::MAX)
+    }
+
+    /// [`Self::probe_from`] for a request already placed (`p` from [`Self::place`]): a queue
+    /// places each request once, not at every probe.
+    pub(crate) fn probe_place(&mut self, p: Place, arrive_ps: u64, not_before_ps: u64, write: bool) -> Slot {
         let t = self.t;
         let refresh = self.refresh && t.t_rfc > 0;
         let bank = &mut self.bank[p.bank];
@@ -754,6 +817,8 @@ impl MemoryController {
                 bank.open_row = CLOSED;
                 bank.pre_ok_ps = 0;
                 bank.refresh_epoch = epoch;
+                self.refresh_closes += 1;
+                self.refresh_quiet_until_ps = None;
             }
         }
         let hit = !t.closed_page && bank.open_row == p.row;

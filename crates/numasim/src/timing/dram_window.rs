@@ -28,16 +28,25 @@
 //! re-probe earlier than its cached start. Either only makes a choice slightly less greedy;
 //! neither can break a constraint (every booking uses a fresh probe).
 
-use super::dram::{DramResult, MemoryController, Slot};
+//! Speed (same decisions as the loop just described, in fewer steps): each request is placed
+//! ([`MemoryController::place`]) once, when it is pushed, not at every probe; and a probe
+//! whose answer is already known is not run again. Within one decision nothing is booked, and
+//! the only state a probe changes is a bank entering a new refresh period
+//! (`MemoryController::refresh_closes` counts those), so while that count stands still a probe
+//! of the same place, direction and start bound (`max(arrival, not_before)`) gives the same
+//! slot as the last one. On a stream every queued read is such a repeat (one row of one bank,
+//! all arrived before the last decision's start): one real probe per decision where the plain
+//! loop ran one per queued read.
+
+use super::dram::{DramResult, MemoryController, Place, Slot};
 
 /// One request waiting in the window.
 #[derive(Debug, Clone, Copy)]
 struct Queued {
     arrive_ps: u64,
-    addr: u64,
+    /// Where the request's line lives (placed once, at push).
+    place: Place,
     write: bool,
-    /// Bank index in the controller (the bypass cap counts per bank).
-    bank: u32,
     /// Lower bound of the request's start (its last probe).
     start_ps: u64,
     /// Decisions that took a younger request instead of this one.
@@ -54,6 +63,16 @@ pub struct Decided {
     pub result: DramResult,
 }
 
+/// The last probe of a decision, reusable while nothing it depends on changed (module docs).
+#[derive(Debug, Clone, Copy)]
+struct LastProbe {
+    place: Place,
+    write: bool,
+    want_ps: u64,
+    refresh_closes: u64,
+    slot: Slot,
+}
+
 /// The request queue of one controller (module docs).
 #[derive(Debug, Clone)]
 pub struct RequestWindow {
@@ -61,6 +80,9 @@ pub struct RequestWindow {
     bypass_cap: Option<u32>,
     /// In arrival order (then presentation order).
     queued: Vec<Queued>,
+    /// Scratch of [`Self::decide`]: the requests it may take, as (cached start, index,
+    /// probed start or `u64::MAX`).
+    order: Vec<(u64, usize, u64)>,
 }
 
 impl RequestWindow {
@@ -72,6 +94,7 @@ impl RequestWindow {
             capacity,
             bypass_cap,
             queued: Vec::with_capacity(capacity),
+            order: Vec::new(),
         }
     }
 
@@ -99,12 +122,12 @@ impl RequestWindow {
         write: bool,
         token: u64,
     ) {
-        let slot = m.probe_from(arrive_ps, not_before_ps, addr, write);
+        let place = m.place(addr);
+        let slot = m.probe_place(place, arrive_ps, not_before_ps, write);
         let q = Queued {
             arrive_ps,
-            addr,
+            place,
             write,
-            bank: slot.place.bank as u32,
             start_ps: slot.start_ps,
             bypassed: 0,
             token,
@@ -143,27 +166,46 @@ impl RequestWindow {
         horizon_ps: u64,
         limit_ps: u64,
     ) -> Option<Decided> {
-        let (i, slot) = loop {
-            let i = self.pick()?;
-            let q = self.queued[i];
-            if q.start_ps > limit_ps {
-                return None;
-            }
-            let slot = m.probe_from(q.arrive_ps, not_before_ps, q.addr, q.write);
-            if slot.start_ps <= q.start_ps {
-                if slot.start_ps > limit_ps {
-                    self.queued[i].start_ps = slot.start_ps;
-                    return None;
+        // The requests the cap lets go (the same for every step of this decision: bypass
+        // counts change only when it is made), and whether probing any would change state.
+        let mut order = std::mem::take(&mut self.order);
+        order.clear();
+        let c = self.candidates();
+        let mut held = 0u64;
+        let mut first: Option<(u64, usize)> = None;
+        let mut latest_arrive_ps = 0;
+        for (i, q) in c.iter().enumerate() {
+            let bit = 1u64 << (q.place.bank % 64);
+            if held & bit == 0 || !c[..i].iter().any(|o| o.place.bank == q.place.bank && self.forced(o)) {
+                order.push((q.start_ps, i, u64::MAX));
+                if first.is_none_or(|(s, _)| q.start_ps < s) {
+                    first = Some((q.start_ps, i));
                 }
-                break (i, slot);
+                latest_arrive_ps = latest_arrive_ps.max(q.arrive_ps);
             }
-            self.queued[i].start_ps = slot.start_ps;
+            if self.forced(q) {
+                held |= bit;
+            }
+        }
+        // Every probe starts from max(arrival, not_before): before the quiet bound none
+        // changes state; past it, each is checked.
+        let pure = latest_arrive_ps.max(not_before_ps) < m.refresh_quiet_until_ps()
+            || order.iter().all(|&(_, i, _)| {
+                let q = &c[i];
+                !m.probe_changes_state(&q.place, q.arrive_ps.max(not_before_ps))
+            });
+        let decided = if let (true, Some(first)) = (pure, first) {
+            self.decide_in_order(m, &mut order, first, not_before_ps, limit_ps)
+        } else {
+            self.decide_lazily(m, not_before_ps, limit_ps)
         };
+        self.order = order;
+        let (i, slot) = decided?;
         let q = self.queued.remove(i);
         // Everything before it in the queue is older (or arrived with it, presented first);
         // the cap counts bypasses within a bank.
         for other in &mut self.queued[..i] {
-            if other.bank == q.bank {
+            if other.place.bank == q.place.bank {
                 other.bypassed += 1;
             }
         }
@@ -173,6 +215,114 @@ impl RequestWindow {
             slot,
             result,
         })
+    }
+
+    /// The lazy greedy loop of the module docs, step by step: the request with the smallest
+    /// cached start (oldest on ties) among those the cap lets go is probed; taken if its start
+    /// did not move, else its new start is cached and the loop goes on. Used when some probe
+    /// would move a bank into a new refresh period: that changes what later probes see, so
+    /// the probes must run in this order.
+    fn decide_lazily(&mut self, m: &mut MemoryController, not_before_ps: u64, limit_ps: u64) -> Option<(usize, Slot)> {
+        let mut last = None;
+        loop {
+            let i = self.pick()?;
+            let q = self.queued[i];
+            if q.start_ps > limit_ps {
+                return None;
+            }
+            let start_ps = Self::probe(m, &mut last, &q, not_before_ps);
+            if start_ps <= q.start_ps {
+                // (Not after `limit_ps`: the cached start was not.)
+                let mut slot = last?.slot;
+                slot.arrive_ps = q.arrive_ps;
+                return Some((i, slot));
+            }
+            self.queued[i].start_ps = start_ps;
+        }
+    }
+
+    /// What [`Self::decide_lazily`] decides and caches, when no probe changes state (every
+    /// probe then gives the same slot whenever it runs, and running one has no effect). With
+    /// `f = max(cached, probed)` per request, the loop takes the request of smallest
+    /// `(f, index)`, `D`: it pops requests in order of their current `(start, index)`, a
+    /// popped request is taken when its probe does not move it (its key is then its `f`) and
+    /// goes back with key `f` otherwise, and keys never exceed `f`. Before taking `D` it has
+    /// probed, and cached the probe of, exactly the requests with `(cached, index) < (f_D, D)`;
+    /// when `f_D > limit_ps` it has probed and cached those cached at or before the limit,
+    /// and takes none. Here: the request of smallest `(cached, index)` is probed first (its `f`
+    /// bounds `f_D` from above), then every other whose `(cached, index)` is below the best
+    /// `(f, index)` so far, in queue order (one pass, no rescan per step; a repeat of the
+    /// last probe, as on a stream's single row, is not run again); at the end only those
+    /// below `(f_D, D)` keep their probe, as the loop leaves them.
+    fn decide_in_order(
+        &mut self,
+        m: &mut MemoryController,
+        order: &mut [(u64, usize, u64)],
+        (cached0, i0): (u64, usize),
+        not_before_ps: u64,
+        limit_ps: u64,
+    ) -> Option<(usize, Slot)> {
+        /// Not probed.
+        const NONE: u64 = u64::MAX;
+        if cached0 > limit_ps {
+            return None;
+        }
+        let mut last = None;
+        let start0 = Self::probe(m, &mut last, &self.queued[i0], not_before_ps);
+        // (f, index) of the best so far; its slot is `best_slot` (copied only when it changes).
+        let mut best = (cached0.max(start0), i0);
+        let mut best_slot = last.map(|l: LastProbe| l.slot);
+        for entry in order.iter_mut() {
+            let (cached, i, _) = *entry;
+            if i == i0 {
+                entry.2 = start0;
+                continue;
+            }
+            if cached > limit_ps || (cached, i) >= best {
+                continue;
+            }
+            let start = Self::probe(m, &mut last, &self.queued[i], not_before_ps);
+            entry.2 = start;
+            let f = cached.max(start);
+            if (f, i) < best {
+                best = (f, i);
+                best_slot = last.map(|l| l.slot);
+            }
+        }
+        let (f_d, d) = best;
+        let taken = f_d <= limit_ps;
+        for &(cached, i, probed) in order.iter() {
+            // Without a decision every probe so far was one the loop runs (all cached at or
+            // before the limit, below every f).
+            if probed != NONE && (!taken || (i != d && (cached, i) < (f_d, d))) {
+                self.queued[i].start_ps = probed;
+            }
+        }
+        let mut slot = best_slot?;
+        slot.arrive_ps = self.queued[d].arrive_ps;
+        taken.then_some((d, slot))
+    }
+
+    /// Probes `q`, reusing the last probe of this decision when it is the same (module docs);
+    /// the start. The slot is then `last`'s (its `arrive_ps` may be another request's).
+    #[inline]
+    fn probe(m: &mut MemoryController, last: &mut Option<LastProbe>, q: &Queued, not_before_ps: u64) -> u64 {
+        let want_ps = q.arrive_ps.max(not_before_ps);
+        if let Some(l) = last {
+            if l.place == q.place && l.write == q.write && l.want_ps == want_ps && l.refresh_closes == m.refresh_closes
+            {
+                return l.slot.start_ps;
+            }
+        }
+        let slot = m.probe_place(q.place, q.arrive_ps, not_before_ps, q.write);
+        *last = Some(LastProbe {
+            place: q.place,
+            write: q.write,
+            want_ps,
+            refresh_closes: m.refresh_closes,
+            slot,
+        });
+        slot.start_ps
     }
 
     #[inline]
@@ -186,15 +336,22 @@ impl RequestWindow {
     fn pick(&self) -> Option<usize> {
         let c = self.candidates();
         let mut best: Option<usize> = None;
+        let mut best_start = u64::MAX;
+        // Banks (modulo 64) of the forced requests seen so far: a request whose bit is clear
+        // has no older forced one in its bank; one whose bit is set is checked exactly.
+        let mut held = 0u64;
         for (i, q) in c.iter().enumerate() {
+            let bit = 1u64 << (q.place.bank % 64);
             // Strictly smaller: an earlier index is older, so ties keep the oldest.
-            if best.is_some_and(|b| q.start_ps >= c[b].start_ps) {
-                continue;
+            if (best.is_none() || q.start_ps < best_start)
+                && (held & bit == 0 || !c[..i].iter().any(|o| o.place.bank == q.place.bank && self.forced(o)))
+            {
+                best = Some(i);
+                best_start = q.start_ps;
             }
-            if self.bypass_cap.is_some() && c[..i].iter().any(|o| o.bank == q.bank && self.forced(o)) {
-                continue;
+            if self.forced(q) {
+                held |= bit;
             }
-            best = Some(i);
         }
         best
     }
@@ -298,5 +455,161 @@ mod tests {
         let d = w.decide(&mut m, 0, 0, 1_000_000).unwrap();
         assert_eq!((d.token, d.slot.start_ps), (7, 1_000_000));
         assert!(w.is_empty());
+    }
+
+    /// The window as first written: the lazy greedy loop run step by step, every probe run
+    /// (and the address placed at each), the cap checked by rescanning. The fast one must
+    /// decide exactly as it does.
+    struct Plain {
+        capacity: usize,
+        bypass_cap: Option<u32>,
+        /// (arrive, addr, write, bank, cached start, bypassed, token), in arrival order.
+        queued: Vec<(u64, u64, bool, usize, u64, u32, u64)>,
+    }
+
+    impl Plain {
+        fn push(&mut self, m: &mut MemoryController, arrive: u64, not_before: u64, addr: u64, write: bool, token: u64) {
+            let slot = m.probe_from(arrive, not_before, addr, write);
+            let at = self.queued.iter().rposition(|o| o.0 <= arrive).map_or(0, |i| i + 1);
+            self.queued
+                .insert(at, (arrive, addr, write, slot.place.bank, slot.start_ps, 0, token));
+        }
+
+        fn pick(&self) -> Option<usize> {
+            let c = &self.queued[..self.queued.len().min(self.capacity)];
+            let forced = |o: &(u64, u64, bool, usize, u64, u32, u64)| self.bypass_cap.is_some_and(|cap| o.5 >= cap);
+            (0..c.len())
+                .filter(|&i| !c[..i].iter().any(|o| o.3 == c[i].3 && forced(o)))
+                .min_by_key(|&i| (c[i].4, i))
+        }
+
+        fn decide(&mut self, m: &mut MemoryController, not_before: u64, horizon: u64, limit: u64) -> Option<Decided> {
+            loop {
+                let i = self.pick()?;
+                let q = self.queued[i];
+                if q.4 > limit {
+                    return None;
+                }
+                let slot = m.probe_from(q.0, not_before, q.1, q.2);
+                if slot.start_ps <= q.4 {
+                    self.queued.remove(i);
+                    for o in &mut self.queued[..i] {
+                        if o.3 == q.3 {
+                            o.5 += 1;
+                        }
+                    }
+                    let result = m.commit(&slot, horizon);
+                    return Some(Decided {
+                        token: q.6,
+                        slot,
+                        result,
+                    });
+                }
+                self.queued[i].4 = slot.start_ps;
+            }
+        }
+    }
+
+    #[test]
+    fn decisions_match_the_plain_lazy_greedy_loop() {
+        let kind = DramKind::Ddr4_2400Cl16;
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move |n: u64| {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            x.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
+        };
+        let mut decided = 0;
+        for case in 0..96u64 {
+            // Refresh on (its periods close rows, the one state a probe changes), a write
+            // queue, and few banks and rows: repeats of a place, hits, misses, bank groups.
+            let cfg = DramConfig {
+                refresh: case % 4 != 3,
+                closed_page: case % 8 == 5,
+                write_queue_high: if case % 2 == 0 { 8 } else { 0 },
+                write_queue_low: if case % 2 == 0 { 2 } else { 0 },
+                ..DramConfig::one_channel(8 << 30)
+            };
+            let mut fast_m = MemoryController::new(&kind.timings(), 64.0 / kind.channel_peak_gbps(), &cfg);
+            let mut plain_m = fast_m.clone();
+            let capacity = [1, 3, 8, 32][case as usize % 4];
+            let bypass_cap = [None, Some(0), Some(2), Some(16)][(case / 4) as usize % 4];
+            let mut fast = RequestWindow::new(capacity, bypass_cap);
+            let mut plain = Plain {
+                capacity,
+                bypass_cap,
+                queued: Vec::new(),
+            };
+            let banks = 1 + next(6);
+            let rows = 1 + next(3);
+            let mut now = 0u64;
+            let mut horizon = 0u64;
+            let mut token = 0u64;
+            // From a few to hundreds of refresh periods (7.8 µs) over the case.
+            let step = [40_000, 400_000, 2_000_000][(case / 16) as usize % 3];
+            for _ in 0..1500 {
+                // Arrivals a little out of order.
+                now += next(step);
+                for _ in 0..next(4) {
+                    let arrive = now.saturating_sub(next(4) * step);
+                    let addr = line(next(banks), 1 + next(rows), next(4));
+                    let write = next(5) == 0;
+                    let not_before = if next(4) == 0 { 0 } else { horizon };
+                    fast.push(&mut fast_m, arrive, not_before, addr, write, token);
+                    plain.push(&mut plain_m, arrive, not_before, addr, write, token);
+                    token += 1;
+                }
+                if next(4) == 0 {
+                    horizon = horizon.max(now.saturating_sub(next(3 * step / 2)));
+                }
+                let limit = if next(3) == 0 {
+                    u64::MAX
+                } else {
+                    now + next(5 * step / 2)
+                };
+                // Sometimes a bound behind the pushes' (a caller that is not monotone): then a
+                // probe may move a bank into a refresh period the others have not seen.
+                let not_before = if next(4) == 0 {
+                    horizon.saturating_sub(next(8 * step))
+                } else {
+                    horizon
+                };
+                for _ in 0..next(4) {
+                    let a = fast.decide(&mut fast_m, not_before, not_before, limit);
+                    let b = plain.decide(&mut plain_m, not_before, not_before, limit);
+                    assert_eq!(a, b, "case {case}");
+                    assert_eq!(
+                        fast.next_start_bound_ps(),
+                        plain.pick().map(|i| plain.queued[i].4),
+                        "case {case}"
+                    );
+                    decided += u64::from(a.is_some());
+                }
+            }
+            while let Some(a) = fast.decide(&mut fast_m, horizon, horizon, u64::MAX) {
+                assert_eq!(
+                    Some(a),
+                    plain.decide(&mut plain_m, horizon, horizon, u64::MAX),
+                    "case {case}"
+                );
+            }
+            assert!(plain.queued.is_empty());
+            assert_eq!(
+                (
+                    fast_m.accesses,
+                    fast_m.row_hits,
+                    fast_m.activates,
+                    fast_m.refresh_closes
+                ),
+                (
+                    plain_m.accesses,
+                    plain_m.row_hits,
+                    plain_m.activates,
+                    plain_m.refresh_closes
+                )
+            );
+        }
+        assert!(decided > 20_000, "{decided}");
     }
 }

@@ -152,18 +152,23 @@ impl Core {
         slots.iter().copied().min().filter(|&d| is_pending(d))
     }
 
-    /// A pending completion is known: `done` replaces `token` (a [`PENDING`] value) wherever
-    /// this core holds it.
-    pub fn resolve(&mut self, token: u64, done: u64) {
-        for e in self.rob.iter_mut().filter(|e| e.1 == token) {
-            e.1 = done;
+    /// A pending completion is known: `done` replaces `token` (a [`PENDING`] value) in the
+    /// slots and, for a load issued at instruction `load_instr`, in its ROB entry (the ROB is
+    /// in instruction order: a binary search, not a scan of hundreds of entries).
+    pub fn resolve(&mut self, token: u64, done: u64, load_instr: Option<u64>) {
+        if let Some(instr) = load_instr {
+            if let Ok(i) = self.rob.binary_search_by_key(&instr, |e| e.0) {
+                if self.rob[i].1 == token {
+                    self.rob[i].1 = done;
+                }
+            }
         }
-        for d in self
-            .mshr
-            .iter_mut()
-            .chain(self.store_buffer.iter_mut())
-            .filter(|d| **d == token)
-        {
+        let slots = if load_instr.is_some() {
+            &mut self.mshr
+        } else {
+            &mut self.store_buffer
+        };
+        for d in slots.iter_mut().filter(|d| **d == token) {
             *d = done;
         }
         self.last_done = self.last_done.max(done);
@@ -404,7 +409,7 @@ mod tests {
         // Stores use the store buffer, which is free.
         assert_eq!(k.miss_slot_waits_on(true, 12_000), None);
         // Resolved: the ROB waits for the real time, the slot frees at it.
-        k.resolve(a, 400_000);
+        k.resolve(a, 400_000, Some(10));
         assert_eq!(k.issue_waits_on(14), None);
         assert_eq!(k.issue(14), 400_000);
         assert_eq!(
@@ -414,7 +419,7 @@ mod tests {
         );
         assert_eq!(k.take_miss_slot(false, 12_000), 400_000);
         assert_eq!(k.last_done, 400_000);
-        k.resolve(b, 500_000);
+        k.resolve(b, 500_000, Some(11));
         assert_eq!(k.last_done, 500_000);
     }
 

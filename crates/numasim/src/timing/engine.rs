@@ -146,6 +146,8 @@ struct QueuedMiss {
     fetch: FetchInFlight,
     core: u32,
     write: bool,
+    /// The load's instruction (its ROB entry).
+    instr: u64,
     /// AMAT class of a load.
     class: u16,
     page: u32,
@@ -991,6 +993,7 @@ impl TimingSim {
                 fetch,
                 core: c as u32,
                 write,
+                instr: a.instr,
                 class,
                 page,
                 t_request,
@@ -1090,7 +1093,7 @@ impl TimingSim {
         }
         let pending = PENDING | u64::from(token);
         let k = &mut self.cores[c];
-        k.resolve(pending, lat.done_ps);
+        k.resolve(pending, lat.done_ps, (!q.write).then_some(q.instr));
         // Back on the heap at a key no earlier than anything it will do next (the event loop
         // relies on it): the retirement it waits for, or the slot this read frees.
         match self.waiting[c] {

@@ -113,16 +113,16 @@ fn repro_starnuma_quick_t0_gains_over_baseline() {
     assert!(value("geomean speedup over the eight workloads, T0") > 1.0);
 }
 
-/// The same for T16: measured geomean 0.95× over the eight (BFS 1.06×, `masstree` 1.16×,
-/// `fmi` 1.13×, `cc` 1.14×; `tc` 0.53× and `sssp` 0.80×, whose moves at quick scale are mostly
+/// The same for T16: measured geomean 0.95× over the eight (BFS 1.06×, `masstree` 1.18×,
+/// `fmi` 1.13×, `cc` 1.15×; `tc` 0.54× and `sssp` 0.79×, whose moves at quick scale are mostly
 /// socket to socket; with DRAM read queues, session 10).
 #[test]
-#[ignore = "quick scale: T16 geomean over the eight 0.95x (paper 1.54x); tc 0.53x and sssp 0.80x move mostly socket to socket on little evidence"]
+#[ignore = "quick scale: T16 geomean over the eight 0.95x (paper 1.54x); tc 0.54x and sssp 0.79x move mostly socket to socket on little evidence"]
 fn repro_starnuma_quick_gains_over_baseline() {
     assert!(value("geomean speedup over the eight workloads, T16") > 1.0);
 }
 
-/// Fig. 10 at quick scale: a pool 190 ns slower lowers T16's speedup. Measured 0.965 with DRAM
+/// Fig. 10 at quick scale: a pool 190 ns slower lowers T16's speedup. Measured 0.963 with DRAM
 /// read queues (session 10); before them 0.994 with
 /// shootdowns on a dedicated OS core (1.002 when they stalled core 0, 0.996 before the
 /// DRAM-standards model): a thin margin, since at quick scale the windows are dominated by

@@ -1563,6 +1563,45 @@ mod tests {
         assert_ne!(queued, placed, "the queue must change some completion time");
     }
 
+    /// With one read in flight a queue has nothing to reorder: a lone core with one MSHR gets
+    /// exactly the times of reads placed when presented, phase by phase (the event loop decides
+    /// each read at once and the core resumes at the same completion). Refresh is off: a queue
+    /// judges whether a refresh closed the row at the read's decision rather than its arrival,
+    /// which can turn a row miss into an access to a closed bank (same completion, another
+    /// unloaded/contention split).
+    #[test]
+    fn one_read_in_flight_times_the_same_with_or_without_a_queue() {
+        let run = |queue: u32| {
+            let m = Machine::load("two-socket").unwrap();
+            let cfg = TimingConfig {
+                spec: TimingSpec {
+                    base_cpi: 2.8,
+                    mshrs: 1,
+                    dram_refresh: false,
+                    dram_read_queue: queue,
+                    ..TimingSpec::default()
+                },
+                phase_instructions: 1_000_000,
+                page_bytes: 4096,
+                llc: true,
+            };
+            let mut s = TimingSim::new(&cfg, &m, vec![0], first_touch(&m)).unwrap();
+            let stream = (0..3000u64)
+                .map(|i| Access::read(i * 4 + 1, (1 << 30) + (i * 7919 % 4096) * 4160, 8))
+                .collect();
+            let mut src = VecSource::new(vec![stream]);
+            let mut out = Vec::new();
+            while let Some((c, t)) = s.run_phase(&mut src, 1000).unwrap() {
+                let lat: Vec<_> = t.classes.iter().map(|k| (k.count, k.unloaded_ps, k.wait_ps)).collect();
+                out.push((c.llc_misses, lat, t.end_ps));
+            }
+            out
+        };
+        let queued = run(32);
+        assert!(queued.len() >= 10 && queued.iter().all(|p| p.0 > 0));
+        assert_eq!(queued, run(0));
+    }
+
     /// Talbot & Kelly's proxies through the engine: a proxy's copy of a line is in its SLC
     /// and listed in the directory, so a store invalidates it like any sharer (counted as an
     /// invalidation and an invalidation message), and the next proxy read fetches from the

@@ -28,15 +28,24 @@
 //! re-probe earlier than its cached start. Either only makes a choice slightly less greedy;
 //! neither can break a constraint (every booking uses a fresh probe).
 
-//! Speed (same decisions as the loop just described, in fewer steps): each request is placed
-//! ([`MemoryController::place`]) once, when it is pushed, not at every probe; and a probe
-//! whose answer is already known is not run again. Within one decision nothing is booked, and
-//! the only state a probe changes is a bank entering a new refresh period
-//! (`MemoryController::refresh_closes` counts those), so while that count stands still a probe
-//! of the same place, direction and start bound (`max(arrival, not_before)`) gives the same
-//! slot as the last one. On a stream every queued read is such a repeat (one row of one bank,
-//! all arrived before the last decision's start): one real probe per decision where the plain
-//! loop ran one per queued read.
+//!
+//! Speed: the same decisions (and the same cached starts) as that loop, in fewer steps.
+//! - Each request is placed ([`MemoryController::place`]) once, when it is pushed.
+//! - Within one decision nothing is booked, and the only state a probe changes is a bank
+//!   entering a new refresh period (`MemoryController::refresh_closes` counts those). While
+//!   no probe does, every probe gives the same slot whenever it runs, so the loop's outcome is
+//!   fixed by the probes alone (`decide_in_order` says how) and one walk over the queue finds
+//!   it, where the loop rescanned the queue at every step; and a probe of the same place,
+//!   direction and start bound (`max(arrival, not_before)`) as the last one is not run again.
+//!   On a stream every queued read is such a repeat (one row of one bank, all arrived before
+//!   the last decision's start): one real probe per decision where the loop ran one per read.
+//! - When some probe would move a bank into a new refresh period (rare: once per bank per
+//!   tREFI at most), the loop runs step by step, as written above.
+//!
+//! A younger request to the same place and direction as an older one never starts before it
+//! (a probe is monotone in its start bound), but it is still probed: the loop caches its
+//! probe, and a cached start that a refresh later makes too high changes later choices, so
+//! leaving it out would not always give the same decisions.
 
 use super::dram::{DramResult, MemoryController, Place, Slot};
 
@@ -63,14 +72,46 @@ pub struct Decided {
     pub result: DramResult,
 }
 
-/// The last probe of a decision, reusable while nothing it depends on changed (module docs).
+/// The last probe of a decision, reusable while nothing it depends on changed (module docs):
+/// its place, direction, start bound and `MemoryController::refresh_closes`, and its slot
+/// (whose `arrive_ps` may be another request's).
 #[derive(Debug, Clone, Copy)]
 struct LastProbe {
-    place: Place,
-    write: bool,
-    want_ps: u64,
-    refresh_closes: u64,
+    key: (Place, bool, u64, u64),
     slot: Slot,
+}
+
+impl LastProbe {
+    fn key(m: &MemoryController, q: &Queued, not_before_ps: u64) -> (Place, bool, u64, u64) {
+        (q.place, q.write, q.arrive_ps.max(not_before_ps), m.refresh_closes)
+    }
+
+    /// The first probe of a decision.
+    fn new(m: &mut MemoryController, q: &Queued, not_before_ps: u64) -> Self {
+        let slot = m.probe_place(q.place, q.arrive_ps, not_before_ps, q.write);
+        LastProbe {
+            key: Self::key(m, q, not_before_ps),
+            slot,
+        }
+    }
+
+    /// Probes `q` (again, unless it repeats the last probe): its start.
+    #[inline]
+    fn probe(&mut self, m: &mut MemoryController, q: &Queued, not_before_ps: u64) -> u64 {
+        if self.key != Self::key(m, q, not_before_ps) {
+            // Written in place: a slot is large, and most probes here are not taken.
+            self.slot = m.probe_place(q.place, q.arrive_ps, not_before_ps, q.write);
+            self.key = Self::key(m, q, not_before_ps);
+        }
+        self.slot.start_ps
+    }
+
+    /// The last probe's slot, for `q`.
+    fn slot_for(&self, q: &Queued) -> Slot {
+        let mut slot = self.slot;
+        slot.arrive_ps = q.arrive_ps;
+        slot
+    }
 }
 
 /// The request queue of one controller (module docs).
@@ -223,21 +264,25 @@ impl RequestWindow {
     /// would move a bank into a new refresh period: that changes what later probes see, so
     /// the probes must run in this order.
     fn decide_lazily(&mut self, m: &mut MemoryController, not_before_ps: u64, limit_ps: u64) -> Option<(usize, Slot)> {
-        let mut last = None;
+        let mut last: Option<LastProbe> = None;
         loop {
             let i = self.pick()?;
             let q = self.queued[i];
             if q.start_ps > limit_ps {
                 return None;
             }
-            let start_ps = Self::probe(m, &mut last, &q, not_before_ps);
-            if start_ps <= q.start_ps {
+            let probe = match &mut last {
+                Some(l) => {
+                    l.probe(m, &q, not_before_ps);
+                    l
+                }
+                None => last.insert(LastProbe::new(m, &q, not_before_ps)),
+            };
+            if probe.slot.start_ps <= q.start_ps {
                 // (Not after `limit_ps`: the cached start was not.)
-                let mut slot = last?.slot;
-                slot.arrive_ps = q.arrive_ps;
-                return Some((i, slot));
+                return Some((i, probe.slot_for(&q)));
             }
-            self.queued[i].start_ps = start_ps;
+            self.queued[i].start_ps = probe.slot.start_ps;
         }
     }
 
@@ -267,11 +312,11 @@ impl RequestWindow {
         if cached0 > limit_ps {
             return None;
         }
-        let mut last = None;
-        let start0 = Self::probe(m, &mut last, &self.queued[i0], not_before_ps);
+        let mut last = LastProbe::new(m, &self.queued[i0], not_before_ps);
+        let start0 = last.slot.start_ps;
         // (f, index) of the best so far; its slot is `best_slot` (copied only when it changes).
         let mut best = (cached0.max(start0), i0);
-        let mut best_slot = last.map(|l: LastProbe| l.slot);
+        let mut best_slot = last.slot;
         for entry in order.iter_mut() {
             let (cached, i, _) = *entry;
             if i == i0 {
@@ -281,12 +326,12 @@ impl RequestWindow {
             if cached > limit_ps || (cached, i) >= best {
                 continue;
             }
-            let start = Self::probe(m, &mut last, &self.queued[i], not_before_ps);
+            let start = last.probe(m, &self.queued[i], not_before_ps);
             entry.2 = start;
             let f = cached.max(start);
             if (f, i) < best {
                 best = (f, i);
-                best_slot = last.map(|l| l.slot);
+                best_slot = last.slot;
             }
         }
         let (f_d, d) = best;
@@ -298,31 +343,8 @@ impl RequestWindow {
                 self.queued[i].start_ps = probed;
             }
         }
-        let mut slot = best_slot?;
-        slot.arrive_ps = self.queued[d].arrive_ps;
-        taken.then_some((d, slot))
-    }
-
-    /// Probes `q`, reusing the last probe of this decision when it is the same (module docs);
-    /// the start. The slot is then `last`'s (its `arrive_ps` may be another request's).
-    #[inline]
-    fn probe(m: &mut MemoryController, last: &mut Option<LastProbe>, q: &Queued, not_before_ps: u64) -> u64 {
-        let want_ps = q.arrive_ps.max(not_before_ps);
-        if let Some(l) = last {
-            if l.place == q.place && l.write == q.write && l.want_ps == want_ps && l.refresh_closes == m.refresh_closes
-            {
-                return l.slot.start_ps;
-            }
-        }
-        let slot = m.probe_place(q.place, q.arrive_ps, not_before_ps, q.write);
-        *last = Some(LastProbe {
-            place: q.place,
-            write: q.write,
-            want_ps,
-            refresh_closes: m.refresh_closes,
-            slot,
-        });
-        slot.start_ps
+        best_slot.arrive_ps = self.queued[d].arrive_ps;
+        taken.then_some((d, best_slot))
     }
 
     #[inline]

@@ -1439,20 +1439,22 @@ mod tests {
     /// Threads alternate between the two sockets of `two-socket` (2.8 GHz); base CPI 2.8, so
     /// one non-memory instruction takes exactly 1000 ps.
     fn sim(threads: usize) -> TimingSim {
+        let s = sim_with(TimingSpec::default(), (0..threads).map(|t| t % 2).collect());
+        assert_eq!(s.cores[0].cpi_milli_ps, 1_000_000);
+        s
+    }
+
+    /// The two-socket machine at CPI 2.8 (1 ns per instruction), first touch, LLCs on, with
+    /// `spec`'s other settings and threads on `thread_socket`.
+    fn sim_with(spec: TimingSpec, thread_socket: Vec<usize>) -> TimingSim {
         let m = Machine::load("two-socket").unwrap();
-        let placement = first_touch(&m);
         let cfg = TimingConfig {
-            spec: TimingSpec {
-                base_cpi: 2.8,
-                ..TimingSpec::default()
-            },
+            spec: TimingSpec { base_cpi: 2.8, ..spec },
             phase_instructions: 1_000_000,
             page_bytes: 4096,
             llc: true,
         };
-        let s = TimingSim::new(&cfg, &m, (0..threads).map(|t| t % 2).collect(), placement).unwrap();
-        assert_eq!(s.cores[0].cpi_milli_ps, 1_000_000);
-        s
+        TimingSim::new(&cfg, &m, thread_socket, first_touch(&m)).unwrap()
     }
 
     /// Every phase of the run: (counts, timing counters, phase index after it).
@@ -1513,18 +1515,11 @@ mod tests {
     #[test]
     fn read_queues_defer_completions_but_decide_every_read_each_phase() {
         let run = |queue: u32| {
-            let m = Machine::load("two-socket").unwrap();
-            let cfg = TimingConfig {
-                spec: TimingSpec {
-                    base_cpi: 2.8,
-                    dram_read_queue: queue,
-                    ..TimingSpec::default()
-                },
-                phase_instructions: 1_000_000,
-                page_bytes: 4096,
-                llc: true,
+            let spec = TimingSpec {
+                dram_read_queue: queue,
+                ..TimingSpec::default()
             };
-            let mut s = TimingSim::new(&cfg, &m, (0..8).map(|t| t % 2).collect(), first_touch(&m)).unwrap();
+            let mut s = sim_with(spec, (0..8).map(|t| t % 2).collect());
             assert_eq!(s.book.has_read_queues(), queue > 0);
             let streams = (0..8u64)
                 .map(|t| {
@@ -1572,20 +1567,13 @@ mod tests {
     #[test]
     fn one_read_in_flight_times_the_same_with_or_without_a_queue() {
         let run = |queue: u32| {
-            let m = Machine::load("two-socket").unwrap();
-            let cfg = TimingConfig {
-                spec: TimingSpec {
-                    base_cpi: 2.8,
-                    mshrs: 1,
-                    dram_refresh: false,
-                    dram_read_queue: queue,
-                    ..TimingSpec::default()
-                },
-                phase_instructions: 1_000_000,
-                page_bytes: 4096,
-                llc: true,
+            let spec = TimingSpec {
+                mshrs: 1,
+                dram_refresh: false,
+                dram_read_queue: queue,
+                ..TimingSpec::default()
             };
-            let mut s = TimingSim::new(&cfg, &m, vec![0], first_touch(&m)).unwrap();
+            let mut s = sim_with(spec, vec![0]);
             let stream = (0..3000u64)
                 .map(|i| Access::read(i * 4 + 1, (1 << 30) + (i * 7919 % 4096) * 4160, 8))
                 .collect();

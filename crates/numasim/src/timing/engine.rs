@@ -18,6 +18,12 @@
 //! requests nearly in time order, and the timelines' gap filling softens the remaining
 //! disorder: an early request presented late still uses an idle gap it fits in whole (what
 //! that disorder costs is measured against an exact engine in [`super::reference`]).
+//!
+//! The one exception is a demand miss's DRAM read when read queues are on (the default): it
+//! waits in its home's FR-FCFS queue and the rest of its transaction is booked when the queue
+//! decides it. The phase loop then takes queue decisions and core steps in one time order, and
+//! a core whose ROB or miss slots need an undecided read leaves the heap until it is decided
+//! (module docs of [`super`], "Read queues").
 
 use super::booking::{Booking, FetchInFlight, Latency};
 use super::core::{Core, CoreLimits, PENDING};

@@ -400,15 +400,27 @@ mod tests {
         (row * 16 + bank) * 128 + col
     }
 
-    #[test]
-    fn a_row_hit_goes_before_an_older_row_miss_to_the_same_bank() {
+    /// A controller with row 1 of bank 0 open.
+    fn row_1_open() -> MemoryController {
         let mut m = controller();
-        // Open row 1 of bank 0, then queue a miss (row 2) and a younger hit (row 1).
         let first = m.probe(0, line(0, 1, 0), false);
         m.commit(&first, 0);
-        let mut w = RequestWindow::new(32, None);
-        w.push(&mut m, 0, 0, line(0, 2, 0), false, 1);
-        w.push(&mut m, 0, 0, line(0, 1, 1), false, 2);
+        m
+    }
+
+    /// A window over `row_1_open()` holding a miss to bank 0 (token 1), then a younger hit
+    /// to its open row (token 2).
+    fn miss_then_hit(m: &mut MemoryController, capacity: usize, cap: Option<u32>) -> RequestWindow {
+        let mut w = RequestWindow::new(capacity, cap);
+        w.push(m, 0, 0, line(0, 2, 0), false, 1);
+        w.push(m, 0, 0, line(0, 1, 1), false, 2);
+        w
+    }
+
+    #[test]
+    fn a_row_hit_goes_before_an_older_row_miss_to_the_same_bank() {
+        let mut m = row_1_open();
+        let mut w = miss_then_hit(&mut m, 32, None);
         let a = w.decide(&mut m, 0, 0, u64::MAX).unwrap();
         let b = w.decide(&mut m, 0, 0, u64::MAX).unwrap();
         assert_eq!((a.token, b.token), (2, 1), "first ready: the hit bypasses the miss");
@@ -418,12 +430,8 @@ mod tests {
 
     #[test]
     fn a_bypass_cap_of_zero_is_arrival_order() {
-        let mut m = controller();
-        let first = m.probe(0, line(0, 1, 0), false);
-        m.commit(&first, 0);
-        let mut w = RequestWindow::new(32, Some(0));
-        w.push(&mut m, 0, 0, line(0, 2, 0), false, 1);
-        w.push(&mut m, 0, 0, line(0, 1, 1), false, 2);
+        let mut m = row_1_open();
+        let mut w = miss_then_hit(&mut m, 32, Some(0));
         assert_eq!(w.decide(&mut m, 0, 0, u64::MAX).unwrap().token, 1);
         assert_eq!(w.decide(&mut m, 0, 0, u64::MAX).unwrap().token, 2);
     }
@@ -431,9 +439,7 @@ mod tests {
     #[test]
     fn the_cap_stops_row_hits_from_starving_an_older_miss_in_their_bank_only() {
         for (cap, miss_after) in [(None, 6), (Some(2), 2)] {
-            let mut m = controller();
-            let first = m.probe(0, line(0, 1, 0), false);
-            m.commit(&first, 0);
+            let mut m = row_1_open();
             let mut w = RequestWindow::new(32, cap);
             // An older miss in bank 0, then six younger hits to the open row.
             w.push(&mut m, 0, 0, line(0, 2, 0), false, 100);
@@ -448,13 +454,9 @@ mod tests {
 
     #[test]
     fn only_the_first_capacity_requests_are_candidates() {
-        let mut m = controller();
-        let first = m.probe(0, line(0, 1, 0), false);
-        m.commit(&first, 0);
+        let mut m = row_1_open();
         // Capacity 1: the younger hit waits outside the queue, so the miss goes first.
-        let mut w = RequestWindow::new(1, None);
-        w.push(&mut m, 0, 0, line(0, 2, 0), false, 1);
-        w.push(&mut m, 0, 0, line(0, 1, 1), false, 2);
+        let mut w = miss_then_hit(&mut m, 1, None);
         assert_eq!(w.decide(&mut m, 0, 0, u64::MAX).unwrap().token, 1);
     }
 

@@ -38,7 +38,11 @@
 //! decision order, and a read decided later may complete a little earlier (another node, a
 //! shorter way back); the core does not wait for it, and so never issues before the clock at
 //! which it went back on the heap (test builds assert that no message is booked before the
-//! event loop's horizon). Why only DRAM reads: they are what a
+//! event loop's horizon). Measured (2026-11-24, a counter added for the measurement and
+//! removed): on 64-thread `shared-hot` (quickstart in timing mode, 32 M accesses) 7 246 of
+//! 11 013 slot waits had a read that completed before the one taken, by 149 ns on average;
+//! summed, the cores went back on the heap at most 1.08 ms late out of 402 core-ms (0.27 %).
+//! On `starnuma-bfs-timing.toml`, 708 of 2 364, at most 0.93 ms of 1 003 core-ms (0.09 %). Why only DRAM reads: they are what a
 //! scheduling window reorders (saturated bandwidth came out 6–15 % below Ramulator 2 without
 //! one, within 1.5 % with it); links stay FIFO and are booked at issue. Write-backs, page
 //! copies and Talbot & Kelly's node controllers (which model the home's queueing themselves)

@@ -372,6 +372,10 @@ pub struct MemoryController {
     /// period, over all banks (`u64::MAX` without refresh); `None` when a bank moved since it
     /// was computed ([`Self::refresh_quiet_until_ps`]).
     refresh_quiet_until_ps: Option<u64>,
+    /// Banks whose next refresh period starts at `refresh_quiet_until_ps`: the minimum moves
+    /// only when the last of them moves (banks of a rank tie, so one pass per round of
+    /// refreshes instead of one per bank).
+    refresh_quiet_ties: u32,
 }
 
 /// The fields of a mapping whose radices are all powers of two, as bit slices `(shift,
@@ -564,8 +568,11 @@ impl MemoryController {
             drain_batch: Vec::new(),
             refresh_closes: 0,
             refresh_quiet_until_ps: None,
+            refresh_quiet_ties: 0,
         };
-        m.refresh_quiet_until_ps = Some(m.refresh_quiet_until());
+        let (until, ties) = m.refresh_quiet_until();
+        m.refresh_quiet_until_ps = Some(until);
+        m.refresh_quiet_ties = ties;
         m
     }
 
@@ -775,27 +782,31 @@ impl MemoryController {
         match self.refresh_quiet_until_ps {
             Some(t) => t,
             None => {
-                let t = self.refresh_quiet_until();
+                let (t, ties) = self.refresh_quiet_until();
                 self.refresh_quiet_until_ps = Some(t);
+                self.refresh_quiet_ties = ties;
                 t
             }
         }
     }
 
-    fn refresh_quiet_until(&self) -> u64 {
+    /// The earliest start of a bank's next refresh period, and how many banks share it.
+    fn refresh_quiet_until(&self) -> (u64, u32) {
         if !self.refresh || self.t.t_rfc == 0 {
-            return u64::MAX;
+            return (u64::MAX, 0);
         }
         let banks_per_rank = (self.groups * self.banks_per_group) as usize;
-        self.bank
-            .iter()
-            .enumerate()
-            .map(|(i, b)| {
-                let off = self.rank[i / banks_per_rank].refresh_off_ps;
-                off.saturating_add(b.refresh_epoch.saturating_mul(self.t.t_refi))
-            })
-            .min()
-            .unwrap_or(u64::MAX)
+        let mut until = (u64::MAX, 0);
+        for (i, b) in self.bank.iter().enumerate() {
+            let off = self.rank[i / banks_per_rank].refresh_off_ps;
+            let next = off.saturating_add(b.refresh_epoch.saturating_mul(self.t.t_refi));
+            if next < until.0 {
+                until = (next, 1);
+            } else if next == until.0 {
+                until.1 += 1;
+            }
+        }
+        until
     }
 
     /// [`Self::probe_from`] for a request already placed (`p` from [`Self::place`]): a queue
@@ -814,11 +825,19 @@ impl MemoryController {
                 0
             };
             if epoch > bank.refresh_epoch {
+                // The bank's next period starts later now: the minimum over the banks moves
+                // only if it was the last bank at it.
+                let was = off.saturating_add(bank.refresh_epoch.saturating_mul(t.t_refi));
+                if self.refresh_quiet_until_ps == Some(was) {
+                    self.refresh_quiet_ties -= 1;
+                    if self.refresh_quiet_ties == 0 {
+                        self.refresh_quiet_until_ps = None;
+                    }
+                }
                 bank.open_row = CLOSED;
                 bank.pre_ok_ps = 0;
                 bank.refresh_epoch = epoch;
                 self.refresh_closes += 1;
-                self.refresh_quiet_until_ps = None;
             }
         }
         let hit = !t.closed_page && bank.open_row == p.row;

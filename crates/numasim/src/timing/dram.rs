@@ -1358,6 +1358,25 @@ mod tests {
     }
 
     proptest! {
+        /// The kept refresh quiet bound (and its count of tied banks) is always what a fresh
+        /// pass over the banks gives, whatever probes moved banks into new refresh periods.
+        #[test]
+        fn the_kept_refresh_quiet_bound_is_the_banks_minimum(
+            probes in proptest::collection::vec((0u64..40_000_000, 0u64..1 << 20, any::<bool>()), 1..200),
+        ) {
+            let mut timings = DramKind::Ddr4_2400.timings();
+            timings.ranks = 2;
+            let c = DramConfig { refresh: true, ..cfg(2, "RoRaBaCoCh") };
+            let mut m = MemoryController::new(&timings, 64.0 / 19.2, &c);
+            for &(at, a, w) in &probes {
+                let p = m.place(a);
+                m.probe_place(p, at, 0, w);
+                let kept = m.refresh_quiet_until_ps();
+                prop_assert_eq!(kept, m.refresh_quiet_until().0);
+                prop_assert!(kept == u64::MAX || m.refresh_quiet_ties >= 1);
+            }
+        }
+
         /// Presented in any order, reads and writes never share the bus, keep their
         /// turnaround, and no tFAW window holds five activates.
         #[test]

@@ -118,9 +118,10 @@ fn paper_footprint_gb(kind: &str) -> f64 {
 ///
 /// Why: the study passes Algorithm 1's thresholds and migration limit as rates per
 /// instruction, which keeps what the moves cost per timed window as in the paper, but our
-/// footprints are 100× smaller while our phases are 500× shorter, so a phase may move 20×
-/// less of the footprint than the paper's (0.5 % against 256 K pages of 50 GB, 2 %), and six
-/// phases never move the widely shared data. With the footprint per phase instruction the
+/// graphs are ~100× smaller while our phases are 500× shorter (full size), so a phase may
+/// move 4–6× less of the footprint than the paper's (524 pages are 0.5 % of BFS's 0.43 GB;
+/// 256 K pages are 2 % of 50 GB), and a run's few phases move little of the widely shared
+/// data. With the footprint per phase instruction the
 /// paper's, both ratios are the paper's at once: cost per window and share of the footprint
 /// movable per phase. Nothing here is fitted to a result: the phase follows from the measured
 /// footprint and two numbers of the paper.

@@ -72,6 +72,9 @@ pub struct Booking {
     window_bound_ps: Vec<u64>,
     /// [`Self::next_dram_decision`], kept up to date (the event loop asks before every step).
     next_decision: Option<(u64, usize)>,
+    /// The least of `window_bound_ps`, kept up to date with `next_decision` (one pass over
+    /// the nodes per decision, not two).
+    least_bound_ps: u64,
 }
 
 impl Booking {
@@ -148,6 +151,7 @@ impl Booking {
             dram_arrive_min_ps,
             window_bound_ps: vec![u64::MAX; nodes],
             next_decision: None,
+            least_bound_ps: u64::MAX,
         }
     }
 
@@ -163,8 +167,16 @@ impl Booking {
         let w = &mut self.windows[n];
         w.push(&mut self.mem[n], f.dram_arrive_ps, self.horizon_ps, row, false, token);
         let bound = w.next_start_bound_ps().unwrap_or(u64::MAX);
-        self.window_bound_ps[n] = bound;
-        // A new read can only lower its node's bound, so only it can become the next decision.
+        let was = std::mem::replace(&mut self.window_bound_ps[n], bound);
+        if bound <= self.least_bound_ps {
+            self.least_bound_ps = bound;
+        } else if was == self.least_bound_ps {
+            // A read that arrived earlier than queued ones can push the window's pick out of
+            // its candidates, raising the node's bound.
+            self.least_bound_ps = self.window_bound_ps.iter().copied().min().unwrap_or(u64::MAX);
+        }
+        // Only the new read can become the next decision. (Should its node's bound rise, the
+        // kept decision is early: deciding it then takes nothing and looks again.)
         let key = (bound.saturating_sub(self.dram_arrive_min_ps[n]), n);
         if self.next_decision.is_none_or(|k| key < k) {
             self.next_decision = Some(key);
@@ -180,14 +192,21 @@ impl Booking {
         self.next_decision
     }
 
-    fn find_next_decision(&self) -> Option<(u64, usize)> {
-        self.window_bound_ps
-            .iter()
-            .zip(&self.dram_arrive_min_ps)
-            .enumerate()
-            .filter(|(_, (&b, _))| b != u64::MAX)
-            .map(|(n, (&b, &l))| (b.saturating_sub(l), n))
-            .min()
+    /// The next decision and the least window bound, in one pass over the nodes.
+    fn find_next_decision(&self) -> (Option<(u64, usize)>, u64) {
+        let mut next = None;
+        let mut least = u64::MAX;
+        for (n, (&b, &l)) in self.window_bound_ps.iter().zip(&self.dram_arrive_min_ps).enumerate() {
+            if b == u64::MAX {
+                continue;
+            }
+            least = least.min(b);
+            let key = (b.saturating_sub(l), n);
+            if next.is_none_or(|k| key < k) {
+                next = Some(key);
+            }
+        }
+        (next, least)
     }
 
     /// Decides node `node`'s next read if it starts by the time a read presented by a core
@@ -195,12 +214,16 @@ impl Booking {
     pub fn decide_read(&mut self, node: usize, earliest_issue_ps: u64) -> Option<super::dram_window::Decided> {
         // A read that wakes a blocked core completes after its own start, so no core can
         // issue before the earliest start still pending anywhere.
-        let issue = earliest_issue_ps.min(self.window_bound_ps.iter().copied().min().unwrap_or(u64::MAX));
+        let issue = earliest_issue_ps.min(self.least_bound_ps);
         let limit = issue.saturating_add(self.dram_arrive_min_ps[node]);
         let w = &mut self.windows[node];
         let d = w.decide(&mut self.mem[node], self.horizon_ps, self.horizon_ps, limit);
         self.window_bound_ps[node] = w.next_start_bound_ps().unwrap_or(u64::MAX);
-        self.next_decision = self.find_next_decision();
+        (self.next_decision, self.least_bound_ps) = self.find_next_decision();
+        debug_assert_eq!(
+            self.least_bound_ps,
+            self.window_bound_ps.iter().copied().min().unwrap_or(u64::MAX)
+        );
         d
     }
 

@@ -147,10 +147,11 @@ fn repro_starnuma_quick_t16_directions() {
 }
 
 /// Fig. 8a on BFS with phases as long, relative to the footprint, as the paper's (1 B
-/// instructions per 50 GB; 305 K instructions for the quick graph's 15 MB): the moves then
-/// cover as much of the footprint per phase as the paper's, and T16 and T0 beat the
-/// perfect-knowledge baseline. Measured 1.26× and 1.29× (paper 1.7× for T16), the pool
-/// serving 47 % of T16's misses, where the default quick phases give 1.06× and 1.23×.
+/// instructions per 50 GB; 305 K instructions for the quick graph's 15 MB, a tenth of each
+/// timed, 19 trials to fill the 10 phases): the moves then cover as much of the footprint per
+/// phase as the paper's, and T16 and T0 beat the perfect-knowledge baseline. Measured 1.57×
+/// for both (paper 1.7× for T16), the pool serving 52 % of T16's misses, AMAT −41 %, where
+/// the default quick phases give 1.06× and 1.23×.
 #[test]
 fn repro_starnuma_quick_paper_footprint_per_phase_gains() {
     let what = "bfs at the paper's footprint per phase";

@@ -113,25 +113,34 @@ fn paper_footprint_gb(kind: &str) -> f64 {
 }
 
 /// `size` with phases as long, relative to a footprint of `footprint_bytes`, as the paper's
-/// 1 B instructions are to its graphs' 50 GB, and the trials grown with the phase so a run
-/// spans as many phases as at `size`.
+/// 1 B instructions are to its graphs' 50 GB; the timed window and warm-up the same shares of
+/// the phase as at `size` (the paper's: 10 % timed, StarNUMA's 100 M of 1 B); and trials
+/// enough to fill `size.max_phases` phases (the paper times 5–10), judged from
+/// `instructions_per_thread` that `size.trials` trials took in the workload's run at `size`.
 ///
 /// Why: the study passes Algorithm 1's thresholds and migration limit as rates per
 /// instruction, which keeps what the moves cost per timed window as in the paper, but our
 /// graphs are ~100× smaller while our phases are 500× shorter (full size), so a phase may
 /// move 4–6× less of the footprint than the paper's (524 pages are 0.5 % of BFS's 0.43 GB;
 /// 256 K pages are 2 % of 50 GB), and a run's few phases move little of the widely shared
-/// data. With the footprint per phase instruction the
-/// paper's, both ratios are the paper's at once: cost per window and share of the footprint
-/// movable per phase. Nothing here is fitted to a result: the phase follows from the measured
-/// footprint and two numbers of the paper.
-fn footprint_ratio_size(size: &Size, footprint_bytes: f64) -> Size {
-    let phase = (PAPER_PHASE_INSTRUCTIONS * footprint_bytes / PAPER_GRAPH_FOOTPRINT_BYTES).round() as u64;
-    let phase = phase.max(size.sample_instructions + size.warmup_instructions);
-    let trials = (u64::from(size.trials) * phase).div_ceil(size.phase_instructions.max(1));
+/// data. With the footprint per phase instruction the paper's, both ratios are the paper's at
+/// once: cost per window and share of the footprint movable per phase. Nothing here is fitted
+/// to a result: every length follows from the measured footprint and the paper's numbers.
+fn footprint_ratio_size(size: &Size, footprint_bytes: f64, instructions_per_thread: f64) -> Size {
+    let phase = ((PAPER_PHASE_INSTRUCTIONS * footprint_bytes / PAPER_GRAPH_FOOTPRINT_BYTES).round() as u64).max(1);
+    let of_phase = |n: u64| (n as f64 * phase as f64 / size.phase_instructions.max(1) as f64).round() as u64;
+    let phases = size.max_phases.unwrap_or(6) as f64;
+    let per_trial = instructions_per_thread / f64::from(size.trials.max(1));
+    let trials = if per_trial > 0.0 {
+        (phases * phase as f64 / per_trial).ceil()
+    } else {
+        f64::from(size.trials)
+    };
     Size {
         phase_instructions: phase,
-        trials: u32::try_from(trials).unwrap_or(u32::MAX).max(1),
+        sample_instructions: of_phase(size.sample_instructions).max(1),
+        warmup_instructions: of_phase(size.warmup_instructions),
+        trials: (trials as u32).max(1),
         ..*size
     }
 }
@@ -743,7 +752,9 @@ impl StarNuma {
         for &kind in size.footprint_ratio_workloads {
             let base = read_run(ctx, &format!("fig8-{kind}-baseline"))?;
             let footprint = number(&base, &["totals", "footprint_bytes"]).unwrap_or(0.0);
-            let s = footprint_ratio_size(size, footprint);
+            let threads = base["threads"].as_u64().unwrap_or(64).max(1) as f64;
+            let instructions = number(&base, &["totals", "instructions"]).unwrap_or(0.0) / threads;
+            let s = footprint_ratio_size(size, footprint, instructions);
             for (label, machine, policy) in [
                 ("baseline", "starnuma16-baseline-scaled", perfect_baseline(&s)),
                 ("starnuma-t16", "starnuma16-pool-scaled", t16(&s)),
@@ -1237,19 +1248,19 @@ mod tests {
     #[test]
     fn footprint_ratio_phases_keep_the_papers_footprint_per_instruction() {
         // 0.5 GB is 1/100 of the paper's 50 GB: 10 M-instruction phases, 5× the full size's,
-        // and 5× its 2 trials so a run spans as many phases.
-        let s = footprint_ratio_size(&FULL, 0.5e9);
-        assert_eq!((s.phase_instructions, s.trials), (10_000_000, 10));
+        // with the timed window and warm-up 5× longer (still 10 % and 2.5 % of the phase).
+        // Two trials took 10 M instructions per thread, so six phases need 12 trials.
+        let s = footprint_ratio_size(&FULL, 0.5e9, 10e6);
+        assert_eq!(s.phase_instructions, 10_000_000);
+        assert_eq!((s.sample_instructions, s.warmup_instructions), (1_000_000, 250_000));
+        assert_eq!(s.trials, 12);
         // The per-phase limit is then 1/100 of the paper's 256 K pages: the same share of the
         // footprint per phase (2 %), at the same rate per instruction.
         assert_eq!(migration_limit(&s), "migration_limit_pages = 2621\n");
-        // A phase is never shorter than its timed window and warm-up.
-        let tiny = footprint_ratio_size(&QUICK, 1e3);
-        assert_eq!(
-            tiny.phase_instructions,
-            QUICK.sample_instructions + QUICK.warmup_instructions
-        );
-        assert_eq!(tiny.trials, 1);
+        // A run whose instructions are unknown keeps the size's trials; nothing is zero.
+        let tiny = footprint_ratio_size(&QUICK, 0.0, 0.0);
+        assert_eq!((tiny.phase_instructions, tiny.trials), (1, QUICK.trials));
+        assert!(tiny.sample_instructions >= 1);
     }
 
     #[test]

@@ -397,18 +397,7 @@ impl Study for StarNuma {
             (tb / t0_ns) / (tb / t16_ns),
             Expect::Below(1.0),
         ));
-        let amat = |r: &serde_json::Value| number(r, &["timing", "amat_ns", "total"]).unwrap_or(0.0);
         // Fig. 8c: where BFS's LLC misses go, baseline against T16.
-        let class_share = |r: &serde_json::Value, class: &str| {
-            let by = r["totals"]["by_class"].as_object();
-            let all: f64 = by.map_or(0.0, |m| m.values().filter_map(|v| v.as_f64()).sum());
-            let c = by.and_then(|m| m.get(class)).and_then(|v| v.as_f64()).unwrap_or(0.0);
-            if all > 0.0 {
-                100.0 * c / all
-            } else {
-                0.0
-            }
-        };
         for (run, label) in [(&base, "baseline"), (&t16_run, "StarNUMA T16")] {
             for class in ["local", "remote_1hop", "remote_3hop", "pool"] {
                 if label == "baseline" && class == "pool" {
@@ -489,8 +478,8 @@ impl Study for StarNuma {
                     Expect::Above(1.0)
                 },
             ));
-            let (ab, at) = (amat(&b), amat(&t));
-            let change = if ab > 0.0 { 100.0 * (at - ab) / ab } else { 0.0 };
+            let (ab, at) = (amat_ns(&b), amat_ns(&t));
+            let change = percent_change(ab, at);
             amat_changes.push(change);
             // Fig. 8b's split as the paper computes it (analytical unloaded = class shares ×
             // nominal latencies; contention = measured − that), beside numasim's measured split.
@@ -500,7 +489,7 @@ impl Study for StarNuma {
                 number(r, &path).unwrap_or(0.0)
             };
             let share = |r: &serde_json::Value, which: &[&str]| {
-                let total = amat(r);
+                let total = amat_ns(r);
                 if total > 0.0 {
                     100.0 * split(r, which) / total
                 } else {
@@ -666,13 +655,13 @@ impl Study for StarNuma {
             geomean(&pool_shares),
             Expect::Above(50.0),
         ));
-        let (ab, a16) = (amat(&base), amat(&t16_run));
+        let (ab, a16) = (amat_ns(&base), amat_ns(&t16_run));
         out.push(cmp(
             "Fig. 8b",
             "BFS AMAT change, T16 vs baseline (paper: mean of 8 workloads)",
             "%",
             Some(-48.0),
-            if ab > 0.0 { 100.0 * (a16 - ab) / ab } else { 0.0 },
+            percent_change(ab, a16),
             Expect::Below(0.0),
         ));
         // Fig. 10: the pool 190 ns slower (a CXL latency penalty), on a machine file derived
@@ -809,38 +798,20 @@ impl StarNuma {
                 s0 / s16,
                 Expect::None,
             ));
-            let misses = |r: &serde_json::Value, class: Option<&str>| {
-                let by = r["totals"]["by_class"].as_object();
-                by.map_or(0.0, |m| {
-                    m.iter()
-                        .filter(|(k, _)| class.is_none_or(|c| c == k.as_str()))
-                        .filter_map(|(_, v)| v.as_f64())
-                        .sum::<f64>()
-                })
-            };
-            let all = misses(&t16_run, None);
             out.push(cmp(
                 "Fig. 8c",
                 format!("{what}: LLC misses to the pool, StarNUMA T16"),
                 "%",
                 None,
-                if all > 0.0 {
-                    100.0 * misses(&t16_run, Some("pool")) / all
-                } else {
-                    0.0
-                },
+                class_share(&t16_run, "pool"),
                 Expect::Above(0.0),
             ));
-            let (ab, at) = (
-                number(&b, &["timing", "amat_ns", "total"]).unwrap_or(0.0),
-                number(&t16_run, &["timing", "amat_ns", "total"]).unwrap_or(0.0),
-            );
             out.push(cmp(
                 "Fig. 8b",
                 format!("{what}: AMAT change, T16 vs baseline"),
                 "%",
                 None,
-                if ab > 0.0 { 100.0 * (at - ab) / ab } else { 0.0 },
+                percent_change(amat_ns(&b), amat_ns(&t16_run)),
                 Expect::Below(0.0),
             ));
             out.push(cmp(
@@ -1108,6 +1079,32 @@ impl StarNuma {
 }
 
 /// results.json of a run this study already made (`runs/<id>/results.json`).
+/// A timing run's mean memory access time (`timing.amat_ns.total`), 0 when absent.
+fn amat_ns(r: &serde_json::Value) -> f64 {
+    number(r, &["timing", "amat_ns", "total"]).unwrap_or(0.0)
+}
+
+/// Share of a run's LLC misses that went to `class` (`totals.by_class`), %.
+fn class_share(r: &serde_json::Value, class: &str) -> f64 {
+    let by = r["totals"]["by_class"].as_object();
+    let all: f64 = by.map_or(0.0, |m| m.values().filter_map(|v| v.as_f64()).sum());
+    let c = by.and_then(|m| m.get(class)).and_then(|v| v.as_f64()).unwrap_or(0.0);
+    if all > 0.0 {
+        100.0 * c / all
+    } else {
+        0.0
+    }
+}
+
+/// Change from `before` to `after`, % of `before` (0 when `before` is not positive).
+fn percent_change(before: f64, after: f64) -> f64 {
+    if before > 0.0 {
+        100.0 * (after - before) / before
+    } else {
+        0.0
+    }
+}
+
 fn read_run(ctx: &StudyContext, id: &str) -> Result<serde_json::Value, ReproError> {
     let path = ctx.options.out.join("runs").join(id).join("results.json");
     let text = std::fs::read_to_string(&path).map_err(|source| ReproError::Io {

@@ -101,6 +101,7 @@ impl LastProbe {
         if self.key != Self::key(m, q, not_before_ps) {
             // Written in place: a slot is large, and most probes here are not taken.
             self.slot = m.probe_place(q.place, q.arrive_ps, not_before_ps, q.write);
+            // Taken again after the probe: it may have counted a refresh close.
             self.key = Self::key(m, q, not_before_ps);
         }
         self.slot.start_ps

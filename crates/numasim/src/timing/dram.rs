@@ -809,6 +809,19 @@ impl MemoryController {
         until
     }
 
+    /// Whether a request at `p` is a row hit as things stand: with nothing that closes the
+    /// bank's row first (a refresh period, see [`Self::probe_changes_state`]), what
+    /// [`Self::probe_place`] decides it against.
+    #[inline]
+    pub(crate) fn row_hit_now(&self, p: &Place) -> bool {
+        !self.t.closed_page && self.bank[p.bank].open_row == p.row
+    }
+
+    /// Banks over all channels and ranks ([`Place::bank`] is below this).
+    pub(crate) fn bank_count(&self) -> usize {
+        self.bank.len()
+    }
+
     /// [`Self::probe_from`] for a request already placed (`p` from [`Self::place`]): a queue
     /// places each request once, not at every probe.
     pub(crate) fn probe_place(&mut self, p: Place, arrive_ps: u64, not_before_ps: u64, write: bool) -> Slot {

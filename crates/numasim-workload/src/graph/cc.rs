@@ -27,6 +27,7 @@ const GAP_SCHEDULE: Sched = Sched::Dynamic(16384);
 crate::workload_params! {
     pub struct CcParams {
         neighbor_rounds: u32 = 2 => "Afforest sampling rounds (one neighbour per vertex each)";
+        trials: u32 = 1 => "runs of the whole kernel, each from `comp[v] = v` (GAP's `-n`)";
     }
 }
 
@@ -47,8 +48,10 @@ pub fn info() -> GeneratorInfo {
 }
 
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
-    let (common, own): (GraphParams, CcParams) = split_params(table, &["neighbor_rounds"], ScheduleName::Static)?;
+    let (common, own): (GraphParams, CcParams) =
+        split_params(table, &["neighbor_rounds", "trials"], ScheduleName::Static)?;
     check(own.neighbor_rounds <= 64, "neighbor_rounds", "must be at most 64")?;
+    check(own.trials >= 1, "trials", "must be at least 1")?;
     let g = common.build_graph(false, seed);
     let threads = common.threads;
     Ok(Box::new(OmpSource::new(Cc::new(g, common, own, seed), threads)))
@@ -74,6 +77,8 @@ pub struct Cc {
     rng: Rng,
     sched: Sched,
     step: Step,
+    /// Trials finished.
+    trial: u32,
     /// Component label of every vertex (final: the smallest vertex id of its component's root).
     pub comp: Vec<u32>,
     comp_base: u64,
@@ -93,6 +98,7 @@ impl Cc {
             seed,
             rng: stream(seed, 0xCC),
             step: Step::Start,
+            trial: 0,
             giant: 0,
             g,
         }
@@ -153,6 +159,11 @@ impl Kernel for Cc {
             Step::Compress(_) => Step::Pick,
             Step::Pick => Step::Finish,
             Step::Finish => Step::FinalCompress,
+            // GAP's trials: the kernel again from the start.
+            Step::FinalCompress if self.trial + 1 < self.p.trials => {
+                self.trial += 1;
+                Step::Init
+            }
             Step::FinalCompress | Step::Done => Step::Done,
         };
         match self.step {
@@ -288,6 +299,25 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn each_trial_repeats_the_kernel_from_the_start() {
+        let run = |trials: u32| {
+            let t: toml::Table =
+                toml::from_str(&format!("scale = 9\ndegree = 4\nthreads = 2\ntrials = {trials}")).unwrap();
+            collect_all(&mut build(t, 3).unwrap()).unwrap()
+        };
+        let (one, two) = (run(1), run(2));
+        let count = |s: &Vec<Vec<numasim_trace::Access>>| s.iter().map(Vec::len).sum::<usize>();
+        // The second trial re-initialises every label and links again: about as much work
+        // as the first (only the sampled giant component may differ).
+        let (n1, n2) = (count(&one), count(&two));
+        assert!(n2 > n1 * 3 / 2 && n2 < n1 * 5 / 2, "{n1} then {n2}");
+        // The first trial is the one-trial run.
+        assert_eq!(&two[0][..one[0].len()], &one[0][..]);
+        let t: toml::Table = toml::from_str("scale = 8\ndegree = 4\nthreads = 2\ntrials = 0").unwrap();
+        assert!(build(t, 1).is_err());
     }
 
     #[test]

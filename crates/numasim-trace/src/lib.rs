@@ -19,6 +19,7 @@ pub mod native;
 pub mod pipeline;
 pub mod processes;
 pub mod ramulator;
+pub mod ramulator_plain;
 pub mod record;
 pub mod source;
 pub mod starnuma;

@@ -144,8 +144,13 @@ fn dram_kind(name: &str) -> anyhow::Result<DramKind> {
 }
 
 fn read_trace(path: &PathBuf) -> anyhow::Result<Vec<(u64, bool)>> {
-    if let Some(requests) = read_load_store_plain(path)? {
-        return Ok(requests);
+    if let Some(requests) = numasim_trace::ramulator_plain::read_plain_load_store(path, MAX_REQUESTS)
+        .with_context(|| format!("reading {}", path.display()))?
+    {
+        return Ok(requests
+            .into_iter()
+            .map(|(addr, write)| (addr / LINE_BYTES, write))
+            .collect());
     }
     use numasim_trace::source::AccessSource as _;
     let mut src = numasim_trace::ramulator::open_ramulator(std::slice::from_ref(path))
@@ -162,201 +167,6 @@ fn read_trace(path: &PathBuf) -> anyhow::Result<Vec<(u64, bool)>> {
             bail!("{}: more than {MAX_REQUESTS} requests", path.display());
         }
     }
-}
-
-/// The traces `--emit-trace` writes, read fast: a plain file of `LD|ST <address>` lines
-/// (hexadecimal with `0x` or decimal, separated by spaces or tabs). Parsed as bytes from a
-/// buffer, without a line or a record per request, because the side-by-side comparison times
-/// the whole process and the general reader costs about as much per line as the model costs
-/// per stream request. `None` as soon as anything else turns up (another trace form, a
-/// comment, compression, an odd token): the general reader then reads the file, with its
-/// error messages, and gives the same requests where both accept a file.
-fn read_load_store_plain(path: &PathBuf) -> anyhow::Result<Option<Vec<(u64, bool)>>> {
-    use std::io::Read as _;
-    let Ok(mut file) = std::fs::File::open(path) else {
-        return Ok(None);
-    };
-    // Room for the requests at once (`LD 0x…` lines are 12–20 bytes), not by doubling.
-    let bytes = file.metadata().map_or(0, |m| m.len());
-    let mut out = Vec::with_capacity((bytes / 12).min(MAX_REQUESTS) as usize);
-    let mut buf = vec![0u8; 1 << 20];
-    // buf[..carry]: the start of a line the last read cut.
-    let mut carry = 0;
-    loop {
-        let n = match file.read(&mut buf[carry..]) {
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => return Ok(None),
-        };
-        let filled = carry + n;
-        let mut pos = 0;
-        loop {
-            match parse_line(&buf[..filled], pos) {
-                Line::Request(request, next) => {
-                    out.push(request);
-                    pos = next;
-                }
-                Line::Cut => break,
-                Line::Other => return Ok(None),
-            }
-        }
-        if n == 0 {
-            if pos < filled {
-                // A last line without a newline.
-                let Some(request) = parse_load_store(&buf[pos..filled]) else {
-                    return Ok(None);
-                };
-                out.push(request);
-            }
-            return Ok(Some(out));
-        }
-        if out.len() as u64 > MAX_REQUESTS {
-            bail!("{}: more than {MAX_REQUESTS} requests", path.display());
-        }
-        buf.copy_within(pos..filled, 0);
-        carry = filled - pos;
-        if carry == buf.len() {
-            return Ok(None); // a line of a megabyte: not this form
-        }
-    }
-}
-
-/// Value of each byte as a hexadecimal digit, 0xFF for the others.
-const HEX_DIGIT: [u8; 256] = {
-    let mut t = [0xFF; 256];
-    let mut i = 0;
-    while i < 10 {
-        t[b'0' as usize + i] = i as u8;
-        i += 1;
-    }
-    let mut i = 0;
-    while i < 6 {
-        t[b'a' as usize + i] = 10 + i as u8;
-        t[b'A' as usize + i] = 10 + i as u8;
-        i += 1;
-    }
-    t
-};
-
-/// What [`parse_line`] found.
-enum Line {
-    /// A request, and where the next line starts.
-    Request((u64, bool), usize),
-    /// The buffer ends before the line does.
-    Cut,
-    /// Not an `LD|ST <address>` line.
-    Other,
-}
-
-/// The line of `b` starting at `pos`, parsed as it is scanned (one pass, no search for its
-/// end first); the same lines as [`parse_load_store`], when they end with a newline.
-#[inline]
-fn parse_line(b: &[u8], pos: usize) -> Line {
-    let n = b.len();
-    if pos + 3 > n {
-        return Line::Cut;
-    }
-    let write = match (b[pos], b[pos + 1]) {
-        (b'L', b'D') => false,
-        (b'S', b'T') => true,
-        _ => return Line::Other,
-    };
-    let blank = |c: u8| c == b' ' || c == b'\t';
-    let mut i = pos + 2;
-    if !blank(b[i]) {
-        return Line::Other;
-    }
-    while i < n && blank(b[i]) {
-        i += 1;
-    }
-    if i + 1 >= n {
-        return Line::Cut;
-    }
-    let mut v = 0u64;
-    if b[i] == b'0' && (b[i + 1] == b'x' || b[i + 1] == b'X') {
-        i += 2;
-        let first = i;
-        while i < n && HEX_DIGIT[usize::from(b[i])] <= 15 {
-            v = (v << 4) | u64::from(HEX_DIGIT[usize::from(b[i])]);
-            i += 1;
-            if i - first > 16 {
-                return Line::Other;
-            }
-        }
-        if i == first && i < n {
-            return Line::Other;
-        }
-    } else {
-        let first = i;
-        while i < n && b[i].is_ascii_digit() {
-            v = v.wrapping_mul(10).wrapping_add(u64::from(b[i] - b'0'));
-            i += 1;
-            if i - first > 19 {
-                return Line::Other;
-            }
-        }
-        if i == first && i < n {
-            return Line::Other;
-        }
-    }
-    while i < n && (blank(b[i]) || b[i] == b'\r') {
-        i += 1;
-    }
-    match b.get(i) {
-        None => Line::Cut,
-        Some(b'\n') => Line::Request((v / LINE_BYTES, write), i + 1),
-        Some(_) => Line::Other,
-    }
-}
-
-/// `LD|ST <address>` → (line address, write); `None` for anything else.
-#[inline]
-fn parse_load_store(line: &[u8]) -> Option<(u64, bool)> {
-    let write = match line.get(..2)? {
-        b"LD" => false,
-        b"ST" => true,
-        _ => return None,
-    };
-    let mut i = 2;
-    let blank = |b: u8| b == b' ' || b == b'\t';
-    if !blank(*line.get(i)?) {
-        return None;
-    }
-    while i < line.len() && blank(line[i]) {
-        i += 1;
-    }
-    let mut end = line.len();
-    while end > i && (blank(line[end - 1]) || line[end - 1] == b'\r') {
-        end -= 1;
-    }
-    let tok = &line[i..end];
-    let addr = if let Some(hex) = tok.strip_prefix(b"0x").or_else(|| tok.strip_prefix(b"0X")) {
-        if hex.is_empty() || hex.len() > 16 {
-            return None;
-        }
-        let mut v = 0u64;
-        for &b in hex {
-            let d = HEX_DIGIT[usize::from(b)];
-            if d > 15 {
-                return None;
-            }
-            v = (v << 4) | u64::from(d);
-        }
-        v
-    } else {
-        if tok.is_empty() || tok.len() > 19 {
-            return None;
-        }
-        let mut v = 0u64;
-        for &b in tok {
-            if !b.is_ascii_digit() {
-                return None;
-            }
-            v = v * 10 + u64::from(b - b'0');
-        }
-        v
-    };
-    Some((addr / LINE_BYTES, write))
 }
 
 pub fn dram_bench(args: DramArgs) -> anyhow::Result<()> {
@@ -528,29 +338,19 @@ mod tests {
     }
 
     #[test]
-    fn the_fast_reader_gives_the_general_readers_requests_or_steps_aside() {
+    fn read_trace_gives_the_general_readers_requests_by_either_path() {
         let dir = tempfile::tempdir().unwrap();
-        let cases: [(&str, bool); 14] = [
-            ("LD 5", true),
-            ("ST 9999999999999999999\nLD 0xffffffffffffffff\n", true),
-            ("ST 0x40\rX\n", false),
-            ("LD 0x1g\n", false),
-            ("LD 123456789012345678901\n", false),
-            ("LD 0x40\nST 0x1fC0\r\nLD\t128  \nST 0XFFFFFFFFFFFFFFC0", true),
-            ("LD 0x40\nST 64\n", true),
-            ("", true),
-            ("# comment\nLD 0x40\n", false),
-            ("LD 0x40\n\nST 0x80\n", false),
-            (" LD 0x40\n", false),
-            ("LD 0x40 0x80\n", false),
-            ("0x40 R\n0x80 W\n", false),
-            ("LD 0x\n", false),
+        // The fast path (numasim_trace::ramulator_plain, which tests its cases), the general
+        // reader after it steps aside, and a refusal.
+        let cases = [
+            "LD 0x40\nST 64\n",
+            "# comment\nLD 0x40\n",
+            "0x40 R\n0x80 W\n",
+            "LD 0x1g\n",
         ];
-        for (i, (text, fast)) in cases.iter().enumerate() {
+        for (i, text) in cases.iter().enumerate() {
             let path = dir.path().join(format!("t{i}.trace"));
             std::fs::write(&path, text).unwrap();
-            let got = read_load_store_plain(&path).unwrap();
-            assert_eq!(got.is_some(), *fast, "{text:?}");
             // Whatever path reads it, the requests (or the refusal) are the general reader's.
             match (read_trace(&path), general(&path)) {
                 (Ok(a), Ok(b)) => assert_eq!(a, b, "{text:?}"),
@@ -564,6 +364,6 @@ mod tests {
             .map(|i| format!("{} 0x{:x}\n", if i % 3 == 2 { "ST" } else { "LD" }, i * 4160))
             .collect();
         std::fs::write(&path, text).unwrap();
-        assert_eq!(read_load_store_plain(&path).unwrap().unwrap(), general(&path).unwrap());
+        assert_eq!(read_trace(&path).unwrap(), general(&path).unwrap());
     }
 }

@@ -23,7 +23,9 @@
 //! (HI 20 K accesses per region per phase, LO 1 K, adaptation bounds) and the migration limit
 //! are counts per such phase. Our phases are shorter, so the study passes them as the same
 //! *rates*: each count is scaled by `phase_instructions / 1e9` (at least 1). T0's sharer count
-//! (16) is not a rate.
+//! (16) is not a rate. Rates keep the cost of moves per window, not the share of the footprint
+//! a phase can move, so Fig. 8a runs again with the footprint per phase instruction the
+//! paper's, on every workload that is affordable that way (`footprint_ratio_size`).
 
 use crate::{cmp, number, Comparison, Expect, ReproError, Study, StudyContext};
 

@@ -349,6 +349,11 @@ impl RequestWindow {
         let start0 = probe_by_bank(memo, *decisions, m, &queued[i0], not_before_ps).start_ps;
         // (f, index) of the best so far.
         let mut best = (cached0.max(start0), i0);
+        let q0 = &queued[i0];
+        let mut last = (
+            (q0.place.bank, q0.place.row, q0.write, q0.arrive_ps.max(not_before_ps)),
+            start0,
+        );
         for entry in order.iter_mut() {
             let (cached, i, _) = *entry;
             if i == i0 {
@@ -358,7 +363,16 @@ impl RequestWindow {
             if cached > limit_ps || (cached, i) >= best {
                 continue;
             }
-            let start = probe_by_bank(memo, *decisions, m, &queued[i], not_before_ps).start_ps;
+            let q = &queued[i];
+            // A repeat of the last lookup (a stream's reads): its start, from registers.
+            let key = (q.place.bank, q.place.row, q.write, q.arrive_ps.max(not_before_ps));
+            let start = if key == last.0 {
+                last.1
+            } else {
+                let start = probe_by_bank(memo, *decisions, m, q, not_before_ps).start_ps;
+                last = (key, start);
+                start
+            };
             entry.2 = start;
             let f = cached.max(start);
             if (f, i) < best {
@@ -420,7 +434,7 @@ impl RequestWindow {
 
 /// The probe of `q` in the decision numbered `decision`: `memo`'s for its bank when it shares
 /// the key (see [`BankProbe`]; only while no probe changes state), else a new one kept there.
-#[inline]
+#[inline(always)]
 fn probe_by_bank<'a>(
     memo: &'a mut [Option<BankProbe>],
     decision: u64,
@@ -429,20 +443,36 @@ fn probe_by_bank<'a>(
     not_before_ps: u64,
 ) -> &'a Slot {
     let want_ps = q.arrive_ps.max(not_before_ps);
-    let hit = m.row_hit_now(&q.place);
-    let kept = &mut memo[q.place.bank];
-    let fresh =
-        kept.is_some_and(|k| k.decision == decision && k.hit == hit && k.write == q.write && k.want_ps == want_ps);
+    let fresh = match &memo[q.place.bank] {
+        Some(k) if k.decision == decision && k.write == q.write && k.want_ps == want_ps => {
+            // The same row (a stream's reads) needs no look at the bank.
+            k.slot.place.row == q.place.row || k.hit == m.row_hit_now(&q.place)
+        }
+        _ => false,
+    };
     if !fresh {
-        *kept = Some(BankProbe {
-            decision,
-            hit,
-            write: q.write,
-            want_ps,
-            slot: m.probe_place(q.place, q.arrive_ps, not_before_ps, q.write),
-        });
+        probe_into(memo, decision, m, q, not_before_ps, want_ps);
     }
-    &kept.as_ref().expect("just kept").slot
+    &memo[q.place.bank].as_ref().expect("just kept").slot
+}
+
+/// A new probe of `q`, kept in `memo` (out of line: most probes of a stream are shared).
+#[inline(never)]
+fn probe_into(
+    memo: &mut [Option<BankProbe>],
+    decision: u64,
+    m: &mut MemoryController,
+    q: &Queued,
+    not_before_ps: u64,
+    want_ps: u64,
+) {
+    memo[q.place.bank] = Some(BankProbe {
+        decision,
+        hit: m.row_hit_now(&q.place),
+        write: q.write,
+        want_ps,
+        slot: m.probe_place(q.place, q.arrive_ps, not_before_ps, q.write),
+    });
 }
 
 #[cfg(test)]

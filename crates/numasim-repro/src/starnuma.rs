@@ -51,6 +51,10 @@ struct Size {
     poa_reads: u64,
     /// Runs of `cc` (GAP's trials; 1 except at the paper's footprint per phase).
     cc_trials: u32,
+    /// Scale from the paper's per-region counts (Algorithm 1's thresholds) to this size's,
+    /// when the workload's footprint is known ([`footprint_ratio_size`]); `None`: the phase
+    /// length's share of the paper's ([`thresholds`]).
+    region_count_scale: Option<f64>,
     /// Workloads of Fig. 9 and Fig. 11 (fewer than Fig. 8's eight, to bound the run time).
     extra_figures: &'static [&'static str],
     /// Migration limits searched (pages per 1 B-instruction phase, as rates), besides the
@@ -74,6 +78,7 @@ const QUICK: Size = Size {
     fmi_queries: 2_000,
     poa_reads: 2,
     cc_trials: 1,
+    region_count_scale: None,
     extra_figures: &["bfs"],
     limit_search: &[0, 65_536],
     limit_workloads: &["bfs"],
@@ -91,6 +96,7 @@ const FULL: Size = Size {
     fmi_queries: 200_000,
     poa_reads: 64,
     cc_trials: 1,
+    region_count_scale: None,
     extra_figures: &["bfs", "sssp"],
     limit_search: &[0, 65_536],
     limit_workloads: &["sssp", "bfs", "cc", "tc", "masstree", "tpcc", "fmi", "poa"],
@@ -151,10 +157,16 @@ fn footprint_ratio_size(kind: &str, size: &Size, footprint_bytes: f64, instructi
             units
         }
     };
+    // A region's accesses per phase grow with the phase and shrink with the number of regions
+    // (the footprint): here both are the paper's ratio, so the counts are the paper's (1, up
+    // to the rounding of the phase).
+    let region_count_scale =
+        (footprint_bytes > 0.0).then(|| phase as f64 / PAPER_PHASE_INSTRUCTIONS * paper_bytes / footprint_bytes);
     let mut s = Size {
         phase_instructions: phase,
         sample_instructions: of_phase(size.sample_instructions).max(1),
         warmup_instructions: of_phase(size.warmup_instructions),
+        region_count_scale,
         ..*size
     };
     match kind {
@@ -240,9 +252,20 @@ fn masstree_ops(size: &Size) -> u64 {
     size.phase_instructions * size.max_phases.unwrap_or(8) / 100
 }
 
-/// Algorithm 1's per-phase counts as rates scaled to our phase length.
+/// Algorithm 1's thresholds, accesses per 512 KiB region per phase, scaled from the paper's.
+/// A region's count grows with the phase and shrinks as the footprint spreads the accesses
+/// over more regions, so the right scale is (phase / 1 B) × (the paper's footprint / ours):
+/// that is `size.region_count_scale` when the footprint is known (1 at the paper's footprint
+/// per phase). The default-phase runs are configured before any footprint is measured and
+/// scale by the phase alone, as rates per instruction, which per region is the paper's
+/// counts × (our footprint / the paper's), about 100× too low at full size: HI is 40 LLC
+/// misses per phase where the full-size BFS's 818 regions take 2.6–3.4 K each on average per
+/// 2 M-instruction phase, so nearly every touched region passes HI and the migration limit,
+/// in scan order, decides (docs/REPRODUCTION.md).
 fn thresholds(size: &Size) -> String {
-    let f = size.phase_instructions as f64 / PAPER_PHASE_INSTRUCTIONS;
+    let f = size
+        .region_count_scale
+        .unwrap_or(size.phase_instructions as f64 / PAPER_PHASE_INSTRUCTIONS);
     let c = |paper: f64| ((paper * f).round() as u64).max(1);
     format!(
         "hi_start = {}\nhi_min = {}\nhi_max = {}\nlo_start = {}\nlo_max = {}\n",
@@ -1380,6 +1403,18 @@ mod tests {
         assert!(thresholds(&FULL).starts_with("hi_start = 40\nhi_min = 40\nhi_max = 800\nlo_start = 2\n"));
         assert_eq!(migration_limit(&paper), "migration_limit_pages = 262144\n");
         assert_eq!(migration_limit(&FULL), "migration_limit_pages = 524\n");
+        // At the paper's footprint per phase a region's count per phase is the paper's: the
+        // thresholds are too, while the limit stays the phase's share (2 % of the footprint).
+        let s = footprint_ratio_size("bfs", &FULL, 0.5e9, 10e6);
+        assert_eq!(
+            thresholds(&s),
+            "hi_start = 20000\nhi_min = 20000\nhi_max = 400000\nlo_start = 1000\nlo_max = 10000\n"
+        );
+        assert_eq!(migration_limit(&s), "migration_limit_pages = 2621\n");
+        // Masstree's paper footprint is 100 GB: 0.2 GB gives 2 M-instruction phases and the
+        // same per-region counts as the paper's.
+        let s = footprint_ratio_size("masstree", &FULL, 0.2e9, 10e6);
+        assert!(thresholds(&s).starts_with("hi_start = 20000\n"), "{}", thresholds(&s));
     }
 
     #[test]

@@ -215,11 +215,16 @@ fn workload(kind: &str, size: &Size) -> String {
             "graph = \"kronecker\"\nscale = {}\ndegree = 16\ntrials = {}\n",
             size.scale, size.trials
         ),
-        "cc" if size.cc_trials > 1 => format!(
-            "graph = \"kronecker\"\nscale = {}\ndegree = 16\ntrials = {}\n",
-            size.scale, size.cc_trials
+        // Trials written only when more than GAP's one (the default-phase configs stay as they were).
+        "cc" => format!(
+            "graph = \"kronecker\"\nscale = {}\ndegree = 16\n{}",
+            size.scale,
+            if size.cc_trials > 1 {
+                format!("trials = {}\n", size.cc_trials)
+            } else {
+                String::new()
+            }
         ),
-        "cc" => format!("graph = \"kronecker\"\nscale = {}\ndegree = 16\n", size.scale),
         // The tc generator's memory grows steeply with the scale (killed for lack of memory at
         // scale 17 with 64 threads on this 24 GiB machine): kept at scale 14.
         "tc" => format!(

@@ -1,14 +1,45 @@
-//! Ramulator 2 load/store traces (`LD|ST <address>`, the form `numasim bench dram
-//! --emit-trace` writes and Ramulator 2's `LoadStoreTrace` front end reads) read fast, for
-//! `numasim bench dram`. Why beside [`crate::ramulator`]: that reader turns every line into an
-//! [`crate::record::Access`] of a thread stream, with line numbers and byte offsets in its
-//! errors; this one only recognises the plain form and steps aside (`None`) for anything else,
-//! so the general reader's errors still apply. Where both accept a file they give the same
-//! requests (tested).
+//! Ramulator traces as a list of memory requests (byte address, write), for `numasim bench
+//! dram`: plain load/store traces (`LD|ST <address>`, the form `numasim bench dram
+//! --emit-trace` writes and Ramulator 2's `LoadStoreTrace` front end reads) read fast, every
+//! other file by the general reader. Why beside [`crate::ramulator`]: that reader turns every
+//! line into an [`crate::record::Access`] of a thread stream, with line numbers and byte
+//! offsets in its errors; the fast path only recognises the plain form and steps aside for
+//! anything else, so the general reader's errors still apply. Where both accept a file they
+//! give the same requests (tested).
 
 use std::path::Path;
 
-use crate::source::SourceError;
+use crate::source::{AccessSource as _, SourceError};
+
+/// The requests of one Ramulator trace file (any form [`crate::ramulator`] reads), at most
+/// `max_requests` (more is an error naming the file): [`read_plain_load_store`] when it
+/// accepts the file, else the general reader.
+pub fn read_requests(path: &Path, max_requests: u64) -> Result<Vec<(u64, bool)>, SourceError> {
+    match read_plain_load_store(path, max_requests)? {
+        Some(requests) => Ok(requests),
+        None => read_requests_general(path, max_requests),
+    }
+}
+
+/// [`read_requests`] by the general reader alone.
+fn read_requests_general(path: &Path, max_requests: u64) -> Result<Vec<(u64, bool)>, SourceError> {
+    let mut src = crate::ramulator::open_ramulator(&[path.to_path_buf()])?;
+    let (mut out, mut batch) = (Vec::new(), Vec::new());
+    loop {
+        src.next_batch(0, &mut batch)?;
+        if batch.is_empty() {
+            return Ok(out);
+        }
+        out.extend(batch.iter().map(|a| (a.vaddr, a.is_write())));
+        if out.len() as u64 > max_requests {
+            return Err(too_many(path, max_requests));
+        }
+    }
+}
+
+fn too_many(path: &Path, max_requests: u64) -> SourceError {
+    SourceError::Invalid(format!("{}: more than {max_requests} requests", path.display()))
+}
 
 /// A plain (uncompressed) Ramulator 2 load/store trace read fast: `LD|ST <address>` lines
 /// (hexadecimal with `0x` or decimal, separated by spaces or tabs), as (byte address, write),
@@ -58,10 +89,7 @@ pub fn read_plain_load_store(path: &Path, max_requests: u64) -> Result<Option<Ve
             return Ok(Some(out));
         }
         if out.len() as u64 > max_requests {
-            return Err(SourceError::Invalid(format!(
-                "{}: more than {max_requests} requests",
-                path.display()
-            )));
+            return Err(too_many(path, max_requests));
         }
         buf.copy_within(pos..filled, 0);
         carry = filled - pos;
@@ -212,19 +240,10 @@ fn parse_load_store(line: &[u8]) -> Option<(u64, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::AccessSource as _;
 
-    /// The general reader's requests (byte address, write), for comparison.
+    /// The general reader's requests, for comparison.
     fn general(path: &Path) -> Result<Vec<(u64, bool)>, SourceError> {
-        let mut src = crate::ramulator::open_ramulator(&[path.to_path_buf()])?;
-        let (mut out, mut batch) = (Vec::new(), Vec::new());
-        loop {
-            src.next_batch(0, &mut batch)?;
-            if batch.is_empty() {
-                return Ok(out);
-            }
-            out.extend(batch.iter().map(|a| (a.vaddr, a.is_write())));
-        }
+        read_requests_general(path, u64::MAX)
     }
 
     #[test]
@@ -266,11 +285,38 @@ mod tests {
             read_plain_load_store(&path, 1 << 20).unwrap().unwrap(),
             general(&path).unwrap()
         );
-        // More than the limit is an error naming the file.
+        // More than the limit is an error naming the file, by either path.
         let err = read_plain_load_store(&path, 1000).unwrap_err().to_string();
         assert!(
             err.contains("long.trace") && err.contains("more than 1000 requests"),
             "{err}"
+        );
+        let err = read_requests_general(&path, 1000).unwrap_err().to_string();
+        assert!(
+            err.contains("long.trace") && err.contains("more than 1000 requests"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn read_requests_takes_the_fast_path_or_the_general_reader() {
+        let dir = tempfile::tempdir().unwrap();
+        for (i, text) in ["LD 0x40\nST 64\n", "# comment\nLD 0x40\n", "0x40 R\n0x80 W\n"]
+            .iter()
+            .enumerate()
+        {
+            let path = dir.path().join(format!("t{i}.trace"));
+            std::fs::write(&path, text).unwrap();
+            assert_eq!(read_requests(&path, 10).unwrap(), general(&path).unwrap(), "{text:?}");
+        }
+        // A refusal is the general reader's, naming the file and the byte offset.
+        let path = dir.path().join("bad.trace");
+        std::fs::write(&path, "LD 0x1g\n").unwrap();
+        let (a, b) = (read_requests(&path, 10).unwrap_err(), general(&path).unwrap_err());
+        assert_eq!(a.to_string(), b.to_string());
+        assert!(
+            a.to_string().contains("bad.trace") && a.to_string().contains("byte offset"),
+            "{a}"
         );
     }
 }

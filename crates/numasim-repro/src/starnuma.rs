@@ -21,11 +21,14 @@
 //!
 //! Phase length: the paper's phases are 1 B instructions per core, and Algorithm 1's thresholds
 //! (HI 20 K accesses per region per phase, LO 1 K, adaptation bounds) and the migration limit
-//! are counts per such phase. Our phases are shorter, so the study passes them as the same
-//! *rates*: each count is scaled by `phase_instructions / 1e9` (at least 1). T0's sharer count
-//! (16) is not a rate. Rates keep the cost of moves per window, not the share of the footprint
-//! a phase can move, so Fig. 8a runs again with the footprint per phase instruction the
-//! paper's, on every workload that is affordable that way (`footprint_ratio_size`).
+//! are counts per such phase. Our phases are shorter, so the study passes the migration limit
+//! as the same *rate* (scaled by `phase_instructions / 1e9`, at least 1), and the thresholds,
+//! which count one region's accesses, as the same count per region: scaled by the phase and by
+//! the paper's footprint over ours (`with_footprint`), each workload's footprint measured by a
+//! functional run before its timing runs. T0's sharer count (16) is not a rate. A rate keeps
+//! the cost of moves per window, not the share of the footprint a phase can move, so Fig. 8a
+//! runs again with the footprint per phase instruction the paper's, on every workload that is
+//! affordable that way (`footprint_ratio_size`).
 
 use crate::{cmp, number, Comparison, Expect, ReproError, Study, StudyContext};
 
@@ -157,18 +160,15 @@ fn footprint_ratio_size(kind: &str, size: &Size, footprint_bytes: f64, instructi
             units
         }
     };
-    // A region's accesses per phase grow with the phase and shrink with the number of regions
-    // (the footprint): here both are the paper's ratio, so the counts are the paper's (1, up
-    // to the rounding of the phase).
-    let region_count_scale =
-        (footprint_bytes > 0.0).then(|| phase as f64 / PAPER_PHASE_INSTRUCTIONS * paper_bytes / footprint_bytes);
+    // Here the phase is the paper's share of the footprint, so the counts are the paper's (1,
+    // up to the rounding of the phase).
     let mut s = Size {
         phase_instructions: phase,
         sample_instructions: of_phase(size.sample_instructions).max(1),
         warmup_instructions: of_phase(size.warmup_instructions),
-        region_count_scale,
         ..*size
     };
+    s = with_footprint(kind, &s, footprint_bytes);
     match kind {
         "bfs" | "sssp" => s.trials = fill(u64::from(size.trials)).min(u64::from(u32::MAX)) as u32,
         "cc" => s.cc_trials = fill(u64::from(size.cc_trials)).min(u64::from(u32::MAX)) as u32,
@@ -177,6 +177,34 @@ fn footprint_ratio_size(kind: &str, size: &Size, footprint_bytes: f64, instructi
         _ => {}
     }
     s
+}
+
+/// `size` with Algorithm 1's per-region counts scaled for workload `kind`'s footprint of
+/// `footprint_bytes` (unknown when 0: the phase-only scale of [`thresholds`]). A region's
+/// accesses per phase grow with the phase and shrink with the number of regions the footprint
+/// spreads them over, so the scale from the paper's counts is (phase / 1 B) × (the paper's
+/// footprint / ours).
+fn with_footprint(kind: &str, size: &Size, footprint_bytes: f64) -> Size {
+    let paper_bytes = paper_footprint_gb(kind) * 1e9;
+    Size {
+        region_count_scale: (footprint_bytes > 0.0)
+            .then(|| size.phase_instructions as f64 / PAPER_PHASE_INSTRUCTIONS * paper_bytes / footprint_bytes),
+        ..*size
+    }
+}
+
+/// A functional first-touch run of `kind` over the phases its timing runs cover: its footprint
+/// sizes Algorithm 1's thresholds for those runs ([`with_footprint`]) before any of them runs.
+fn footprint_experiment(kind: &str, size: &Size) -> String {
+    format!(
+        "# numasim repro starnuma: footprint for Algorithm 1's thresholds\nmachine = \"starnuma16-pool-scaled\"\nseed = 1\n\
+         mode = \"functional\"\nphase_instructions = {}\n{}\n{}\n[placement]\npolicy = \"first-touch\"\n",
+        size.phase_instructions,
+        size.max_phases
+            .map(|m| format!("max_phases = {m}\n"))
+            .unwrap_or_default(),
+        workload(kind, size),
+    )
 }
 
 /// The work [`footprint_ratio_size`] chose for `kind`, for the report.
@@ -260,18 +288,16 @@ fn masstree_ops(size: &Size) -> u64 {
 /// Algorithm 1's thresholds, accesses per 512 KiB region per phase, scaled from the paper's.
 /// A region's count grows with the phase and shrinks as the footprint spreads the accesses
 /// over more regions, so the right scale is (phase / 1 B) × (the paper's footprint / ours):
-/// that is `size.region_count_scale` when the footprint is known (1 at the paper's footprint
-/// per phase). The default-phase runs are configured before any footprint is measured and
-/// scale by the phase alone, as rates per instruction, which per region is the paper's
-/// counts × (our footprint / the paper's), about 100× too low at full size: HI is 40 LLC
-/// misses per phase where the full-size BFS's 818 regions take 2.6–3.4 K each on average per
-/// 2 M-instruction phase, so nearly every touched region passes HI and the migration limit,
-/// in scan order, decides (docs/REPRODUCTION.md).
+/// that is `size.region_count_scale`, from the footprint each workload's functional run
+/// measured before its timing runs ([`with_footprint`]; 1 at the paper's footprint per phase).
+/// Without a footprint the counts scale by the phase alone, as rates per instruction, which
+/// per region is the paper's counts × (our footprint / the paper's): about 100× too low at
+/// full size (HI 40 LLC misses per phase where the full-size BFS's 818 regions take 2.6–3.4 K
+/// each on average per 2 M-instruction phase), so nearly every touched region passes HI and
+/// the migration limit, in scan order, decides. The study did that until session 13
+/// (docs/REPRODUCTION.md).
 fn thresholds(size: &Size) -> String {
-    let f = size
-        .region_count_scale
-        .unwrap_or(size.phase_instructions as f64 / PAPER_PHASE_INSTRUCTIONS);
-    let c = |paper: f64| ((paper * f).round() as u64).max(1);
+    let c = |paper: f64| scaled_count(size, paper);
     format!(
         "hi_start = {}\nhi_min = {}\nhi_max = {}\nlo_start = {}\nlo_max = {}\n",
         c(20_000.0),
@@ -280,6 +306,19 @@ fn thresholds(size: &Size) -> String {
         c(1_000.0),
         c(10_000.0)
     )
+}
+
+/// One of the paper's per-region counts, `paper`, at `size` (see [`thresholds`]).
+fn scaled_count(size: &Size, paper: f64) -> u64 {
+    let f = size
+        .region_count_scale
+        .unwrap_or(size.phase_instructions as f64 / PAPER_PHASE_INSTRUCTIONS);
+    ((paper * f).round() as u64).max(1)
+}
+
+/// Algorithm 1's starting HI threshold at `size`.
+fn hi_threshold(size: &Size) -> u64 {
+    scaled_count(size, 20_000.0)
 }
 
 /// The per-phase migration limit (the paper's default 256 K pages per 1 B instructions) as
@@ -358,6 +397,9 @@ impl Study for StarNuma {
     fn run(&self, ctx: &mut StudyContext) -> Result<Vec<Comparison>, ReproError> {
         let size = if ctx.options.quick { &QUICK } else { &FULL };
         let mut out = latencies()?;
+        let sized = self.footprints(ctx, size, &mut out)?;
+        let of = |kind: &str| sized.iter().find(|s| s.0 == kind).map_or(*size, |s| s.1);
+        let bfs = of("bfs");
 
         // Fig. 2: sharing of BFS's LLC misses on the full-size machine (functional mode); Fig. 8
         // on BFS: the paper's baseline (perfect-knowledge migration) and a baseline that does
@@ -383,7 +425,7 @@ impl Study for StarNuma {
                 ),
                 (
                     "fig8-bfs-starnuma-t16".into(),
-                    timing_experiment(size, "starnuma16-pool-scaled", &t16(size)),
+                    timing_experiment(size, "starnuma16-pool-scaled", &t16(&bfs)),
                 ),
                 (
                     "fig8-bfs-starnuma-t0".into(),
@@ -517,7 +559,7 @@ impl Study for StarNuma {
             ));
             plan.push((
                 format!("fig8-{kind}-starnuma-t16"),
-                timing_experiment_of(kind, size, "starnuma16-pool-scaled", &t16(size)),
+                timing_experiment_of(kind, size, "starnuma16-pool-scaled", &t16(&of(kind))),
             ));
             plan.push((
                 format!("fig8-{kind}-starnuma-t0"),
@@ -738,7 +780,7 @@ impl Study for StarNuma {
         // Fig. 10: the pool 190 ns slower (a CXL latency penalty), on a machine file derived
         // from the preset; Fig. 12: a pool 4× smaller than the default 20 % of the footprint.
         let slow_pool = slower_pool_machine(ctx, 190.0)?;
-        let small_pool = timing_experiment(size, "starnuma16-pool-scaled", &t16(size)).replace(
+        let small_pool = timing_experiment(size, "starnuma16-pool-scaled", &t16(&bfs)).replace(
             "[placement]\npolicy = \"first-touch\"\n",
             "[placement]\npolicy = \"first-touch\"\ncapacity_fraction_of_footprint = { pool = 0.05 }\n",
         );
@@ -746,7 +788,7 @@ impl Study for StarNuma {
             .run_experiments(&[
                 (
                     "fig10-bfs-starnuma-t16-pool-plus-190ns".into(),
-                    timing_experiment(size, &slow_pool, &t16(size)),
+                    timing_experiment(size, &slow_pool, &t16(&bfs)),
                 ),
                 ("fig12-bfs-starnuma-t16-pool-quarter".into(), small_pool),
             ])?
@@ -787,16 +829,52 @@ impl Study for StarNuma {
             if moves > 0.0 { 100.0 * to_pool / moves } else { 0.0 },
             Expect::Above(50.0),
         ));
-        self.fig9_and_fig11(ctx, size, &time, &mut out)?;
-        self.limit_search(ctx, size, &time, &mut out)?;
+        self.fig9_and_fig11(ctx, size, &of, &time, &mut out)?;
+        self.limit_search(ctx, size, &of, &time, &mut out)?;
         self.footprint_ratio(ctx, size, &time, &mut out)?;
         Ok(out)
     }
 }
 
 type TimeOf<'a> = dyn Fn(&serde_json::Value, &str) -> Result<f64, ReproError> + 'a;
+/// The study's size for one workload, Algorithm 1's thresholds scaled for its footprint.
+type SizeOf<'a> = dyn Fn(&str) -> Size + 'a;
 
 impl StarNuma {
+    /// Every workload's footprint over the phases its timing runs cover (functional runs, in
+    /// one batch) and the size each timing run of it takes: `size` with Algorithm 1's
+    /// thresholds scaled for that footprint ([`with_footprint`]), reported beside the paper's.
+    fn footprints(
+        &self,
+        ctx: &mut StudyContext,
+        size: &Size,
+        out: &mut Vec<Comparison>,
+    ) -> Result<Vec<(&'static str, Size)>, ReproError> {
+        let plan: Vec<(String, String)> = WORKLOADS
+            .iter()
+            .map(|(kind, _, _)| (format!("footprint-{kind}"), footprint_experiment(kind, size)))
+            .collect();
+        let runs = ctx.run_experiments(&plan)?;
+        let mut sized = Vec::new();
+        for ((kind, _, _), r) in WORKLOADS.iter().zip(runs) {
+            let footprint = number(&r, &["totals", "footprint_bytes"]).unwrap_or(0.0);
+            let s = with_footprint(kind, size, footprint);
+            out.push(cmp(
+                "Alg. 1",
+                format!(
+                    "{kind}: HI threshold, LLC misses per 512 KiB region per phase ({:.1} MB footprint)",
+                    footprint / 1e6
+                ),
+                "accesses",
+                Some(20_000.0),
+                hi_threshold(&s) as f64,
+                Expect::None,
+            ));
+            sized.push((*kind, s));
+        }
+        Ok(sized)
+    }
+
     /// Fig. 8a again on `size.footprint_ratio_workloads`, at the paper's footprint per phase
     /// instruction ([`footprint_ratio_size`], from the footprint of the workload's Fig. 8
     /// baseline run): baseline, T16 and T0, the same machines and policies.
@@ -932,6 +1010,7 @@ impl StarNuma {
         &self,
         ctx: &mut StudyContext,
         size: &Size,
+        of: &SizeOf,
         time: &TimeOf,
         out: &mut Vec<Comparison>,
     ) -> Result<(), ReproError> {
@@ -984,7 +1063,7 @@ impl StarNuma {
                     ),
                     (
                         format!("fig11-{kind}-starnuma-t16-halfbw"),
-                        timing_experiment_of(kind, size, &half, &t16(size)),
+                        timing_experiment_of(kind, size, &half, &t16(&of(kind))),
                     ),
                 ])?
                 .into_iter();
@@ -1086,6 +1165,7 @@ impl StarNuma {
         &self,
         ctx: &mut StudyContext,
         size: &Size,
+        of: &SizeOf,
         time: &TimeOf,
         out: &mut Vec<Comparison>,
     ) -> Result<(), ReproError> {
@@ -1120,7 +1200,7 @@ impl StarNuma {
                         "starnuma16-pool-scaled",
                         &format!(
                             "policy = \"starnuma\"\n{SHOOTDOWN}{}{}",
-                            thresholds(size),
+                            thresholds(&of(kind)),
                             migration_limit_of(size, limit)
                         ),
                     ),
@@ -1420,6 +1500,34 @@ mod tests {
         // same per-region counts as the paper's.
         let s = footprint_ratio_size("masstree", &FULL, 0.2e9, 10e6);
         assert!(thresholds(&s).starts_with("hi_start = 20000\n"), "{}", thresholds(&s));
+    }
+
+    #[test]
+    fn default_phase_thresholds_scale_with_the_phase_and_the_footprint() {
+        // 2 M-instruction phases over 0.5 GB: (2 M / 1 B) × (50 GB / 0.5 GB) = 0.2 of the
+        // paper's counts per region.
+        let s = with_footprint("bfs", &FULL, 0.5e9);
+        assert_eq!(s.phase_instructions, FULL.phase_instructions);
+        assert_eq!(
+            thresholds(&s),
+            "hi_start = 4000\nhi_min = 4000\nhi_max = 80000\nlo_start = 200\nlo_max = 2000\n"
+        );
+        assert_eq!(hi_threshold(&s), 4000);
+        // Masstree's paper footprint is 100 GB: twice BFS's counts at the same footprint.
+        assert_eq!(hi_threshold(&with_footprint("masstree", &FULL, 0.5e9)), 8000);
+        // Half the footprint doubles a region's share of the accesses.
+        assert_eq!(hi_threshold(&with_footprint("bfs", &FULL, 0.25e9)), 8000);
+        // The migration limit stays a rate per instruction.
+        assert_eq!(migration_limit(&s), migration_limit(&FULL));
+        // Nothing touched: the phase-only scale.
+        assert_eq!(thresholds(&with_footprint("bfs", &FULL, 0.0)), thresholds(&FULL));
+        // The footprint run covers the timing runs' phases, functionally.
+        let f = footprint_experiment("bfs", &FULL);
+        assert!(
+            f.contains("mode = \"functional\"\n") && f.contains("max_phases = 6\n"),
+            "{f}"
+        );
+        assert!(f.contains(&workload("bfs", &FULL)), "{f}");
     }
 
     #[test]

@@ -121,8 +121,9 @@ fn repro_starnuma_quick_t0_gains_over_baseline() {
 }
 
 /// The same for T16, with Algorithm 1's thresholds scaled for each workload's measured
-/// footprint: measured geomean 1.20× over the eight (paper 1.54×; `sssp` 2.40×, `cc` and
-/// `masstree` 1.24×, BFS 1.09×, `tpcc` 0.95×), and 76 % of the moves to the pool (paper 83 %).
+/// footprint: measured geomean 1.21× over the eight (paper 1.54×; `sssp` 2.40×, `cc` and
+/// `masstree` 1.24×, `tc` 1.17× on the scale-17 graph, BFS 1.09×, `tpcc` 0.95×), and 79 % of
+/// the moves to the pool (paper 83 %).
 /// With thresholds scaled by the phase alone (about 70× too low per region, so nearly every
 /// touched region passed HI) it was 0.95×: `tc` 0.54× and `sssp` 0.79× moved mostly socket to
 /// socket on little evidence.

@@ -12,8 +12,11 @@
 //!
 //! Work proceeds in rounds: each round gives every thread its next small piece of the current
 //! loop, appending the accesses to that thread's buffer. [`OmpSource::next_batch`] runs rounds
-//! only until the asked-for thread has data, so buffers stay small while the consumer reads all
-//! threads at similar instruction counts. Races between threads (CAS on a parent array, atomic
+//! only until the asked-for thread has data, and hands out at most [`MAX_BATCH_ACCESSES`] at
+//! once, so buffers stay small while the consumer reads all threads at similar instruction
+//! counts. A kernel whose single items can be heavy (a hub vertex's triangles) declares itself
+//! [`Kernel::piecewise`]: a piece is then about [`PIECE_ACCESSES`] accesses, not a number of
+//! items. Races between threads (CAS on a parent array, atomic
 //! minimum) are resolved in round order, which is deterministic. At a barrier every thread's
 //! instruction count is raised to the latest arrival's plus [`BARRIER_INSTRUCTIONS`]: waiting
 //! threads spin, so no thread's next-loop accesses can precede another's current-loop accesses
@@ -27,6 +30,16 @@ use serde::{Deserialize, Serialize};
 pub const BARRIER_INSTRUCTIONS: u64 = 50;
 /// Items per round for static and serial loops.
 const STATIC_GRAIN: usize = 64;
+/// Accesses a [`Kernel::piecewise`] kernel's thread emits per turn before the runtime moves on
+/// to the next thread (the rest of its items stay its own, for its next turn).
+const PIECE_ACCESSES: usize = 1 << 14;
+/// Most accesses [`OmpSource::next_batch`] returns at once. A consumer that reads ahead
+/// (`numasim_trace::pipeline`) asks threads in turn, not in instruction order, so a thread's
+/// buffer can hold far more than it will be asked for soon; handing it out whole let one
+/// thread run a whole buffer ahead, the others' buffers grow to its instruction count, and
+/// so on (a 64-thread `tc` at graph scale 17 held 2.7–8 GB). Batching never changes a
+/// thread's stream.
+const MAX_BATCH_ACCESSES: usize = 1 << 16;
 
 /// The `schedule` parameter of generators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -79,6 +92,15 @@ pub trait Kernel: Send {
     fn next_loop(&mut self) -> Option<Loop>;
     /// Thread `t` runs items `lo..hi` of the current loop, emitting its accesses into `e`.
     fn run(&mut self, t: usize, lo: usize, hi: usize, e: &mut Emitter);
+    /// Items of one range may run in several calls, `run(t, lo, i)` then `run(t, i, hi)`,
+    /// with the same accesses as one call: the runtime then runs a thread's share item by item,
+    /// about [`PIECE_ACCESSES`] accesses per turn, so one heavy chunk or block (a hub vertex's
+    /// triangles) never fills a buffer while the other threads' buffers fill up to its
+    /// instruction count. Off by default: a kernel whose calls emit per-call accesses, or
+    /// whose races are resolved per call, keeps its whole pieces.
+    fn piecewise(&self) -> bool {
+        false
+    }
     /// Thread `t` reached the end of its share of the loop (before the barrier): flush
     /// thread-local buffers, publish reductions.
     fn finish_thread(&mut self, _t: usize, _e: &mut Emitter) {}
@@ -100,10 +122,16 @@ pub struct OmpSource<K: Kernel> {
     cursors: Vec<Cursor>,
     dynamic_next: usize,
     finished: bool,
+    /// Items handed out piece by piece ([`Kernel::piecewise`]).
+    piecewise: bool,
+    /// Per thread: accesses of its buffer already handed out (a batch larger than
+    /// [`MAX_BATCH_ACCESSES`] goes in several).
+    taken: Vec<usize>,
 }
 
 impl<K: Kernel> OmpSource<K> {
     pub fn new(kernel: K, threads: usize) -> Self {
+        let kernel_piecewise = kernel.piecewise();
         OmpSource {
             kernel,
             em: (0..threads).map(|_| Emitter::new()).collect(),
@@ -111,6 +139,8 @@ impl<K: Kernel> OmpSource<K> {
             cursors: vec![Cursor { next: 0, end: 0 }; threads],
             dynamic_next: 0,
             finished: false,
+            piecewise: kernel_piecewise,
+            taken: vec![0; threads],
         }
     }
 
@@ -126,6 +156,7 @@ impl<K: Kernel> OmpSource<K> {
             for e in &mut self.em {
                 e.buf.clear();
             }
+            self.taken.fill(0);
         }
     }
 
@@ -155,7 +186,12 @@ impl<K: Kernel> OmpSource<K> {
                 }
                 self.cursors[0] = Cursor { next: 0, end: n };
             }
-            Sched::Dynamic(_) => self.dynamic_next = 0,
+            Sched::Dynamic(_) => {
+                self.dynamic_next = 0;
+                for c in self.cursors.iter_mut() {
+                    *c = Cursor { next: 0, end: 0 };
+                }
+            }
         }
         self.current = Some(l);
         true
@@ -178,29 +214,45 @@ impl<K: Kernel> OmpSource<K> {
                 for t in 0..self.em.len() {
                     let c = self.cursors[t];
                     if c.next < c.end {
-                        let hi = (c.next + STATIC_GRAIN).min(c.end);
-                        self.kernel.run(t, c.next, hi, &mut self.em[t]);
-                        self.cursors[t].next = hi;
+                        if self.piecewise {
+                            self.run_piece(t);
+                        } else {
+                            let hi = (c.next + STATIC_GRAIN).min(c.end);
+                            self.kernel.run(t, c.next, hi, &mut self.em[t]);
+                            self.cursors[t].next = hi;
+                        }
                     }
                 }
             }
             Sched::Dynamic(chunk) => {
                 for _ in 0..self.em.len() {
-                    if self.dynamic_next >= l.items {
-                        break;
-                    }
-                    let t = (0..self.em.len())
+                    let more = self.dynamic_next < l.items;
+                    // The thread free first: the lowest instruction count among those with
+                    // work left (a chunk of their own, or chunks left to take).
+                    let Some(t) = (0..self.em.len())
+                        .filter(|&t| more || self.cursors[t].next < self.cursors[t].end)
                         .min_by_key(|&t| (self.em[t].instr, t))
-                        .expect("at least one thread");
-                    let lo = self.dynamic_next;
-                    let hi = (lo + chunk).min(l.items);
-                    self.dynamic_next = hi;
-                    self.kernel.run(t, lo, hi, &mut self.em[t]);
+                    else {
+                        break;
+                    };
+                    if self.cursors[t].next >= self.cursors[t].end {
+                        let lo = self.dynamic_next;
+                        let hi = (lo + chunk).min(l.items);
+                        self.dynamic_next = hi;
+                        self.cursors[t] = Cursor { next: lo, end: hi };
+                    }
+                    if self.piecewise {
+                        self.run_piece(t);
+                    } else {
+                        let c = self.cursors[t];
+                        self.kernel.run(t, c.next, c.end, &mut self.em[t]);
+                        self.cursors[t].next = c.end;
+                    }
                 }
             }
         }
         let left = match l.sched {
-            Sched::Dynamic(_) => self.dynamic_next < l.items,
+            Sched::Dynamic(_) => self.dynamic_next < l.items || self.cursors.iter().any(|c| c.next < c.end),
             _ => self.cursors.iter().any(|c| c.next < c.end),
         };
         if !left {
@@ -212,6 +264,20 @@ impl<K: Kernel> OmpSource<K> {
                 e.instr = latest + BARRIER_INSTRUCTIONS;
             }
             self.current = None;
+        }
+    }
+}
+
+impl<K: Kernel> OmpSource<K> {
+    /// Thread `t` runs items of its own range one at a time until it has emitted
+    /// [`PIECE_ACCESSES`] accesses this turn or the range ends.
+    fn run_piece(&mut self, t: usize) {
+        let e = &mut self.em[t];
+        let start = e.buf.len();
+        let c = &mut self.cursors[t];
+        while c.next < c.end && e.buf.len() - start < PIECE_ACCESSES {
+            self.kernel.run(t, c.next, c.next + 1, e);
+            c.next += 1;
         }
     }
 }
@@ -232,7 +298,18 @@ impl<K: Kernel> AccessSource for OmpSource<K> {
             self.round();
         }
         out.clear();
-        std::mem::swap(out, &mut self.em[thread].buf);
+        let (buf, taken) = (&mut self.em[thread].buf, &mut self.taken[thread]);
+        if *taken == 0 && buf.len() <= MAX_BATCH_ACCESSES {
+            std::mem::swap(out, buf);
+        } else {
+            let end = (*taken + MAX_BATCH_ACCESSES).min(buf.len());
+            out.extend_from_slice(&buf[*taken..end]);
+            *taken = end;
+            if end == buf.len() {
+                buf.clear();
+                *taken = 0;
+            }
+        }
         Ok(())
     }
 
@@ -273,6 +350,99 @@ mod tests {
         fn describe(&self) -> serde_json::Value {
             serde_json::Value::Null
         }
+    }
+
+    /// Item i writes `(i % 7) * 3000` words at its own addresses: heavy, uneven items.
+    struct Heavy {
+        sched: Sched,
+        piecewise: bool,
+        started: bool,
+    }
+    impl Kernel for Heavy {
+        fn next_loop(&mut self) -> Option<Loop> {
+            if std::mem::replace(&mut self.started, true) {
+                return None;
+            }
+            Some(Loop {
+                items: 200,
+                sched: self.sched,
+            })
+        }
+        fn run(&mut self, _t: usize, lo: usize, hi: usize, e: &mut Emitter) {
+            for i in lo..hi {
+                for k in 0..(i % 7) * 3000 {
+                    e.read(1, ((i << 20) + k * 8) as u64, 8);
+                }
+            }
+        }
+        fn piecewise(&self) -> bool {
+            self.piecewise
+        }
+        fn describe(&self) -> serde_json::Value {
+            serde_json::Value::Null
+        }
+    }
+
+    fn heavy(sched: Sched, piecewise: bool) -> OmpSource<Heavy> {
+        OmpSource::new(
+            Heavy {
+                sched,
+                piecewise,
+                started: false,
+            },
+            4,
+        )
+    }
+
+    #[test]
+    fn piecewise_items_keep_each_threads_items_and_bound_what_a_turn_emits() {
+        // Static: a thread's block is its own, so its stream is the same piece by piece.
+        let whole = collect_all(&mut heavy(Sched::Static, false)).unwrap();
+        let mut pieces = heavy(Sched::Static, true);
+        assert_eq!(collect_all(&mut pieces).unwrap(), whole);
+        // Dynamic: every item once, each chunk of 8 on one thread, in order.
+        let mut src = heavy(Sched::Dynamic(8), true);
+        let all = collect_all(&mut src).unwrap();
+        let mut owner = vec![usize::MAX; 200];
+        for (t, s) in all.iter().enumerate() {
+            for a in s {
+                let i = (a.vaddr >> 20) as usize;
+                assert!(owner[i] == usize::MAX || owner[i] == t, "item {i} on two threads");
+                owner[i] = t;
+            }
+            assert!(s.windows(2).all(|w| w[0].instr < w[1].instr));
+        }
+        let total: usize = all.iter().map(Vec::len).sum();
+        assert_eq!(total, (0..200).map(|i| (i % 7) * 3000).sum::<usize>());
+        for c in 0..25 {
+            let chunk: Vec<usize> = (c * 8..c * 8 + 8).filter(|&i| i % 7 != 0).map(|i| owner[i]).collect();
+            assert!(chunk.windows(2).all(|w| w[0] == w[1]), "chunk {c}: {chunk:?}");
+        }
+        // One turn of a piecewise thread stops soon after PIECE_ACCESSES (items are ≤ 18 000).
+        let mut src = heavy(Sched::Dynamic(8), true);
+        src.round();
+        assert!(src.em.iter().all(|e| e.buf.len() < PIECE_ACCESSES + 18_000));
+    }
+
+    #[test]
+    fn batches_are_bounded_and_concatenate_to_the_stream() {
+        let whole = collect_all(&mut heavy(Sched::Static, false)).unwrap();
+        let mut src = heavy(Sched::Static, false);
+        let mut got = vec![Vec::new(); 4];
+        let mut batch = Vec::new();
+        // Thread 3 first: the others' buffers fill meanwhile (static blocks, 64 items a round).
+        for t in [3, 0, 1, 2] {
+            loop {
+                src.next_batch(t, &mut batch).unwrap();
+                if batch.is_empty() {
+                    break;
+                }
+                assert!(batch.len() <= MAX_BATCH_ACCESSES);
+                got[t].extend_from_slice(&batch);
+            }
+        }
+        assert_eq!(got, whole);
+        assert!(whole.iter().any(|s| s.len() > MAX_BATCH_ACCESSES));
     }
 
     #[test]

@@ -125,6 +125,59 @@ impl Graph {
         }
     }
 
+    /// GAP's `Builder::RelabelByDegree`: vertices renumbered by degree, the highest first
+    /// (ties: the larger old id first, as GAP sorts `(degree, id)` pairs in descending order),
+    /// every neighbourhood renamed and sorted again. The arrays keep their sizes, so the
+    /// relabelled graph takes the original's place in the address space.
+    pub fn relabel_by_degree(&self) -> Graph {
+        let n = self.n;
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_unstable_by_key(|&v| std::cmp::Reverse((self.degree(v as usize), v)));
+        let mut new_id = vec![0u32; n];
+        for (new, &old) in order.iter().enumerate() {
+            new_id[old as usize] = new as u32;
+        }
+        let mut offsets = Vec::with_capacity(n + 1);
+        offsets.push(0u64);
+        for &old in &order {
+            offsets.push(offsets[offsets.len() - 1] + self.degree(old as usize));
+        }
+        let mut neigh = vec![0u32; self.neigh.len()];
+        let mut weights = vec![0u32; self.weights.len()];
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        for (new, &old) in order.iter().enumerate() {
+            let (lo, hi) = (offsets[new] as usize, offsets[new + 1] as usize);
+            let (olo, ohi) = (
+                self.offsets[old as usize] as usize,
+                self.offsets[old as usize + 1] as usize,
+            );
+            if self.weights.is_empty() {
+                for (d, &v) in neigh[lo..hi].iter_mut().zip(&self.neigh[olo..ohi]) {
+                    *d = new_id[v as usize];
+                }
+                neigh[lo..hi].sort_unstable();
+            } else {
+                pairs.clear();
+                pairs.extend((olo..ohi).map(|j| (new_id[self.neigh[j] as usize], self.weights[j])));
+                pairs.sort_unstable();
+                for (k, &(v, w)) in pairs.iter().enumerate() {
+                    neigh[lo + k] = v;
+                    weights[lo + k] = w;
+                }
+            }
+        }
+        Graph {
+            n,
+            offsets,
+            neigh,
+            weights,
+            offsets_base: self.offsets_base,
+            neigh_base: self.neigh_base,
+            neigh_bytes: self.neigh_bytes,
+            space: self.space.clone(),
+        }
+    }
+
     /// Directed edge entries (twice the undirected edges).
     pub fn edges(&self) -> u64 {
         self.neigh.len() as u64

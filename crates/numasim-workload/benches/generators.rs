@@ -48,6 +48,12 @@ fn bench(c: &mut Criterion) {
     grp.bench_function("stream_triad_8MiB_64t", |b| {
         b.iter(|| drain(&mut stream::source(p.clone(), 1).unwrap()))
     });
+    // Triangle counting on a scale-16 Kronecker graph, relabelling by degree included (GAP's
+    // `Hybrid`), 64 threads under GAP's schedule.
+    let tc_table: toml::Table = toml::from_str("scale = 16\nthreads = 64").unwrap();
+    let make_tc = || numasim_workload::build("tc", tc_table.clone(), 1).unwrap();
+    grp.throughput(Throughput::Elements(drain(&mut make_tc())));
+    grp.bench_function("tc_kron16_64t", |b| b.iter(|| drain(&mut make_tc())));
     for kind in ["cg", "mg", "ft", "ocean", "tpcc"] {
         let make = || numasim_workload::build(kind, toml::Table::new(), 1).unwrap();
         grp.throughput(Throughput::Elements(drain(&mut make())));

@@ -12,11 +12,11 @@
 //!
 //! Work proceeds in rounds: each round gives every thread its next small piece of the current
 //! loop, appending the accesses to that thread's buffer. [`OmpSource::next_batch`] runs rounds
-//! only until the asked-for thread has data, and hands out at most [`MAX_BATCH_ACCESSES`] at
-//! once, so buffers stay small while the consumer reads all threads at similar instruction
-//! counts. A kernel whose single items can be heavy (a hub vertex's triangles) declares itself
-//! [`Kernel::piecewise`]: a piece is then about [`PIECE_ACCESSES`] accesses, not a number of
-//! items. Races between threads (CAS on a parent array, atomic
+//! only until the asked-for thread has data, so buffers stay small while the consumer reads
+//! all threads at similar instruction counts. A kernel whose single items can be heavy (a hub
+//! vertex's triangles) declares itself [`Kernel::PIECEWISE`]: a piece is then about
+//! [`PIECE_ACCESSES`] accesses, not a number of items, and a batch at most
+//! [`MAX_BATCH_ACCESSES`]. Races between threads (CAS on a parent array, atomic
 //! minimum) are resolved in round order, which is deterministic. At a barrier every thread's
 //! instruction count is raised to the latest arrival's plus [`BARRIER_INSTRUCTIONS`]: waiting
 //! threads spin, so no thread's next-loop accesses can precede another's current-loop accesses
@@ -30,15 +30,16 @@ use serde::{Deserialize, Serialize};
 pub const BARRIER_INSTRUCTIONS: u64 = 50;
 /// Items per round for static and serial loops.
 const STATIC_GRAIN: usize = 64;
-/// Accesses a [`Kernel::piecewise`] kernel's thread emits per turn before the runtime moves on
+/// Accesses a [`Kernel::PIECEWISE`] kernel's thread emits per turn before the runtime moves on
 /// to the next thread (the rest of its items stay its own, for its next turn).
 const PIECE_ACCESSES: usize = 1 << 14;
-/// Most accesses [`OmpSource::next_batch`] returns at once. A consumer that reads ahead
-/// (`numasim_trace::pipeline`) asks threads in turn, not in instruction order, so a thread's
-/// buffer can hold far more than it will be asked for soon; handing it out whole let one
-/// thread run a whole buffer ahead, the others' buffers grow to its instruction count, and
-/// so on (a 64-thread `tc` at graph scale 17 held 2.7–8 GB). Batching never changes a
-/// thread's stream.
+/// Most accesses [`OmpSource::next_batch`] returns at once for a [`Kernel::PIECEWISE`] kernel.
+/// A consumer that reads ahead (`numasim_trace::pipeline`) asks threads in turn, not in
+/// instruction order, so a thread's buffer can hold far more than it will be asked for soon;
+/// handing it out whole let one thread run a whole buffer ahead, the others' buffers grow to
+/// its instruction count, and so on (a 64-thread `tc` at graph scale 17 held 2.7 GB). Other
+/// kernels hand out whole buffers, as before: copying a part costs `tpcc`'s generation 7 %,
+/// and their buffers stay small. Batching never changes a thread's stream.
 const MAX_BATCH_ACCESSES: usize = 1 << 16;
 
 /// The `schedule` parameter of generators.
@@ -97,10 +98,9 @@ pub trait Kernel: Send {
     /// about [`PIECE_ACCESSES`] accesses per turn, so one heavy chunk or block (a hub vertex's
     /// triangles) never fills a buffer while the other threads' buffers fill up to its
     /// instruction count. Off by default: a kernel whose calls emit per-call accesses, or
-    /// whose races are resolved per call, keeps its whole pieces.
-    fn piecewise(&self) -> bool {
-        false
-    }
+    /// whose races are resolved per call, keeps its whole pieces. (A constant, so the other
+    /// kernels' rounds compile as they did before it.)
+    const PIECEWISE: bool = false;
     /// Thread `t` reached the end of its share of the loop (before the barrier): flush
     /// thread-local buffers, publish reductions.
     fn finish_thread(&mut self, _t: usize, _e: &mut Emitter) {}
@@ -122,8 +122,6 @@ pub struct OmpSource<K: Kernel> {
     cursors: Vec<Cursor>,
     dynamic_next: usize,
     finished: bool,
-    /// Items handed out piece by piece ([`Kernel::piecewise`]).
-    piecewise: bool,
     /// Per thread: accesses of its buffer already handed out (a batch larger than
     /// [`MAX_BATCH_ACCESSES`] goes in several).
     taken: Vec<usize>,
@@ -131,7 +129,6 @@ pub struct OmpSource<K: Kernel> {
 
 impl<K: Kernel> OmpSource<K> {
     pub fn new(kernel: K, threads: usize) -> Self {
-        let kernel_piecewise = kernel.piecewise();
         OmpSource {
             kernel,
             em: (0..threads).map(|_| Emitter::new()).collect(),
@@ -139,7 +136,6 @@ impl<K: Kernel> OmpSource<K> {
             cursors: vec![Cursor { next: 0, end: 0 }; threads],
             dynamic_next: 0,
             finished: false,
-            piecewise: kernel_piecewise,
             taken: vec![0; threads],
         }
     }
@@ -214,7 +210,7 @@ impl<K: Kernel> OmpSource<K> {
                 for t in 0..self.em.len() {
                     let c = self.cursors[t];
                     if c.next < c.end {
-                        if self.piecewise {
+                        if K::PIECEWISE {
                             self.run_piece(t);
                         } else {
                             let hi = (c.next + STATIC_GRAIN).min(c.end);
@@ -241,7 +237,7 @@ impl<K: Kernel> OmpSource<K> {
                         self.dynamic_next = hi;
                         self.cursors[t] = Cursor { next: lo, end: hi };
                     }
-                    if self.piecewise {
+                    if K::PIECEWISE {
                         self.run_piece(t);
                     } else {
                         let c = self.cursors[t];
@@ -299,7 +295,7 @@ impl<K: Kernel> AccessSource for OmpSource<K> {
         }
         out.clear();
         let (buf, taken) = (&mut self.em[thread].buf, &mut self.taken[thread]);
-        if *taken == 0 && buf.len() <= MAX_BATCH_ACCESSES {
+        if !K::PIECEWISE || (*taken == 0 && buf.len() <= MAX_BATCH_ACCESSES) {
             std::mem::swap(out, buf);
         } else {
             let end = (*taken + MAX_BATCH_ACCESSES).min(buf.len());
@@ -353,12 +349,11 @@ mod tests {
     }
 
     /// Item i writes `(i % 7) * 3000` words at its own addresses: heavy, uneven items.
-    struct Heavy {
+    struct Heavy<const P: bool> {
         sched: Sched,
-        piecewise: bool,
         started: bool,
     }
-    impl Kernel for Heavy {
+    impl<const P: bool> Kernel for Heavy<P> {
         fn next_loop(&mut self) -> Option<Loop> {
             if std::mem::replace(&mut self.started, true) {
                 return None;
@@ -375,33 +370,24 @@ mod tests {
                 }
             }
         }
-        fn piecewise(&self) -> bool {
-            self.piecewise
-        }
+        const PIECEWISE: bool = P;
         fn describe(&self) -> serde_json::Value {
             serde_json::Value::Null
         }
     }
 
-    fn heavy(sched: Sched, piecewise: bool) -> OmpSource<Heavy> {
-        OmpSource::new(
-            Heavy {
-                sched,
-                piecewise,
-                started: false,
-            },
-            4,
-        )
+    fn heavy<const P: bool>(sched: Sched) -> OmpSource<Heavy<P>> {
+        OmpSource::new(Heavy::<P> { sched, started: false }, 4)
     }
 
     #[test]
     fn piecewise_items_keep_each_threads_items_and_bound_what_a_turn_emits() {
         // Static: a thread's block is its own, so its stream is the same piece by piece.
-        let whole = collect_all(&mut heavy(Sched::Static, false)).unwrap();
-        let mut pieces = heavy(Sched::Static, true);
+        let whole = collect_all(&mut heavy::<false>(Sched::Static)).unwrap();
+        let mut pieces = heavy::<true>(Sched::Static);
         assert_eq!(collect_all(&mut pieces).unwrap(), whole);
         // Dynamic: every item once, each chunk of 8 on one thread, in order.
-        let mut src = heavy(Sched::Dynamic(8), true);
+        let mut src = heavy::<true>(Sched::Dynamic(8));
         let all = collect_all(&mut src).unwrap();
         let mut owner = vec![usize::MAX; 200];
         for (t, s) in all.iter().enumerate() {
@@ -419,15 +405,15 @@ mod tests {
             assert!(chunk.windows(2).all(|w| w[0] == w[1]), "chunk {c}: {chunk:?}");
         }
         // One turn of a piecewise thread stops soon after PIECE_ACCESSES (items are ≤ 18 000).
-        let mut src = heavy(Sched::Dynamic(8), true);
+        let mut src = heavy::<true>(Sched::Dynamic(8));
         src.round();
         assert!(src.em.iter().all(|e| e.buf.len() < PIECE_ACCESSES + 18_000));
     }
 
     #[test]
     fn batches_are_bounded_and_concatenate_to_the_stream() {
-        let whole = collect_all(&mut heavy(Sched::Static, false)).unwrap();
-        let mut src = heavy(Sched::Static, false);
+        let whole = collect_all(&mut heavy::<true>(Sched::Static)).unwrap();
+        let mut src = heavy::<true>(Sched::Static);
         let mut got = vec![Vec::new(); 4];
         let mut batch = Vec::new();
         // Thread 3 first: the others' buffers fill meanwhile (static blocks, 64 items a round).

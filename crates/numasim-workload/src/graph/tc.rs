@@ -121,9 +121,7 @@ impl Kernel for Tc {
     }
 
     /// Each vertex's intersections are its own (no per-call accesses, no races).
-    fn piecewise(&self) -> bool {
-        true
-    }
+    const PIECEWISE: bool = true;
 
     fn run(&mut self, _t: usize, lo: usize, hi: usize, e: &mut Emitter) {
         let g = &*self.g;

@@ -13,8 +13,10 @@
 //! ([`worth_relabelling`], [`Graph::relabel_by_degree`]). It changes the work, not just the
 //! order: hubs get the smallest ids, so a vertex walks only its higher-degree neighbours and
 //! each of those only up to its own small id; without it a hub walks every smaller neighbour's
-//! whole list, and one hub's item of the loop held hundreds of millions of accesses (a
-//! 64-thread run at scale 17 ran out of memory). The relabelled graph takes the original's
+//! whole list (degree × degree for neighbouring hubs), and with whole-buffer batches (see
+//! [`crate::omp`]) a 64-thread run at scale 17 ran out of memory. The largest vertex's
+//! intersections after relabelling: 21 K accesses at scale 14, 97 K at scale 17 (measured).
+//! The relabelled graph takes the original's
 //! place in the address space; the relabelling's own accesses (a sort of the degrees and one
 //! pass writing the new arrays, O(edges) against the count's O(edges^1.5)) are not emitted.
 

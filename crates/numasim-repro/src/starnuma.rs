@@ -190,6 +190,13 @@ fn with_footprint(kind: &str, size: &Size, footprint_bytes: f64) -> Size {
     }
 }
 
+/// `max_phases = N` when `size` caps its runs' phases.
+fn max_phases_line(size: &Size) -> String {
+    size.max_phases
+        .map(|m| format!("max_phases = {m}\n"))
+        .unwrap_or_default()
+}
+
 /// A functional first-touch run of `kind` over the phases its timing runs cover: its footprint
 /// sizes Algorithm 1's thresholds for those runs ([`with_footprint`]) before any of them runs.
 fn footprint_experiment(kind: &str, size: &Size) -> String {
@@ -197,9 +204,7 @@ fn footprint_experiment(kind: &str, size: &Size) -> String {
         "# numasim repro starnuma: footprint for Algorithm 1's thresholds\nmachine = \"starnuma16-pool-scaled\"\nseed = 1\n\
          mode = \"functional\"\nphase_instructions = {}\n{}\n{}\n[placement]\npolicy = \"first-touch\"\n",
         size.phase_instructions,
-        size.max_phases
-            .map(|m| format!("max_phases = {m}\n"))
-            .unwrap_or_default(),
+        max_phases_line(size),
         workload(kind, size),
     )
 }
@@ -345,9 +350,7 @@ fn timing_experiment_of(kind: &str, size: &Size, machine: &str, migration: &str)
          phase_instructions = {}\n{}\n{}\n[timing]\nsample_instructions = {}\nwarmup_instructions = {}\n\n\
          [placement]\npolicy = \"first-touch\"\n\n[migration]\n{migration}",
         size.phase_instructions,
-        size.max_phases
-            .map(|m| format!("max_phases = {m}\n"))
-            .unwrap_or_default(),
+        max_phases_line(size),
         workload(kind, size),
         size.sample_instructions,
         size.warmup_instructions

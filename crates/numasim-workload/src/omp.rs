@@ -182,12 +182,8 @@ impl<K: Kernel> OmpSource<K> {
                 }
                 self.cursors[0] = Cursor { next: 0, end: n };
             }
-            Sched::Dynamic(_) => {
-                self.dynamic_next = 0;
-                for c in self.cursors.iter_mut() {
-                    *c = Cursor { next: 0, end: 0 };
-                }
-            }
+            // Every cursor is spent when a loop ends: a dynamic loop's chunks start empty.
+            Sched::Dynamic(_) => self.dynamic_next = 0,
         }
         self.current = Some(l);
         true
@@ -208,15 +204,8 @@ impl<K: Kernel> OmpSource<K> {
         match l.sched {
             Sched::Static | Sched::PerThread | Sched::Serial => {
                 for t in 0..self.em.len() {
-                    let c = self.cursors[t];
-                    if c.next < c.end {
-                        if K::PIECEWISE {
-                            self.run_piece(t);
-                        } else {
-                            let hi = (c.next + STATIC_GRAIN).min(c.end);
-                            self.kernel.run(t, c.next, hi, &mut self.em[t]);
-                            self.cursors[t].next = hi;
-                        }
+                    if self.cursors[t].next < self.cursors[t].end {
+                        self.run_turn(t, STATIC_GRAIN);
                     }
                 }
             }
@@ -237,20 +226,12 @@ impl<K: Kernel> OmpSource<K> {
                         self.dynamic_next = hi;
                         self.cursors[t] = Cursor { next: lo, end: hi };
                     }
-                    if K::PIECEWISE {
-                        self.run_piece(t);
-                    } else {
-                        let c = self.cursors[t];
-                        self.kernel.run(t, c.next, c.end, &mut self.em[t]);
-                        self.cursors[t].next = c.end;
-                    }
+                    self.run_turn(t, chunk);
                 }
             }
         }
-        let left = match l.sched {
-            Sched::Dynamic(_) => self.dynamic_next < l.items || self.cursors.iter().any(|c| c.next < c.end),
-            _ => self.cursors.iter().any(|c| c.next < c.end),
-        };
+        let left = self.cursors.iter().any(|c| c.next < c.end)
+            || matches!(l.sched, Sched::Dynamic(_)) && self.dynamic_next < l.items;
         if !left {
             for t in 0..self.em.len() {
                 self.kernel.finish_thread(t, &mut self.em[t]);
@@ -265,15 +246,21 @@ impl<K: Kernel> OmpSource<K> {
 }
 
 impl<K: Kernel> OmpSource<K> {
-    /// Thread `t` runs items of its own range one at a time until it has emitted
+    /// Thread `t`'s next turn on its own range: up to `items` items in one call, or, for a
+    /// [`Kernel::PIECEWISE`] kernel, one item at a time until it has emitted
     /// [`PIECE_ACCESSES`] accesses this turn or the range ends.
-    fn run_piece(&mut self, t: usize) {
-        let e = &mut self.em[t];
-        let start = e.buf.len();
-        let c = &mut self.cursors[t];
-        while c.next < c.end && e.buf.len() - start < PIECE_ACCESSES {
-            self.kernel.run(t, c.next, c.next + 1, e);
-            c.next += 1;
+    fn run_turn(&mut self, t: usize, items: usize) {
+        let (e, c) = (&mut self.em[t], &mut self.cursors[t]);
+        if K::PIECEWISE {
+            let start = e.buf.len();
+            while c.next < c.end && e.buf.len() - start < PIECE_ACCESSES {
+                self.kernel.run(t, c.next, c.next + 1, e);
+                c.next += 1;
+            }
+        } else {
+            let hi = c.next.saturating_add(items).min(c.end);
+            self.kernel.run(t, c.next, hi, e);
+            c.next = hi;
         }
     }
 }

@@ -49,8 +49,8 @@ enum Command {
     Repro(commands::repro::ReproArgs),
     /// Run a parameter sweep (base experiment + axes), or `sweep collect DIR` into one table.
     Sweep(commands::sweep::SweepArgs),
-    /// Measure this host: `numasim bench move-pages` times page moves (memcpy, move_pages(2),
-    /// stream copy) against the host's peak copy bandwidth.
+    /// Measure this host and numasim's models: `bench move-pages` times page moves against the
+    /// host's peak copy bandwidth; `bench dram` runs one memory controller alone.
     #[command(subcommand)]
     Bench(commands::bench::BenchCommand),
 }

@@ -51,6 +51,7 @@
 //! leaving it out would not always give the same decisions.
 
 use super::dram::{DramResult, MemoryController, Place, Slot};
+use std::collections::VecDeque;
 
 /// One request waiting in the window.
 #[derive(Debug, Clone, Copy)]
@@ -137,8 +138,13 @@ struct BankProbe {
 pub struct RequestWindow {
     capacity: usize,
     bypass_cap: Option<u32>,
-    /// In arrival order (then presentation order).
+    /// The candidates: the first `capacity` requests in arrival order (then presentation
+    /// order).
     queued: Vec<Queued>,
+    /// The rest, in the same order (waiting in the fabric). Kept apart so that taking a
+    /// candidate moves at most `capacity` entries, however many wait behind (a loaded node
+    /// holds hundreds).
+    outside: VecDeque<Queued>,
     /// Scratch of [`Self::decide`]: the requests it may take, as (cached start, index,
     /// probed start or `u64::MAX`).
     order: Vec<(u64, usize, u64)>,
@@ -156,7 +162,8 @@ impl RequestWindow {
         RequestWindow {
             capacity,
             bypass_cap,
-            queued: Vec::with_capacity(capacity),
+            queued: Vec::with_capacity(capacity + 1),
+            outside: VecDeque::new(),
             order: Vec::new(),
             memo: Vec::new(),
             decisions: 0,
@@ -164,7 +171,7 @@ impl RequestWindow {
     }
 
     pub fn len(&self) -> usize {
-        self.queued.len()
+        self.queued.len() + self.outside.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -197,13 +204,23 @@ impl RequestWindow {
             bypassed: 0,
             token,
         };
-        // Requests come nearly in arrival order: search for the place from the back.
+        // Requests come nearly in arrival order: search for the place from the back. A
+        // request waits outside unless it arrived before every one there (requests wait
+        // outside only when the candidates are full).
+        if let Some(j) = self.outside.iter().rposition(|o| o.arrive_ps <= arrive_ps) {
+            self.outside.insert(j + 1, q);
+            return;
+        }
         let at = self
             .queued
             .iter()
             .rposition(|o| o.arrive_ps <= arrive_ps)
             .map_or(0, |i| i + 1);
         self.queued.insert(at, q);
+        if self.queued.len() > self.capacity {
+            let last = self.queued.pop().expect("over capacity");
+            self.outside.push_front(last);
+        }
     }
 
     /// Lower bound of the start of the next decision (`None` when empty): a request that
@@ -216,7 +233,7 @@ impl RequestWindow {
 
     #[inline]
     fn candidates(&self) -> &[Queued] {
-        &self.queued[..self.queued.len().min(self.capacity)]
+        &self.queued
     }
 
     /// Books the queued request that can start first (oldest on ties; the bypass cap may hold
@@ -273,6 +290,10 @@ impl RequestWindow {
             if other.place.bank == q.place.bank {
                 other.bypassed += 1;
             }
+        }
+        // The oldest waiting outside becomes a candidate.
+        if let Some(next) = self.outside.pop_front() {
+            self.queued.push(next);
         }
         let result = m.commit(&slot, horizon_ps);
         Some(Decided {

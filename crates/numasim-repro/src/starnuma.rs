@@ -14,10 +14,13 @@
 //!
 //! Also Fig. 8b's split as the paper defines it (`timing.amat_ns.analytical`: unloaded from
 //! each class's share × its nominal latency, contention = measured − that), beside the
-//! measured split; Fig. 9 (oracle static placement on both machines, pool ≤ 20 %) and Fig. 11
-//! (baseline 2×BW / ISO-BW, StarNUMA half-BW; machine files written into `configs/`) on a
-//! subset of the workloads (`Size::extra_figures`), and a small per-phase migration-limit
-//! search (§IV-C) on BFS, every limit's runs kept.
+//! measured split; Fig. 9 (oracle static placement on both machines, pool ≤ 20 %), Fig. 10
+//! (the pool 190 ns slower), Fig. 11 (baseline 2×BW / ISO-BW, StarNUMA half-BW; machine files
+//! written into `configs/`) and Fig. 12 (a pool 4× smaller) on `Size::extra_figures` (BFS at
+//! `--quick`, all eight workloads at full size, with the geomeans the paper's text gives:
+//! 1.54× → 1.34× with the slower pool, ISO-BW 1.14×, StarNUMA 12 % ahead of 2×BW, half-BW 11 %
+//! ahead of ISO-BW), and a small per-phase migration-limit search (§IV-C), every limit's runs
+//! kept.
 //!
 //! Phase length: the paper's phases are 1 B instructions per core, and Algorithm 1's thresholds
 //! (HI 20 K accesses per region per phase, LO 1 K, adaptation bounds) and the migration limit
@@ -58,7 +61,7 @@ struct Size {
     /// when the workload's footprint is known ([`footprint_ratio_size`]); `None`: the phase
     /// length's share of the paper's ([`thresholds`]).
     region_count_scale: Option<f64>,
-    /// Workloads of Fig. 9 and Fig. 11 (fewer than Fig. 8's eight, to bound the run time).
+    /// Workloads of Figs. 9–12 (at `--quick` only BFS, to keep CI short).
     extra_figures: &'static [&'static str],
     /// Migration limits searched (pages per 1 B-instruction phase, as rates), besides the
     /// default 256 K, and the workloads searched.
@@ -100,7 +103,7 @@ const FULL: Size = Size {
     poa_reads: 64,
     cc_trials: 1,
     region_count_scale: None,
-    extra_figures: &["bfs", "sssp"],
+    extra_figures: &["sssp", "bfs", "cc", "tc", "masstree", "tpcc", "fmi", "poa"],
     limit_search: &[0, 65_536],
     limit_workloads: &["sssp", "bfs", "cc", "tc", "masstree", "tpcc", "fmi", "poa"],
     // All but tpcc: its 5.5 GB are half the paper's 12 GB, so the paper's ratio asks for
@@ -274,6 +277,112 @@ fn geomean(v: &[f64]) -> f64 {
         0.0
     } else {
         (pos.iter().map(|x| x.ln()).sum::<f64>() / pos.len() as f64).exp()
+    }
+}
+
+/// One workload's speedups over the baseline (with perfect-knowledge migration) in Figs. 9–12.
+#[derive(Debug, Clone, Copy)]
+struct FigureSpeedup {
+    t16: f64,
+    static_baseline: f64,
+    static_pool: f64,
+    slow_pool: f64,
+    double_bw: f64,
+    iso_bw: f64,
+    half_bw: f64,
+    small_pool: f64,
+}
+
+/// Figs. 9–12's speedups of every workload run, for the geomeans the paper's text states.
+#[derive(Debug, Default)]
+struct FigureSpeedups(Vec<FigureSpeedup>);
+
+impl FigureSpeedups {
+    fn push(&mut self, s: FigureSpeedup) {
+        self.0.push(s);
+    }
+
+    fn geomean_of(&self, f: fn(&FigureSpeedup) -> f64) -> f64 {
+        geomean(&self.0.iter().map(f).collect::<Vec<_>>())
+    }
+
+    /// The paper's averages (§V-B to §V-E), as geomeans over `kinds` (the workloads run);
+    /// nothing with one workload (its own rows say it all).
+    fn compare(&self, kinds: &[&str], out: &mut Vec<Comparison>) {
+        if self.0.len() < 2 {
+            return;
+        }
+        let over = format!("geomean over {}", kinds.join(", "));
+        let t16 = self.geomean_of(|s| s.t16);
+        let iso = self.geomean_of(|s| s.iso_bw);
+        let rows = [
+            (
+                "Fig. 9",
+                "oracle static placement, baseline machine, over baseline with migration (paper: no gain)",
+                Some(1.0),
+                self.geomean_of(|s| s.static_baseline),
+                Expect::None,
+            ),
+            (
+                "Fig. 9",
+                "oracle static placement on StarNUMA / StarNUMA T16 (paper: slightly above 1)",
+                None,
+                self.geomean_of(|s| s.static_pool) / t16,
+                Expect::None,
+            ),
+            (
+                "Fig. 10",
+                "speedup, StarNUMA T16 with the pool +190 ns",
+                Some(1.34),
+                self.geomean_of(|s| s.slow_pool),
+                Expect::None,
+            ),
+            (
+                "Fig. 10",
+                "speedup with the pool +190 ns / default speedup (paper: 1.34 / 1.54)",
+                Some(1.34 / 1.54),
+                self.geomean_of(|s| s.slow_pool) / t16,
+                Expect::Below(1.0),
+            ),
+            (
+                "Fig. 11",
+                "speedup, baseline ISO-BW",
+                Some(1.14),
+                iso,
+                Expect::Above(1.0),
+            ),
+            (
+                "Fig. 11",
+                "StarNUMA T16 speedup / baseline 2×BW speedup (paper: StarNUMA 12 % ahead)",
+                Some(1.12),
+                t16 / self.geomean_of(|s| s.double_bw),
+                Expect::Above(1.0),
+            ),
+            (
+                "Fig. 11",
+                "StarNUMA half-BW speedup / baseline ISO-BW speedup (paper: half-BW 11 % ahead)",
+                Some(1.11),
+                self.geomean_of(|s| s.half_bw) / iso,
+                Expect::Above(1.0),
+            ),
+            (
+                "Fig. 12",
+                "speedup, StarNUMA T16 with a 4× smaller pool",
+                Some(1.48),
+                self.geomean_of(|s| s.small_pool),
+                Expect::None,
+            ),
+            (
+                "Fig. 12",
+                "speedup with a 4× smaller pool / default speedup (paper: 1.48 / 1.54)",
+                Some(1.48 / 1.54),
+                self.geomean_of(|s| s.small_pool) / t16,
+                Expect::None,
+            ),
+        ];
+        for (source, what, paper, value, expect) in rows {
+            out.push(cmp(source, format!("{over}: {what}"), "×", paper, value, expect));
+        }
     }
 }
 
@@ -773,40 +882,6 @@ impl Study for StarNuma {
             percent_change(ab, a16),
             Expect::Below(0.0),
         ));
-        // Fig. 10: the pool 190 ns slower (a CXL latency penalty), on a machine file derived
-        // from the preset; Fig. 12: a pool 4× smaller than the default 20 % of the footprint.
-        let slow_pool = slower_pool_machine(ctx, 190.0)?;
-        let small_pool = timing_experiment(size, "starnuma16-pool-scaled", &t16(&bfs)).replace(
-            "[placement]\npolicy = \"first-touch\"\n",
-            "[placement]\npolicy = \"first-touch\"\ncapacity_fraction_of_footprint = { pool = 0.05 }\n",
-        );
-        let mut pair = ctx
-            .run_experiments(&[
-                (
-                    "fig10-bfs-starnuma-t16-pool-plus-190ns".into(),
-                    timing_experiment(size, &slow_pool, &t16(&bfs)),
-                ),
-                ("fig12-bfs-starnuma-t16-pool-quarter".into(), small_pool),
-            ])?
-            .into_iter();
-        let (t16_slow, t16_small) = (pair.next().expect("two runs"), pair.next().expect("two runs"));
-        let speedup16 = tb / t16_ns;
-        out.push(cmp(
-            "Fig. 10",
-            "speedup with pool +190 ns / default speedup (paper: means 1.34 / 1.54)",
-            "×",
-            Some(1.34 / 1.54),
-            (tb / time(&t16_slow, "t16 +190 ns")?) / speedup16,
-            Expect::Below(1.0),
-        ));
-        out.push(cmp(
-            "Fig. 12",
-            "speedup with a 4× smaller pool / default speedup (paper: means 1.48 / 1.54)",
-            "×",
-            Some(1.48 / 1.54),
-            (tb / time(&t16_small, "t16 small pool")?) / speedup16,
-            Expect::None,
-        ));
         let moves = number(&t16_run, &["migration", "total_moves"]).unwrap_or(0.0);
         let to_pool = number(&t16_run, &["migration", "moves_to", "pool"]).unwrap_or(0.0);
         out.push(cmp(
@@ -825,7 +900,7 @@ impl Study for StarNuma {
             if moves > 0.0 { 100.0 * to_pool / moves } else { 0.0 },
             Expect::Above(50.0),
         ));
-        self.fig9_and_fig11(ctx, size, &of, &time, &mut out)?;
+        self.figures_9_to_12(ctx, size, &of, &time, &mut out)?;
         self.limit_search(ctx, size, &of, &time, &mut out)?;
         self.footprint_ratio(ctx, size, &time, &mut out)?;
         Ok(out)
@@ -1000,9 +1075,11 @@ impl StarNuma {
     }
 
     /// Fig. 9 (oracle static placement on both machines, the pool capped at 20 % of the
-    /// footprint) and Fig. 11 (baseline 2×BW and ISO-BW, StarNUMA half-BW), on
-    /// `size.extra_figures`, all as speedups over the baseline with perfect-knowledge migration.
-    fn fig9_and_fig11(
+    /// footprint), Fig. 10 (the pool 190 ns slower), Fig. 11 (baseline 2×BW and ISO-BW,
+    /// StarNUMA half-BW) and Fig. 12 (a pool 4× smaller), on `size.extra_figures`, all as
+    /// speedups over the baseline with perfect-knowledge migration; with more than one workload,
+    /// the geomeans the paper states beside its per-workload bars.
+    fn figures_9_to_12(
         &self,
         ctx: &mut StudyContext,
         size: &Size,
@@ -1025,7 +1102,9 @@ impl StarNuma {
             &[("upi", 26.4 / 20.8), ("numalink", 17.0 / 13.0)],
         )?;
         let half = scaled_links_machine(ctx, "starnuma16-pool-scaled", "halfbw", &[("cxl", 0.5)])?;
-        let (mut over_double, mut over_double_all) = (Vec::new(), Vec::new());
+        // Fig. 10: the pool 190 ns slower (a CXL switch), a machine file derived from the preset.
+        let slow_pool = slower_pool_machine(ctx, 190.0)?;
+        let mut speedups = FigureSpeedups::default();
         for &kind in size.extra_figures {
             // The Fig. 8 runs of this workload (already run: the same config, so results reused
             // from disk would be identical; they are re-read here).
@@ -1034,7 +1113,13 @@ impl StarNuma {
             let tb = time(&base, kind)?;
             let speed = |r: &serde_json::Value, id: &str| -> Result<f64, ReproError> { Ok(tb / time(r, id)?) };
             let s16 = speed(&dynamic, kind)?;
-            // Fig. 9 and Fig. 11's runs of this workload, in one batch.
+            let sized = of(kind);
+            // Fig. 12: a pool 4× smaller than the default 20 % of the footprint.
+            let small_pool = timing_experiment_of(kind, size, "starnuma16-pool-scaled", &t16(&sized)).replace(
+                "[placement]\npolicy = \"first-touch\"\n",
+                "[placement]\npolicy = \"first-touch\"\ncapacity_fraction_of_footprint = { pool = 0.05 }\n",
+            );
+            // The four figures' runs of this workload, in one batch.
             let mut batch = ctx
                 .run_experiments(&[
                     (
@@ -1050,6 +1135,10 @@ impl StarNuma {
                         ),
                     ),
                     (
+                        format!("fig10-{kind}-starnuma-t16-pool-plus-190ns"),
+                        timing_experiment_of(kind, size, &slow_pool, &t16(&sized)),
+                    ),
+                    (
                         format!("fig11-{kind}-baseline-2xbw"),
                         timing_experiment_of(kind, size, &double, &perfect_baseline(size)),
                     ),
@@ -1059,12 +1148,14 @@ impl StarNuma {
                     ),
                     (
                         format!("fig11-{kind}-starnuma-t16-halfbw"),
-                        timing_experiment_of(kind, size, &half, &t16(&of(kind))),
+                        timing_experiment_of(kind, size, &half, &t16(&sized)),
                     ),
+                    (format!("fig12-{kind}-starnuma-t16-pool-quarter"), small_pool),
                 ])?
                 .into_iter();
-            let mut next = || batch.next().expect("five runs");
-            let (static_base, static_pool, r2, ri, rh) = (next(), next(), next(), next(), next());
+            let mut next = || batch.next().expect("seven runs");
+            let (static_base, static_pool, slow, r2, ri, rh, small) =
+                (next(), next(), next(), next(), next(), next(), next());
             let (sb, sp) = (
                 speed(&static_base, "static baseline")?,
                 speed(&static_pool, "static pool")?,
@@ -1092,6 +1183,18 @@ impl StarNuma {
                 None,
                 sp / sb,
                 Expect::Above(1.0),
+            ));
+            let s_slow = speed(&slow, "t16 +190 ns")?;
+            out.push(cmp(
+                "Fig. 10",
+                format!(
+                    "{kind}: speedup with pool +190 ns / default speedup (paper: means 1.34 / 1.54{})",
+                    if kind == "tc" { "; TC 1.11 / 1.63" } else { "" }
+                ),
+                "×",
+                Some(if kind == "tc" { 1.11 / 1.63 } else { 1.34 / 1.54 }),
+                s_slow / s16,
+                Expect::Below(1.0),
             ));
             // Fig. 11.
             let (s2, si, sh) = (speed(&r2, "2xbw")?, speed(&ri, "isobw")?, speed(&rh, "halfbw")?);
@@ -1125,31 +1228,35 @@ impl StarNuma {
                     Expect::None,
                 ));
             }
-            let ratio = if s2 > 0.0 { s16 / s2 } else { 0.0 };
             out.push(cmp(
                 "Fig. 11",
                 format!("{kind}: StarNUMA T16 speedup / baseline 2×BW speedup (paper: BFS below 1, the exception)"),
                 "×",
                 None,
-                ratio,
+                if s2 > 0.0 { s16 / s2 } else { 0.0 },
                 Expect::None,
             ));
-            over_double_all.push(ratio);
-            if kind != "bfs" {
-                over_double.push(ratio);
-            }
-        }
-        let _ = over_double_all;
-        if !over_double.is_empty() {
+            let s_small = speed(&small, "t16 small pool")?;
             out.push(cmp(
-                "Fig. 11",
-                "StarNUMA T16 / baseline 2×BW, mean over the Fig. 11 workloads other than BFS (paper: 1.12 over all)",
+                "Fig. 12",
+                format!("{kind}: speedup with a 4× smaller pool / default speedup (paper: means 1.48 / 1.54)"),
                 "×",
-                Some(1.12),
-                over_double.iter().sum::<f64>() / over_double.len() as f64,
-                Expect::Above(1.0),
+                Some(1.48 / 1.54),
+                s_small / s16,
+                Expect::None,
             ));
+            speedups.push(FigureSpeedup {
+                t16: s16,
+                static_baseline: sb,
+                static_pool: sp,
+                slow_pool: s_slow,
+                double_bw: s2,
+                iso_bw: si,
+                half_bw: sh,
+                small_pool: s_small,
+            });
         }
+        speedups.compare(size.extra_figures, out);
         Ok(())
     }
 

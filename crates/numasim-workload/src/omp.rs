@@ -15,8 +15,8 @@
 //! only until the asked-for thread has data, so buffers stay small while the consumer reads
 //! all threads at similar instruction counts. A kernel whose single items can be heavy (a hub
 //! vertex's triangles) declares itself [`Kernel::PIECEWISE`]: a piece is then about
-//! [`PIECE_ACCESSES`] accesses, not a number of items, and a batch at most
-//! [`MAX_BATCH_ACCESSES`]. Races between threads (CAS on a parent array, atomic
+//! `PIECE_ACCESSES` accesses, not a number of items, and a batch at most
+//! `MAX_BATCH_ACCESSES`. Races between threads (CAS on a parent array, atomic
 //! minimum) are resolved in round order, which is deterministic. At a barrier every thread's
 //! instruction count is raised to the latest arrival's plus [`BARRIER_INSTRUCTIONS`]: waiting
 //! threads spin, so no thread's next-loop accesses can precede another's current-loop accesses
@@ -95,7 +95,7 @@ pub trait Kernel: Send {
     fn run(&mut self, t: usize, lo: usize, hi: usize, e: &mut Emitter);
     /// Items of one range may run in several calls, `run(t, lo, i)` then `run(t, i, hi)`,
     /// with the same accesses as one call: the runtime then runs a thread's share item by item,
-    /// about [`PIECE_ACCESSES`] accesses per turn, so one heavy chunk or block (a hub vertex's
+    /// about `PIECE_ACCESSES` accesses per turn, so one heavy chunk or block (a hub vertex's
     /// triangles) never fills a buffer while the other threads' buffers fill up to its
     /// instruction count. Off by default: a kernel whose calls emit per-call accesses, or
     /// whose races are resolved per call, keeps its whole pieces. (A constant, so the other

@@ -1,7 +1,7 @@
 //! Typed parameter structs, each parameter declared once.
 //!
 //! Profilers, policies and the migration mechanism take their settings from flat keys in
-//! `[migration]`. Each component declares its settings with [`declare_params!`]: one line per
+//! `[migration]`. Each component declares its settings with `declare_params!`: one line per
 //! parameter gives the field, its type, default, unit, allowed values and a one-line doc. The
 //! macro turns that one declaration into
 //! - the typed struct the component is built from (fields read by name in code are fields, so
@@ -143,7 +143,7 @@ impl ParamValue for String {
     }
 }
 
-/// A declared set of parameters (implemented by [`declare_params!`]).
+/// A declared set of parameters (implemented by `declare_params!`).
 pub trait ParamSet: Sized {
     /// Every parameter with its default, unit, check and doc, in declaration order.
     fn defs() -> Vec<ParamDef>;

@@ -5,8 +5,8 @@
 //! and aligns its `reads_per_thread` reads against it, as racon/spoa-style POA does per
 //! window. A read is a copy of a random stretch of the backbone with `error_rate`
 //! substitutions/insertions/deletions. For each read the thread fills a local-alignment DP
-//! matrix H[(nodes+1)×(len+1)] (i32) in topological order — H[v][j] = max(0, H[p][j−1] + s,
-//! H[p][j] + gap, H[v][j−1] + gap) over the predecessors p of v — then traces back from the best
+//! matrix `H[(nodes+1)×(len+1)]` (i32) in topological order — `H[v][j] = max(0, H[p][j−1] + s,
+//! H[p][j] + gap, H[v][j−1] + gap)` over the predecessors p of v — then traces back from the best
 //! cell and adds the read to the graph by incrementing the weights of the aligned nodes (a
 //! structural fusion of new nodes is left out: it would not change the sharing pattern).
 //!
@@ -16,9 +16,9 @@
 //! by the aligning thread, which copies (encodes) it into a private buffer as spoa does. So
 //! nearly all accesses go to pages a single thread touches.
 //!
-//! Cost model: per DP cell, for each predecessor: pred index load (2), H[p][j−1] and H[p][j]
+//! Cost model: per DP cell, for each predecessor: pred index load (2), `H[p][j−1]` and `H[p][j]`
 //! loads (2 each, add/max), node base load once per row (2), read base load per cell (2),
-//! H[v][j] store (4: the two max with the left neighbour kept in a register); traceback step 6
+//! `H[v][j]` store (4: the two max with the left neighbour kept in a register); traceback step 6
 //! per H load. Integer only.
 
 use crate::genomics::random_dna;

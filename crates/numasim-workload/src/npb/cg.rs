@@ -15,7 +15,7 @@
 //! (`init = "serial"`, NPB's `makea` before the parallel region) or row block by row block.
 //!
 //! Cost model (instructions charged to each access): rowptr read 3 (load, loop bound setup),
-//! colidx read 3 (load, increment, compare/branch), values read 1, p[col] read 3 (load +
+//! colidx read 3 (load, increment, compare/branch), values read 1, `p[col]` read 3 (load +
 //! multiply + add, 2 flops), q/x/r/p updates 1 per load plus 2 per flop; initialisation stores
 //! 2 each.
 

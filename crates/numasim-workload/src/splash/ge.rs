@@ -21,7 +21,7 @@
 //!
 //! Cost model: pivot search per row = perm load (2) + element load with |x| and compare
 //! (4, 1 flop); multiplier = 2 loads + 1 divide (cost 2 each, 1 flop); inner update per element
-//! = load a[k][j] (1) + load a[i][j] (1) + multiply-subtract (2 flops) + store (3);
+//! = load `a[k][j]` (1) + load `a[i][j]` (1) + multiply-subtract (2 flops) + store (3);
 //! row loop overhead 3. Back substitution: 2 loads + 2 flops per element.
 
 use super::Partition;

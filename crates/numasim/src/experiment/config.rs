@@ -29,7 +29,7 @@ pub struct ExperimentSpec {
     #[serde(default = "default_phase_instructions")]
     pub phase_instructions: u64,
     /// Timing mode only: phases in simulated time, ns, instead of `phase_instructions` (which
-    /// must then be left out); see [`check_phase_ns`].
+    /// must then be left out); see `check_phase_ns`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase_ns: Option<u64>,
     /// Stop after this many phases (the rest of the workload is not simulated).

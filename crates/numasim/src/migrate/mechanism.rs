@@ -7,7 +7,7 @@
 //!   destination is memory-only, e.g. a CXL pool; socket 0 when both are). Data bytes are
 //!   counted per link direction along the machine's routes and per node (read / written);
 //!   request and acknowledgement messages are not counted as bytes.
-//! - TLB shootdowns: one per moved page. Hardware-assisted (StarNUMA, [64]): only the initiating
+//! - TLB shootdowns: one per moved page. Hardware-assisted (StarNUMA, \[64\]): only the initiating
 //!   core pays `shootdown_initiator_cycles`. Software: the initiator pays that plus every other
 //!   core pays `shootdown_handler_cycles` (IPI + kernel entry + handler).
 //!   `move-pages`: Linux `move_pages(2)` as HyDM uses it on KNL: software shootdowns as above,

@@ -18,7 +18,7 @@
 //! the registry (`policies!` below), which generates the closed [`PolicyKind`] (names,
 //! summaries, papers, parameter tables) and the enum of policy states the [`Migrator`]
 //! dispatches on at boundaries. Parameters are typed structs declared with
-//! [`crate::param::declare_params!`].
+//! `crate::param::declare_params!`.
 
 pub mod groups;
 pub mod host;

@@ -1,7 +1,7 @@
 //! `[migration]` in the experiment: policy and profiler by name, parameters beside them.
 //!
 //! Parameters are declared once per policy, per profiler and for the mechanism, as typed
-//! structs ([`crate::param::declare_params!`]); their tables ([`PolicyKind::params`],
+//! structs (`crate::param::declare_params!`); their tables ([`PolicyKind::params`],
 //! [`ProfilerKind::params`], [`mechanism_params`]) drive validation here (an unknown or
 //! misspelt key is an error naming the key, values are checked against the declared type and
 //! range), defaults (the resolved experiment lists every parameter with its value) and

@@ -40,7 +40,7 @@ declare_params! {
         migration_limit_pages: u64 = 262_144, unit "pages", Check::Range(0.0, 1e12);
         /// a region with at least this many sharers goes to the pool
         pool_sharers: u64 = 8, unit "sockets", Check::Range(1.0, 1e6);
-        /// pool capacity as a fraction of the footprint, unless [placement] sets one
+        /// pool capacity as a fraction of the footprint, unless `[placement]` sets one
         pool_capacity_fraction: f64 = 0.2, unit "fraction", Check::Range(0.0, 1.0);
     }
 }

@@ -35,7 +35,7 @@ pub struct FunctionalConfig {
     /// Per socket (size_bytes, ways) of the LLC filter; `None` turns the filter off.
     pub llc: Option<Vec<(u64, usize)>>,
     pub page_bytes: u64,
-    /// Run the migration profiler's observer on a thread of its own (see [`ObserverPipe`]).
+    /// Run the migration profiler's observer on a thread of its own (see `ObserverPipe`).
     /// Results do not depend on it.
     pub observer_thread: bool,
 }

@@ -744,7 +744,7 @@ impl MemoryController {
         self.commit(&slot, horizon_ps)
     }
 
-    /// Where [`Self::schedule`] would place a request arriving at `arrive_ps` if it were
+    /// Where `Self::schedule` would place a request arriving at `arrive_ps` if it were
     /// presented now, without booking it: the earliest start every constraint admits given
     /// what is booked so far. Booking more can only move it later (each constraint is a
     /// busy list that only grows), which is what the read window's lazy re-probing relies on.

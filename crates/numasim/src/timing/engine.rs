@@ -17,7 +17,7 @@
 //! heap of cores, each running up to `lookahead_ns` past the slowest), so resources see
 //! requests nearly in time order, and the timelines' gap filling softens the remaining
 //! disorder: an early request presented late still uses an idle gap it fits in whole (what
-//! that disorder costs is measured against an exact engine in [`super::reference`]).
+//! that disorder costs is measured against an exact engine in `super::reference`).
 //!
 //! The one exception is a demand miss's DRAM read when read queues are on (the default): it
 //! waits in its home's FR-FCFS queue and the rest of its transaction is booked when the queue

@@ -427,7 +427,7 @@ impl MeshFabric {
     }
 
     /// Sends a `bytes` packet ready at `t` whose destination device takes it only when `accept`
-    /// says (see [`Self::send_credited`]): it waits in the destination router's buffer, holding
+    /// says (see `Self::send_credited`): it waits in the destination router's buffer, holding
     /// a VC there and, as that buffer fills, upstream ones. Needs router buffers.
     pub fn send_accepted(
         &mut self,

@@ -166,6 +166,13 @@ impl Directory {
         }
     }
 
+    /// MESI: the owner of entry `di` wrote the line back while supplying it; it stays a
+    /// sharer with a clean copy, and memory serves the next miss.
+    #[inline]
+    pub fn share_clean(&mut self, di: usize) {
+        self.owner[di] = NO_OWNER;
+    }
+
     /// `socket` wrote the line back: it no longer owns it dirty (it stays a sharer until
     /// invalidated; a later miss then comes from memory).
     #[inline]

@@ -29,7 +29,7 @@ use super::booking::{Booking, FetchInFlight, Latency};
 use super::core::{Core, CoreLimits, PENDING};
 use super::directory::{Directory, NO_OWNER};
 use super::dram::ps;
-use super::params::TimingSpec;
+use super::params::{Coherence, TimingSpec};
 use super::private::{Level, PrivateCaches};
 use crate::cache::{Outcome, SetAssocCache};
 use crate::mem::{Memory, Placement};
@@ -73,6 +73,8 @@ pub struct TimingCounts {
     pub classes: Vec<ClassSums>,
     pub block_transfers_3hop: u64,
     pub block_transfers_4hop: u64,
+    /// MESI: write-backs of block transfers' suppliers (`coherence = "mesi"`).
+    pub sharing_writebacks: u64,
     /// Block-transfer *loads* (the AMAT's `block_transfer` class) whose home is a pool.
     pub bt_loads_via_pool: u64,
     pub invalidations: u64,
@@ -914,6 +916,9 @@ impl TimingSim {
                     self.cores[k as usize].clean_line(line);
                 }
             }
+            if self.spec.coherence == Coherence::Mesi {
+                self.share_clean(miss.supplier as usize, node, page, di, line, t0);
+            }
         }
         self.dir.fill_private(di, c);
         if bt {
@@ -1186,6 +1191,19 @@ impl TimingSim {
         }
     }
 
+    /// MESI: the block transfer's `supplier` writes `line` back to its home `node` and keeps a
+    /// clean shared copy (its LLC copy is cleaned; its private copies already were).
+    #[inline(never)]
+    fn share_clean(&mut self, supplier: usize, node: usize, page: u32, di: usize, line: u64, t: u64) {
+        self.dir.share_clean(di);
+        if self.llc_on {
+            self.llcs[supplier].clean(line);
+        }
+        self.timing.sharing_writebacks += 1;
+        let row = self.dram_row(node, page, line << 6);
+        self.book.writeback(supplier, node, row, t);
+    }
+
     /// A dirty line leaves the socket: data to the home, a posted DRAM write.
     fn writeback(&mut self, socket: usize, line: u64, t: u64) {
         let Some(page) = self.memory.table.lookup(line << 6) else {
@@ -1453,7 +1471,12 @@ mod tests {
     /// The two-socket machine at CPI 2.8 (1 ns per instruction), first touch, LLCs on, with
     /// `spec`'s other settings and threads on `thread_socket`.
     fn sim_with(spec: TimingSpec, thread_socket: Vec<usize>) -> TimingSim {
-        let m = Machine::load("two-socket").unwrap();
+        sim_on("two-socket", spec, thread_socket)
+    }
+
+    /// [`sim_with`] on machine `machine`.
+    fn sim_on(machine: &str, spec: TimingSpec, thread_socket: Vec<usize>) -> TimingSim {
+        let m = Machine::load(machine).unwrap();
         let cfg = TimingConfig {
             spec: TimingSpec { base_cpi: 2.8, ..spec },
             phase_instructions: 1_000_000,
@@ -1471,6 +1494,41 @@ mod tests {
             assert!(out.len() < 10_000, "the run must end");
         }
         out
+    }
+
+    /// A line socket 0 wrote, read by socket 1 and then by socket 2: under MOESI socket 0
+    /// keeps it Owned and supplies both (two block transfers, no write-back); under MESI it
+    /// writes the line back while supplying socket 1 and memory serves socket 2 (one block
+    /// transfer, one sharing write-back, whose DRAM write the home's controller receives).
+    #[test]
+    fn mesi_sends_the_second_reader_to_memory_where_moesi_keeps_the_owner_supplying() {
+        let run = |coherence: Coherence| {
+            let spec = TimingSpec {
+                coherence,
+                ..TimingSpec::default()
+            };
+            let mut s = sim_on("starnuma16-baseline", spec, vec![0, 1, 2]);
+            let line = 0x40_0000;
+            let streams = vec![
+                vec![Access::write(1, line, 8)],
+                vec![Access::read(20_000, line, 8)],
+                vec![Access::read(40_000, line, 8)],
+            ];
+            let mut src = VecSource::new(streams);
+            let mut total = TimingCounts::default();
+            while let Some((_, t)) = s.run_phase(&mut src, 1_000_000).unwrap() {
+                total.add(&t);
+            }
+            // Written, or posted and still queued.
+            let writes: u64 = s.book.mem.iter().map(|m| m.writes + m.queued_writes() as u64).sum();
+            (
+                total.block_transfers_3hop + total.block_transfers_4hop,
+                total.sharing_writebacks,
+                writes,
+            )
+        };
+        assert_eq!(run(Coherence::Moesi), (2, 0, 0));
+        assert_eq!(run(Coherence::Mesi), (1, 1, 1));
     }
 
     #[test]

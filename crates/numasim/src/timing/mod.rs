@@ -80,7 +80,11 @@
 //! - Load miss, owner O ≠ R (**block transfer**): R→H, home memory access (the directory lives
 //!   with memory, so the home pays its access), H→O forward (header), owner supplies the line
 //!   after `owner_snoop_ns`, data O→R (socket home: 3 hops) or O→H→R (CXL pool home: 4 hops,
-//!   StarNUMA §II). O keeps the line (Owned) and its private copies become clean.
+//!   StarNUMA §II). O keeps the line (Owned) and its private copies become clean. With
+//!   `coherence = "mesi"` O instead writes the line back to H (data O→H and a posted DRAM
+//!   write, booked from the request's issue: off the critical path) and keeps a clean shared
+//!   copy, so the next reader's miss is served by memory, as in the StarNUMA artifact's
+//!   directory; `timing.block_transfers.sharing_writebacks` counts these write-backs.
 //! - Store without exclusive ownership: sharers and owner are invalidated (their LLC and private
 //!   copies dropped now); messages H→S (header) and acks S→R (header) are sent; on an LLC miss
 //!   the data is fetched as for a load (from the owner if any) without stalling the core.
@@ -170,5 +174,5 @@ pub mod report;
 pub mod timeline;
 
 pub use engine::{TimingConfig, TimingSim};
-pub use params::{DramPagePolicy, ProxyMode, TimingSpec};
+pub use params::{Coherence, DramPagePolicy, ProxyMode, TimingSpec};
 pub use report::{PhaseTiming, TimingResults};

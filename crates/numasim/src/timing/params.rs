@@ -28,6 +28,20 @@ pub enum ProxyMode {
     Reactive,
 }
 
+/// What the directory does when a block transfer serves a load (timing/mod.rs, "Coherence").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Coherence {
+    /// The supplier keeps the line Owned (dirty): every later reader's miss is a block
+    /// transfer from it too, until it writes the line back or another socket stores to it.
+    #[default]
+    Moesi,
+    /// The supplier writes the line back to its home (a posted DRAM write) and keeps a clean
+    /// shared copy: later readers are served by memory. The StarNUMA artifact's directory
+    /// does this (a second reader moves the line to S, and an S line is read from memory).
+    Mesi,
+}
+
 /// `[timing]` as written by the user (strict keys, defaults documented per field).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -65,6 +79,9 @@ pub struct TimingSpec {
     /// StarNUMA §V-A accounting charges "80ns for memory access and directory lookup" plus the
     /// network and nothing at the owner).
     pub owner_snoop_ns: f64,
+    /// `moesi` (default) or `mesi`: whether a block transfer's supplier keeps the line Owned
+    /// or writes it back and shares it clean ([`Coherence`]).
+    pub coherence: Coherence,
     /// Multiplies every link bandwidth (default 1.0; 0.5 halves all links for studies).
     pub link_bandwidth_scale: f64,
     /// DRAM row (page) size per channel, bytes (default 8192).
@@ -168,6 +185,7 @@ impl Default for TimingSpec {
             page_walk_cycles: 30,
             header_bytes: 16,
             owner_snoop_ns: 0.0,
+            coherence: Coherence::Moesi,
             link_bandwidth_scale: 1.0,
             dram_row_bytes: 8192,
             dram_refresh: true,
@@ -370,6 +388,10 @@ pub const TIMING_KEY_DOCS: &[(&str, &str)] = &[
     (
         "owner_snoop_ns",
         "owner cache latency when it supplies a block transfer, ns",
+    ),
+    (
+        "coherence",
+        "moesi | mesi: a block transfer's supplier keeps the line Owned, or writes it back and shares it clean",
     ),
     (
         "link_bandwidth_scale",

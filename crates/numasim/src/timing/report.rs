@@ -529,10 +529,17 @@ pub fn run(sim: &TimingSim, m: &Machine, total: &TimingCounts, migration: Migrat
             per_core,
             per_socket,
         },
-        block_transfers: BTreeMap::from([
-            ("3hop".to_string(), total.block_transfers_3hop),
-            ("4hop_via_pool".to_string(), total.block_transfers_4hop),
-        ]),
+        block_transfers: {
+            let mut bt = BTreeMap::from([
+                ("3hop".to_string(), total.block_transfers_3hop),
+                ("4hop_via_pool".to_string(), total.block_transfers_4hop),
+            ]);
+            // Only under MESI, so MOESI results keep their form.
+            if sim.spec.coherence == super::Coherence::Mesi {
+                bt.insert("sharing_writebacks".to_string(), total.sharing_writebacks);
+            }
+            bt
+        },
         invalidations: total.invalidations,
         tlb_misses: total.tlb_misses,
         threads,
@@ -557,6 +564,7 @@ impl TimingCounts {
         }
         self.block_transfers_3hop += o.block_transfers_3hop;
         self.block_transfers_4hop += o.block_transfers_4hop;
+        self.sharing_writebacks += o.sharing_writebacks;
         self.bt_loads_via_pool += o.bt_loads_via_pool;
         self.invalidations += o.invalidations;
         self.tlb_misses += o.tlb_misses;

@@ -315,6 +315,8 @@ impl FigureSpeedups {
         let over = format!("geomean over {}", kinds.join(", "));
         let t16 = self.geomean_of(|s| s.t16);
         let iso = self.geomean_of(|s| s.iso_bw);
+        let slow = self.geomean_of(|s| s.slow_pool);
+        let small = self.geomean_of(|s| s.small_pool);
         let rows = [
             (
                 "Fig. 9",
@@ -334,14 +336,14 @@ impl FigureSpeedups {
                 "Fig. 10",
                 "speedup, StarNUMA T16 with the pool at 270 ns",
                 Some(1.34),
-                self.geomean_of(|s| s.slow_pool),
+                slow,
                 Expect::None,
             ),
             (
                 "Fig. 10",
                 "speedup with the pool at 270 ns / default speedup (paper: 1.34 / 1.54)",
                 Some(1.34 / 1.54),
-                self.geomean_of(|s| s.slow_pool) / t16,
+                slow / t16,
                 Expect::Below(1.0),
             ),
             (
@@ -369,14 +371,14 @@ impl FigureSpeedups {
                 "Fig. 12",
                 "speedup, StarNUMA T16 with a 4× smaller pool",
                 Some(1.48),
-                self.geomean_of(|s| s.small_pool),
+                small,
                 Expect::None,
             ),
             (
                 "Fig. 12",
                 "speedup with a 4× smaller pool / default speedup (paper: 1.48 / 1.54)",
                 Some(1.48 / 1.54),
-                self.geomean_of(|s| s.small_pool) / t16,
+                small / t16,
                 Expect::None,
             ),
         ];
@@ -463,6 +465,14 @@ fn timing_experiment_of(kind: &str, size: &Size, machine: &str, migration: &str)
         workload(kind, size),
         size.sample_instructions,
         size.warmup_instructions
+    )
+}
+
+/// `config` (a [`timing_experiment_of`]) with the pool capped at `fraction` of the footprint.
+fn with_pool_capacity(config: String, fraction: f64) -> String {
+    config.replace(
+        "[placement]\npolicy = \"first-touch\"\n",
+        &format!("[placement]\npolicy = \"first-touch\"\ncapacity_fraction_of_footprint = {{ pool = {fraction} }}\n"),
     )
 }
 
@@ -1117,9 +1127,9 @@ impl StarNuma {
             let s16 = speed(&dynamic, kind)?;
             let sized = of(kind);
             // Fig. 12: a pool 4× smaller than the default 20 % of the footprint.
-            let small_pool = timing_experiment_of(kind, size, "starnuma16-pool-scaled", &t16(&sized)).replace(
-                "[placement]\npolicy = \"first-touch\"\n",
-                "[placement]\npolicy = \"first-touch\"\ncapacity_fraction_of_footprint = { pool = 0.05 }\n",
+            let small_pool = with_pool_capacity(
+                timing_experiment_of(kind, size, "starnuma16-pool-scaled", &t16(&sized)),
+                0.05,
             );
             // The four figures' runs of this workload, in one batch.
             let mut batch = ctx
@@ -1130,10 +1140,9 @@ impl StarNuma {
                     ),
                     (
                         format!("fig9-{kind}-starnuma-oracle-static"),
-                        timing_experiment_of(kind, size, "starnuma16-pool-scaled", "policy = \"oracle-static\"\n")
-                            .replace(
-                            "[placement]\npolicy = \"first-touch\"\n",
-                            "[placement]\npolicy = \"first-touch\"\ncapacity_fraction_of_footprint = { pool = 0.2 }\n",
+                        with_pool_capacity(
+                            timing_experiment_of(kind, size, "starnuma16-pool-scaled", "policy = \"oracle-static\"\n"),
+                            0.2,
                         ),
                     ),
                     (

@@ -16,7 +16,7 @@ const TEMPLATE: &str = include_str!("../templates/report.html");
 const CSS: &str = include_str!("../templates/report.css");
 
 /// Ids of every view the report can contain, in page order.
-pub const VIEWS: [&str; 11] = [
+pub const VIEWS: [&str; 12] = [
     "summary",
     "machine",
     "access-classes",
@@ -28,6 +28,7 @@ pub const VIEWS: [&str; 11] = [
     "placement",
     "placement-map",
     "migration",
+    "similarity",
 ];
 
 #[derive(Serialize)]
@@ -460,6 +461,53 @@ fn speedup_table(runs: &[Run]) -> Option<TableCtx> {
     })
 }
 
+/// Each run's dimensionless numbers beside the paper's (results.json `similarity`).
+fn similarity_view(runs: &[Run]) -> Option<ViewCtx> {
+    use crate::similarity::format_value;
+    let mut tables = Vec::new();
+    for r in runs {
+        let Some(s) = crate::similarity::of(r) else { continue };
+        let caption = match (&s.source, s.scale) {
+            (Some(src), Some(k)) => format!(
+                "{}: scaled copy of {src} at {} of its footprint",
+                r.label,
+                format_value(Some(k))
+            ),
+            (None, Some(k)) => format!("{}: {} of the reference footprint", r.label, format_value(Some(k))),
+            _ => format!("{}: no reference declared", r.label),
+        };
+        tables.push(TableCtx {
+            caption,
+            header: vec!["number".into(), "this run".into(), "paper".into(), "run / paper".into()],
+            rows: s
+                .rows
+                .iter()
+                .map(|row| {
+                    vec![
+                        row.number.replace('_', " "),
+                        format_value(row.run),
+                        format_value(row.reference),
+                        row.ratio().map_or_else(|| "—".into(), |x| format!("{x:.2}×")),
+                    ]
+                })
+                .collect(),
+        });
+    }
+    (!tables.is_empty()).then(|| ViewCtx {
+        id: "similarity",
+        title: "Similarity to the paper",
+        description: "The dimensionless numbers that decide a scaled run's outcome (instructions per phase \
+             per footprint byte, pages movable per phase, capacities, samples per page per phase, \
+             phases per run, timed share, simulated time per byte, LLC over footprint), this run's \
+             beside the paper's when the experiment declares its reference (`[similarity]`). A ratio \
+             far from 1× is a number the run did not keep."
+            .into(),
+        figures: vec![],
+        tables,
+        wide: false,
+    })
+}
+
 fn migration_view(runs: &[Run]) -> Result<Option<ViewCtx>, ReportError> {
     let mut figures = Vec::new();
     let mut tables = Vec::new();
@@ -642,6 +690,7 @@ pub fn render(runs: &[Run]) -> Result<String, ReportError> {
         runs,
     )?);
     views.extend(migration_view(runs)?);
+    views.extend(similarity_view(runs));
 
     let mut env = minijinja::Environment::new();
     env.add_template("report.html", TEMPLATE)
@@ -821,6 +870,28 @@ mod tests {
             assert!(section(&html, id).is_none(), "view {id} without data");
         }
         assert!(Figure::Ipc.svg(&[only]).is_err());
+    }
+
+    #[test]
+    fn similarity_view_shows_run_and_paper_side_by_side() {
+        let (_d0, plain) = run_from(base("plain"));
+        assert!(similarity_view(std::slice::from_ref(&plain)).is_none());
+        let mut r = base("scaled");
+        r["similarity"] = json!({"footprint_bytes": 4e6, "scale": 0.01,
+            "reference": {"source": "Tikir CG class C", "footprint_bytes": 4e8},
+            "numbers": [{"number": "phases_per_run", "run": 8.0, "reference": 125.0},
+                        {"number": "llc_bytes_over_footprint", "run": 0.39}]});
+        let (_d1, scaled) = run_from(r);
+        let html = render(&[plain, scaled]).unwrap();
+        let sec = section(&html, "similarity").expect("similarity view");
+        assert!(sec.contains("Tikir CG class C"), "{sec}");
+        assert!(sec.contains("phases per run"));
+        assert!(
+            sec.contains("125.0") && sec.contains("8.000") && sec.contains("0.06×"),
+            "{sec}"
+        );
+        // The run without a block has no table.
+        assert!(!sec.contains("plain:"));
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod palette;
 pub mod placement_map;
 pub mod png;
 pub mod results;
+pub mod similarity;
 pub mod timing;
 
 pub use error::ReportError;

@@ -19,6 +19,7 @@ pub mod param;
 mod prefetch;
 pub mod profile;
 pub mod sim;
+pub mod similarity;
 pub mod stats;
 pub mod timing;
 

@@ -356,6 +356,24 @@ pub fn drive<E: Engine>(
     let sampling = sim.sampling();
     let timing = sim.run_report(report, machine);
     let rate = |accesses: u64, s: f64| if s > 0.0 { Some(accesses as f64 / s) } else { None };
+    let migration = migrator.finish();
+    let summary = classes.summarize(&total);
+    let facts = similarity_facts(
+        run,
+        &SimilarityInputs {
+            footprint_pages,
+            instructions: summary.instructions,
+            phases: &phases,
+            timing: timing.as_ref(),
+            sampling: sampling.as_ref(),
+            capacity_pages: node_names
+                .iter()
+                .enumerate()
+                .map(|(n, name)| (name.clone(), sim.placement().capacity_pages(n, footprint_pages) as f64))
+                .collect(),
+        },
+    );
+    let similarity = crate::similarity::SimilarityReport::new(&facts, run.similarity.as_ref());
     Ok(RunResults {
         schema_version: RESULTS_SCHEMA_VERSION,
         numasim_version: env!("CARGO_PKG_VERSION"),
@@ -373,7 +391,7 @@ pub fn drive<E: Engine>(
         llc_enabled: run.llc_enabled,
         page_bytes: run.page_bytes,
         totals: Totals {
-            summary: classes.summarize(&total),
+            summary,
             footprint_pages,
             footprint_bytes: footprint_pages * run.page_bytes,
             phases: phases.len() as u64,
@@ -381,7 +399,7 @@ pub fn drive<E: Engine>(
         sharing: sharing_report(run_sharing(&sim)),
         pages_per_node: per_node(sim.pages_per_node()),
         phases,
-        migration: migrator.finish(),
+        migration,
         perf: Perf {
             wall_s,
             setup_s,
@@ -399,7 +417,67 @@ pub fn drive<E: Engine>(
         timing,
         sampling,
         processes,
+        similarity,
     })
+}
+
+/// What [`similarity_facts`] reads of a finished run.
+struct SimilarityInputs<'a> {
+    footprint_pages: u64,
+    instructions: u64,
+    phases: &'a [PhaseRecord],
+    timing: Option<&'a TimingResults>,
+    sampling: Option<&'a SamplingReport>,
+    capacity_pages: BTreeMap<String, f64>,
+}
+
+/// The run's own figures the similarity numbers are computed from.
+fn similarity_facts(run: &Run, i: &SimilarityInputs) -> crate::similarity::RunFacts {
+    let spanned: u64 = i.phases.iter().map(|p| p.phases_spanned).sum();
+    let profiled = run.migration.policy.role() == crate::migrate::Role::AtBoundaries;
+    // Sampled timing: the share of instructions timed; its clock covers only those, so the
+    // run's simulated length is the timed time over that share.
+    let timed_share = match (i.sampling, i.timing) {
+        (Some(s), _) => {
+            let all = s.timed_instructions + s.warmup_instructions_run + s.functional_instructions;
+            (all > 0).then(|| s.timed_instructions as f64 / all as f64)
+        }
+        (None, Some(_)) => Some(1.0),
+        (None, None) => None,
+    };
+    let sim_ns = match (i.timing, timed_share) {
+        (Some(t), Some(share)) if share > 0.0 => Some(t.sim_time_ns / share),
+        _ => None,
+    };
+    // Time the moves cost: the copies' spans plus the cores' stalls per core.
+    let migration_ns = i.timing.map(|t| {
+        let m = &t.migration;
+        m.copy_span_ns + m.core_stall_ns / run.threads.max(1) as f64
+    });
+    let llc_bytes = if run.llc_enabled {
+        run.machine.sockets.iter().map(|s| s.llc_bytes as f64).sum()
+    } else {
+        0.0
+    };
+    crate::similarity::RunFacts {
+        footprint_bytes: (i.footprint_pages * run.page_bytes) as f64,
+        page_bytes: run.page_bytes as f64,
+        instructions: i.instructions as f64,
+        phases_spanned: spanned as f64,
+        profiled_phases: if profiled { spanned as f64 } else { 0.0 },
+        profiler_samples: i.phases.iter().map(|p| p.migration.profiler_samples as f64).sum(),
+        migration_limit_pages: run
+            .migration
+            .params
+            .get("migration_limit_pages")
+            .and_then(|v| v.as_integer())
+            .map(|v| v as f64),
+        capacity_pages: i.capacity_pages.clone(),
+        timed_share,
+        sim_ns,
+        migration_ns,
+        llc_bytes,
+    }
 }
 
 fn run_sharing<E: Engine>(sim: &E) -> SharingHistogram {

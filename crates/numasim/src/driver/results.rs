@@ -215,6 +215,9 @@ pub struct RunResults {
     /// Multi-process experiments (`[[process]]`): each process's share of the run.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub processes: Vec<ProcessResults>,
+    /// The run's dimensionless numbers (and the paper's, with `[similarity]`): how faithfully
+    /// the run is scaled (see [`crate::similarity`]).
+    pub similarity: crate::similarity::SimilarityReport,
 }
 
 /// One process of a multi-process run. Counts sum to the run's totals over the processes.

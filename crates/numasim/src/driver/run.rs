@@ -55,6 +55,8 @@ pub struct Run {
     pub origin: Source,
     /// Multi-process experiments: every process (empty for one workload).
     pub processes: Vec<ProcessInfo>,
+    /// `[similarity]`: the paper's experiment this run stands for, if declared.
+    pub similarity: Option<crate::similarity::Reference>,
     first_source: Option<Box<dyn AccessSource>>,
     /// Seconds it took to open `first_source` (counted once, as setup, by the first taker).
     first_open_s: f64,
@@ -80,6 +82,7 @@ pub struct RunParts {
     pub origin: Source,
     /// Multi-process experiments: every process (empty for one workload).
     pub processes: Vec<ProcessInfo>,
+    pub similarity: Option<crate::similarity::Reference>,
 }
 
 impl Run {
@@ -105,6 +108,7 @@ impl Run {
             llc_enabled: parts.llc_enabled,
             origin: parts.origin,
             processes: parts.processes,
+            similarity: parts.similarity,
             machine: parts.machine,
             first_source: Some(source),
             first_open_s: 0.0,

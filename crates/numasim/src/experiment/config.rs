@@ -58,6 +58,10 @@ pub struct ExperimentSpec {
     /// [`crate::timing::TimingSpec`]; every value is written to the resolved experiment).
     #[serde(default)]
     pub timing: crate::timing::TimingSpec,
+    /// `[similarity]`: the paper's experiment this run is a scaled copy of (see
+    /// [`crate::similarity`]); results.json then shows the paper's numbers beside the run's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<crate::similarity::Reference>,
 }
 
 /// One program of a multi-process experiment (`[[process]]`).
@@ -271,6 +275,11 @@ impl Experiment {
         }
         if spec.max_phases == Some(0) {
             return Err(source.error("max_phases", "must be at least 1 (a run of no phases has no results)"));
+        }
+        if let Some(r) = &spec.similarity {
+            if let Err((key, message)) = r.check() {
+                return Err(source.error(format!("similarity.{key}"), message));
+            }
         }
         if spec.quantum_instructions == 0 {
             return Err(source.error("quantum_instructions", "must be at least 1"));

@@ -74,6 +74,7 @@ impl Experiment {
                 .zip(ranges)
                 .map(|(name, threads)| crate::driver::ProcessInfo { name, threads })
                 .collect(),
+            similarity: spec.similarity.clone(),
         };
         let exp = self.clone();
         Ok(Run::new(parts, src, Box::new(move || source(&exp))).with_first_open_s(open_s))

@@ -10,7 +10,13 @@
  *
  * Instruction counts: a callback at the start of each translated block adds the block's
  * instruction count to the thread's counter; an access made by the block's k-th instruction
- * (1-based) gets the count at block start plus k. Counts cover the whole run, ROI or not.
+ * (1-based) gets the count at block start plus k. Without roi=on counts cover the whole run.
+ * With roi=on only blocks executed while recording is on are counted, so a thread's count
+ * starts at its first block inside the ROI (the block holding the begin marker, for the thread
+ * that executes it) and excludes everything between an end and the next begin. Why: the
+ * simulator interleaves threads by instruction count, so a main thread that ran millions of
+ * set-up instructions before the ROI would otherwise appear to start the ROI that much later
+ * than workers that were idle until then.
  *
  * Arguments (-plugin libnumasim_qemu.so,fd=N[,roi=on]):
  *   fd=N    the pipe's write end, inherited from numasim (made close-on-exec here, so programs
@@ -55,8 +61,9 @@ struct record {
 };
 
 struct thread_state {
-    uint64_t icount;  /* instructions executed by this thread */
+    uint64_t icount;  /* instructions counted for this thread (see the file comment) */
     uint64_t tb_base; /* icount at the start of the block being executed */
+    uint64_t tb_len;  /* instructions of the block being executed */
     uint32_t tid;
     _Atomic uint32_t n; /* records in buf (atomic: the exit handler may read it) */
     struct record buf[BUFFER_RECORDS];
@@ -163,7 +170,9 @@ static void on_tb_exec(unsigned int vcpu, void *n_insns)
             return;
     }
     t->tb_base = t->icount;
-    t->icount += (uintptr_t)n_insns;
+    t->tb_len = (uintptr_t)n_insns;
+    if (atomic_load_explicit(&recording, memory_order_relaxed))
+        t->icount += t->tb_len;
 }
 
 static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *insn_in_tb)
@@ -175,8 +184,13 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr
         return;
     uint32_t n = atomic_load_explicit(&t->n, memory_order_relaxed);
     struct record *r = &t->buf[n];
+    uint64_t instr = t->tb_base + (uintptr_t)insn_in_tb;
+    /* A block that began before another thread's ROI begin was not counted; its accesses after
+     * the begin raise the count, so the thread's next block does not start below them. */
+    if (instr > t->icount)
+        t->icount = instr;
     r->vaddr = vaddr;
-    r->info = ((t->tb_base + (uintptr_t)insn_in_tb) << 8) | (uint64_t)(qemu_plugin_mem_size_shift(info) & 0x7f) << 1 |
+    r->info = (instr << 8) | (uint64_t)(qemu_plugin_mem_size_shift(info) & 0x7f) << 1 |
               (uint64_t)qemu_plugin_mem_is_store(info);
     atomic_store_explicit(&t->n, n + 1, memory_order_release);
     if (n + 1 == BUFFER_RECORDS) {
@@ -189,6 +203,11 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr
 static void on_roi(unsigned int vcpu, void *begin)
 {
     struct thread_state *t = vcpu < MAX_VCPUS ? atomic_load(&slots[vcpu]) : NULL;
+    /* The begin marker's block started while recording was off, so it was not counted: count
+     * it now, so the accesses after the marker in this block (tb_base + k) stay within it and
+     * the thread's counts never go backwards. (With recording already on it was counted.) */
+    if (t && begin && !atomic_load(&recording))
+        t->icount = t->tb_base + t->tb_len;
     pthread_mutex_lock(&out_lock);
     put_block(begin ? BLOCK_ROI_BEGIN : BLOCK_ROI_END, t ? t->tid : 0, 0, NULL);
     pthread_mutex_unlock(&out_lock);

@@ -249,3 +249,91 @@ fn capture_refuses_a_missing_program_and_a_script_clearly() {
     );
     assert!(!trace.exists());
 }
+
+/// The first toucher of every page, replaying all threads' accesses in (instruction, thread)
+/// order, as the simulator's first-touch placement with a quantum of one instruction does.
+fn first_touchers(streams: &[Vec<Access>]) -> HashMap<u64, usize> {
+    let mut all: Vec<(u64, usize, u64)> = streams
+        .iter()
+        .enumerate()
+        .flat_map(|(t, s)| s.iter().map(move |a| (a.instr, t, a.vaddr >> 12)))
+        .collect();
+    all.sort();
+    let mut owner = HashMap::new();
+    for (_, t, page) in all {
+        owner.entry(page).or_insert(t);
+    }
+    owner
+}
+
+#[test]
+fn roi_instruction_counts_start_at_each_threads_roi_entry_so_first_touch_is_the_programs() {
+    if let Some(why) = missing_tools() {
+        skip(&why);
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = build(dir.path(), "late_roi", &["-O1", "-pthread"]) else {
+        return;
+    };
+    let trace = dir.path().join("late.trace");
+    let o = capture(&trace, &["--roi"], &exe, &[]);
+    if built_without_tracer(&o) {
+        return;
+    }
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (array, pages) = printed(&String::from_utf8_lossy(&o.stdout), "array");
+    let streams = collect_all(&mut NativeReader::open(&trace).unwrap()).unwrap();
+    assert_eq!(streams.len(), 4);
+    for (t, s) in streams.iter().enumerate() {
+        assert!(s.windows(2).all(|w| w[0].instr <= w[1].instr), "thread {t}");
+        // The main thread ran ~30 M instructions of set-up before the ROI; none is counted.
+        let first = s.first().map_or(0, |a| a.instr);
+        assert!(first < 5_000, "thread {t}: first access at instruction {first}");
+    }
+    // The main thread (stream 0) and worker t (stream t, created in that order) each wrote
+    // their own 8 pages first; every page's first toucher is its writer.
+    let owner = first_touchers(&streams);
+    let per_thread = pages / 4;
+    for p in 0..pages {
+        let page = (array >> 12) + p;
+        let writer = (p / per_thread) as usize;
+        assert_eq!(owner[&page], writer, "page {p} of the array");
+        let w = streams[writer]
+            .iter()
+            .filter(|a| a.vaddr >> 12 == page && a.is_write())
+            .count();
+        assert_eq!(w, 512, "page {p}: its owner writes it once per long");
+    }
+}
+
+#[test]
+fn capture_json_is_the_only_thing_on_stdout_while_the_program_prints() {
+    if let Some(why) = missing_tools() {
+        skip(&why);
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = build(dir.path(), "omp_sum", &["-O1", "-fno-tree-vectorize", "-fopenmp"]) else {
+        return;
+    };
+    let trace = dir.path().join("omp.trace");
+    let o = capture(
+        &trace,
+        &["--roi", "--json"],
+        &exe,
+        &[("OMP_NUM_THREADS", "2"), ("OMP_WAIT_POLICY", "passive")],
+    );
+    if built_without_tracer(&o) {
+        return;
+    }
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {stdout}"));
+    assert_eq!(v["threads"], 2);
+    assert!(v["records"].as_u64().unwrap() > 1 << 18);
+    // The program's own output went to stderr.
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    printed(&stderr, "array");
+}

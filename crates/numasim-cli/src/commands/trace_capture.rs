@@ -8,6 +8,10 @@
 //! inherits; this process compresses them into the trace as they arrive, so neither side holds
 //! more than a few buffers per thread. When the program dies (a crash, a kill), whatever reached
 //! the pipe is written as a complete, readable trace and the command says what happened.
+//!
+//! With `--roi`, instruction counts cover only the region of interest: each thread counts from
+//! its first block inside it, so threads that ran different amounts of set-up code before the
+//! ROI start it together, as the simulator's instruction-count interleaving assumes.
 
 use std::io::Read;
 use std::os::fd::{FromRawFd, OwnedFd};
@@ -33,7 +37,8 @@ pub struct CaptureArgs {
     /// QEMU user-mode binary (default: qemu-x86_64 or qemu-aarch64, from the program's ELF header).
     #[arg(long)]
     qemu: Option<PathBuf>,
-    /// Print the summary as JSON.
+    /// Print the summary as JSON on standard output; the traced program's own standard output
+    /// then goes to standard error, so standard output holds the JSON alone.
     #[arg(long)]
     json: bool,
     /// The program and its arguments (after `--`).
@@ -163,6 +168,15 @@ pub fn capture(args: CaptureArgs) -> anyhow::Result<()> {
             Ok(())
         });
     }
+    if args.json {
+        // Standard output carries the JSON summary alone; the program prints to standard error.
+        use std::os::fd::AsFd;
+        let err = std::io::stderr()
+            .as_fd()
+            .try_clone_to_owned()
+            .context("duplicating standard error for the traced program's output")?;
+        cmd.stdout(std::process::Stdio::from(err));
+    }
     let started = std::time::Instant::now();
     let mut child = match cmd.spawn() {
         Ok(c) => c,
@@ -181,7 +195,11 @@ pub fn capture(args: CaptureArgs) -> anyhow::Result<()> {
         "roi": args.roi,
         "threads_per_socket": args.threads_per_socket,
         "access_size": "exact (from QEMU)",
-        "instr": "per-thread count of guest instructions executed since the thread started",
+        "instr": if args.roi {
+            "per-thread count of guest instructions executed inside the ROI (from the thread's first block in it)"
+        } else {
+            "per-thread count of guest instructions executed since the thread started"
+        },
     });
     let pipe = std::io::BufReader::with_capacity(1 << 20, std::fs::File::from(read_end));
     let written = numasim::trace::capture::write_capture(pipe, &args.out, &metadata);

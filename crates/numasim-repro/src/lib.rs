@@ -10,12 +10,19 @@
 //!
 //! Adding a study is one module implementing [`Study`] plus one line in [`registry`].
 
+pub mod aggregate;
+pub mod headlines;
 pub mod hydm;
+pub mod score;
+pub mod scorecard;
 pub mod starnuma;
 pub mod talbot;
 pub mod tikir;
 pub mod zaourar;
 
+pub use headlines::Headline;
+pub use score::{Band, Kind, Verdict};
+pub use scorecard::ScoreRow;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
@@ -36,6 +43,8 @@ pub enum ReproError {
     },
     #[error("results of {id}: {message}")]
     Results { id: String, message: String },
+    #[error("{path}, line {line}: {message}")]
+    Scorecard { path: PathBuf, line: u64, message: String },
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> ReproError + '_ {
@@ -45,7 +54,8 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> ReproError + '_ {
     }
 }
 
-/// What the paper says about a quantity's direction, checked on every run.
+/// What the paper says about a quantity's direction. A direction holds only with at least
+/// half the paper's effect ([`Comparison::required_effect`]).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Expect {
@@ -57,24 +67,6 @@ pub enum Expect {
     None,
 }
 
-impl Expect {
-    pub fn holds(self, value: f64) -> Option<bool> {
-        match self {
-            Expect::Above(b) => Some(value > b),
-            Expect::Below(b) => Some(value < b),
-            Expect::None => None,
-        }
-    }
-
-    fn text(self) -> String {
-        match self {
-            Expect::Above(b) => format!("> {b}"),
-            Expect::Below(b) => format!("< {b}"),
-            Expect::None => String::new(),
-        }
-    }
-}
-
 /// One number of the paper against numasim's.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Comparison {
@@ -84,11 +76,26 @@ pub struct Comparison {
     pub unit: &'static str,
     /// The paper's value, when it gives one for this configuration.
     pub paper: Option<f64>,
+    /// numasim's value; NaN when there is none (scored as no data, never as 0).
     pub numasim: f64,
     pub expect: Expect,
+    /// What the row is for scoring (a result, an input, an invariant).
+    pub kind: Kind,
+    /// The band the value is judged by, when not the default ([`Band::default_for`]).
+    pub band: Option<Band>,
+    /// The effect past the bound a direction needs when the paper gives no value.
+    pub min_effect: Option<f64>,
+    /// The paper's own effect, when it is not the paper's value minus the bound (a bound
+    /// taken from numasim's own baseline): a direction needs half of it.
+    pub paper_effect: Option<f64>,
+    /// The id of the paper's headline this row scores ([`headlines`]).
+    pub headline: Option<&'static str>,
+    /// A headline not run at this size.
+    pub not_run: bool,
 }
 
-/// One row: the studies' shorthand for building a [`Comparison`].
+/// One row: the studies' shorthand for building a [`Comparison`] (a scored result with the
+/// default band; the builder methods below change that).
 pub fn cmp(
     source: &str,
     quantity: impl Into<String>,
@@ -104,6 +111,12 @@ pub fn cmp(
         paper,
         numasim,
         expect,
+        kind: Kind::Result,
+        band: None,
+        min_effect: None,
+        paper_effect: None,
+        headline: None,
+        not_run: false,
     }
 }
 
@@ -111,6 +124,54 @@ impl Comparison {
     /// numasim relative to the paper, when the paper gives a non-zero value.
     pub fn relative_difference(&self) -> Option<f64> {
         self.paper.filter(|p| *p != 0.0).map(|p| (self.numasim - p) / p)
+    }
+
+    /// Judged within `fraction` of the paper's value (0.1: ±10 %).
+    pub fn band_relative(mut self, fraction: f64) -> Self {
+        self.band = Some(Band::Relative(fraction));
+        self
+    }
+
+    /// Judged within `points` of the paper's value.
+    pub fn band_points(mut self, points: f64) -> Self {
+        self.band = Some(Band::Points(points));
+        self
+    }
+
+    /// The effect past the bound a direction needs when the paper gives no value.
+    pub fn min_effect(mut self, effect: f64) -> Self {
+        self.min_effect = Some(effect);
+        self
+    }
+
+    /// The paper's own effect (its baseline minus its value), when the bound is numasim's.
+    pub fn paper_effect(mut self, effect: f64) -> Self {
+        self.paper_effect = Some(effect);
+        self
+    }
+
+    /// A value numasim is given: listed, never scored.
+    pub fn input(mut self) -> Self {
+        self.kind = Kind::Input;
+        self
+    }
+
+    /// A quantity that cannot differ in this model: listed, never scored.
+    pub fn invariant(mut self) -> Self {
+        self.kind = Kind::Invariant;
+        self
+    }
+
+    /// This row scores the paper's headline `id`.
+    pub fn headline(mut self, id: &'static str) -> Self {
+        self.headline = Some(id);
+        self
+    }
+
+    /// Marks a headline the study does not run at this size.
+    pub fn not_run(mut self) -> Self {
+        self.not_run = true;
+        self
     }
 }
 
@@ -133,6 +194,10 @@ pub trait Study: Sync {
     fn paper(&self) -> &'static str;
     fn summary(&self) -> &'static str;
     fn run(&self, ctx: &mut StudyContext) -> Result<Vec<Comparison>, ReproError>;
+    /// The paper's headline results, each of which must have a row ([`headlines`]).
+    fn headlines(&self) -> &'static [Headline] {
+        &[]
+    }
 }
 
 /// Every study, by name.
@@ -305,6 +370,11 @@ pub fn number(results: &serde_json::Value, path: &[&str]) -> Option<f64> {
 /// What `numasim repro` leaves behind.
 pub struct StudyOutcome {
     pub comparisons: Vec<Comparison>,
+    /// The scorecard: every comparison scored, then a row per headline without one.
+    pub rows: Vec<ScoreRow>,
+    /// Headlines the study gave no row although it should have at this size (a renamed or
+    /// dropped row): listed in the scorecard as no data.
+    pub missing_headlines: Vec<&'static str>,
     pub csv: PathBuf,
     pub report: Option<PathBuf>,
 }
@@ -313,7 +383,39 @@ pub struct StudyOutcome {
 /// 4.4 GB, without 2.3 GB).
 const GRAPH_CACHE_BYTES: u64 = 8 << 30;
 
-/// Runs `study` into `options.out`: the experiments, `comparison.csv` and `report.html`.
+/// The scorecard of `comparisons`: each scored, then a row for each of `headlines` without
+/// one (not run when the study runs it at full size only and this is `quick`, else no data),
+/// and the ids of those that should have had a row (and of any a row carries that the paper's
+/// list does not declare).
+pub fn score(
+    comparisons: &[Comparison],
+    headlines: &'static [Headline],
+    quick: bool,
+) -> (Vec<ScoreRow>, Vec<&'static str>) {
+    let mut rows: Vec<ScoreRow> = comparisons.iter().map(ScoreRow::from).collect();
+    let mut missing = Vec::new();
+    for (h, expected) in headlines::absent(headlines, comparisons, quick) {
+        let mut c = cmp(h.source, h.claim, "", None, f64::NAN, Expect::None).headline(h.id);
+        if expected {
+            c = c.not_run();
+            c.quantity.push_str(" (full study only)");
+        } else {
+            missing.push(h.id);
+            c.quantity.push_str(" (no row: the study produced none)");
+        }
+        rows.push(ScoreRow::from(&c));
+    }
+    // A row carrying an id its paper does not declare is a typo: reported with the missing.
+    for id in comparisons.iter().filter_map(|c| c.headline) {
+        if !headlines.iter().any(|h| h.id == id) && !missing.contains(&id) {
+            missing.push(id);
+        }
+    }
+    (rows, missing)
+}
+
+/// Runs `study` into `options.out`: the experiments, `comparison.csv` (the scorecard) and
+/// `report.html` (the scorecard, then the runs).
 pub fn run_study(
     study: &dyn Study,
     options: StudyOptions,
@@ -325,110 +427,38 @@ pub fn run_study(
     let comparisons = study.run(&mut ctx);
     numasim_workload::graph::cache::keep_graphs(0);
     let comparisons = comparisons?;
+    let (rows, missing_headlines) = score(&comparisons, study.headlines(), ctx.options.quick);
     let csv = ctx.options.out.join("comparison.csv");
-    write_csv(&csv, &comparisons)?;
-    let report = if ctx.runs.is_empty() {
-        None
+    scorecard::write_csv(&csv, &rows)?;
+    let path = ctx.options.out.join("report.html");
+    let section = scorecard::render_html(&rows);
+    let html = if ctx.runs.is_empty() {
+        format!(
+            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>numasim repro {}</title></head><body>\n{section}</body></html>\n",
+            study.name()
+        )
     } else {
-        let path = ctx.options.out.join("report.html");
         numasim_report::write_report(&ctx.runs, &path).map_err(|e| ReproError::Results {
             id: "report".into(),
             message: e.to_string(),
         })?;
-        Some(path)
+        let text = std::fs::read_to_string(&path).map_err(io_err(&path))?;
+        scorecard::insert_after_body(&text, &section)
     };
+    std::fs::write(&path, html).map_err(io_err(&path))?;
     Ok(StudyOutcome {
         comparisons,
+        rows,
+        missing_headlines,
         csv,
-        report,
+        report: Some(path),
     })
 }
 
-fn write_csv(path: &Path, rows: &[Comparison]) -> Result<(), ReproError> {
-    let mut w = csv::Writer::from_path(path).map_err(|e| ReproError::Io {
-        path: path.into(),
-        source: std::io::Error::other(e),
-    })?;
-    let io = |e: csv::Error| ReproError::Io {
-        path: path.into(),
-        source: std::io::Error::other(e),
-    };
-    w.write_record([
-        "source",
-        "quantity",
-        "unit",
-        "paper",
-        "numasim",
-        "difference_percent",
-        "paper_direction",
-        "direction_holds",
-    ])
-    .map_err(io)?;
-    for c in rows {
-        w.write_record([
-            c.source.clone(),
-            c.quantity.clone(),
-            c.unit.to_string(),
-            c.paper.map(|p| format!("{p}")).unwrap_or_default(),
-            format!("{:.4}", c.numasim),
-            c.relative_difference()
-                .map(|d| format!("{:.1}", 100.0 * d))
-                .unwrap_or_default(),
-            c.expect.text(),
-            c.expect.holds(c.numasim).map(|h| h.to_string()).unwrap_or_default(),
-        ])
-        .map_err(io)?;
-    }
-    w.flush().map_err(|e| io_err(path)(e))
-}
-
-/// The comparison as a plain-text table.
+/// The comparison as a plain-text scorecard (counts per verdict, then every row).
 pub fn render_table(rows: &[Comparison]) -> String {
-    let header = ["source", "quantity", "paper", "numasim", "diff", "direction"];
-    let body: Vec<[String; 6]> = rows
-        .iter()
-        .map(|c| {
-            [
-                c.source.clone(),
-                format!("{} ({})", c.quantity, c.unit),
-                c.paper.map(|p| format!("{p:.3}")).unwrap_or_else(|| "—".into()),
-                format!("{:.3}", c.numasim),
-                c.relative_difference()
-                    .map(|d| format!("{:+.1}%", 100.0 * d))
-                    .unwrap_or_else(|| "—".into()),
-                match c.expect.holds(c.numasim) {
-                    Some(true) => format!("{} holds", c.expect.text()),
-                    Some(false) => format!("{} FAILS", c.expect.text()),
-                    None => String::new(),
-                },
-            ]
-        })
-        .collect();
-    let widths: Vec<usize> = (0..header.len())
-        .map(|i| {
-            body.iter()
-                .map(|r| r[i].chars().count())
-                .chain([header[i].len()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    let line = |cells: &[String], out: &mut String| {
-        let padded: Vec<String> = cells
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{c}{}", " ".repeat(w - c.chars().count())))
-            .collect();
-        out.push_str(padded.join("  ").trim_end());
-        out.push('\n');
-    };
-    line(&header.map(String::from), &mut out);
-    line(&widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>(), &mut out);
-    for r in &body {
-        line(r, &mut out);
-    }
-    out
+    let rows: Vec<ScoreRow> = rows.iter().map(ScoreRow::from).collect();
+    scorecard::render_text(&rows)
 }
 
 #[cfg(test)]
@@ -444,19 +474,38 @@ mod tests {
 
     #[test]
     fn table_and_directions() {
-        let c = Comparison {
-            source: "Fig. 8a".into(),
-            quantity: "BFS speedup".into(),
-            unit: "×",
-            paper: Some(1.7),
-            numasim: 1.2,
-            expect: Expect::Above(1.0),
-        };
-        assert_eq!(c.expect.holds(c.numasim), Some(true));
-        assert!((c.relative_difference().unwrap() + 0.2941).abs() < 1e-3);
+        let c = cmp("Fig. 8a", "BFS speedup", "×", Some(1.7), 1.6, Expect::Above(1.0));
+        assert_eq!(c.direction_holds(), Some(true));
+        assert!((c.relative_difference().unwrap() + 0.0588).abs() < 1e-3);
         let t = render_table(&[c]);
-        assert!(t.contains("-29.4%") && t.contains("> 1 holds"), "{t}");
-        assert_eq!(Expect::Below(0.0).holds(0.5), Some(false));
+        assert!(
+            t.contains("-5.9 %") && t.contains("> 1 (by ≥ 0.35)") && t.contains("match"),
+            "{t}"
+        );
+        assert_eq!(
+            cmp("s", "q", "×", None, 0.5, Expect::Below(0.0)).direction_holds(),
+            Some(false)
+        );
+    }
+
+    /// A headline without a row is listed (not run when full-size only at --quick, else
+    /// missing), and a row with an undeclared id is reported.
+    #[test]
+    fn headlines_without_rows_are_listed() {
+        let rows = [
+            cmp("Fig. 5", "mean", "×", Some(0.935), 1.2, Expect::Below(1.0)).headline("hydm.fig5.mean"),
+            cmp("Fig. 5", "x", "×", None, 1.0, Expect::None).headline("hydm.typo"),
+        ];
+        let (scored, missing) = score(&rows, headlines::HYDM, true);
+        assert_eq!(
+            missing,
+            ["hydm.fig5.cg1", "hydm.fig5.cg0", "hydm.fig5.ft1", "hydm.typo"]
+        );
+        assert_eq!(scored.len(), 2 + 3);
+        assert!(scored[2..]
+            .iter()
+            .all(|r| r.verdict == Verdict::NoData && r.numasim.is_none()));
+        assert_eq!(scored[0].verdict, Verdict::Wrong);
     }
 
     /// A batch gives the same results, in the order given, whatever the number of jobs.

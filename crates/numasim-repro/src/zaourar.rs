@@ -398,6 +398,10 @@ impl Study for Zaourar {
         "Neoverse V1 mesh: N1/N2 x L0/L2 (Fig. 2), remote buffer (Fig. 3), cache groups (Fig. 4/5), one-core page copies (Fig. 6)"
     }
 
+    fn headlines(&self) -> &'static [crate::Headline] {
+        crate::headlines::ZAOURAR
+    }
+
     fn run(&self, ctx: &mut StudyContext) -> Result<Vec<Comparison>, ReproError> {
         let size = if ctx.options.quick { &QUICK } else { &FULL };
         let mut out = Vec::new();
@@ -586,37 +590,53 @@ impl Study for Zaourar {
                 ));
             }
             let ratio = n2.dram_gbps / n1.dram_gbps;
-            out.push(cmp(
-                "Fig. 2a",
-                format!("bandwidth N2 / N1, {label}"),
-                "×",
-                None,
-                ratio,
-                if *label == "L0" {
-                    Expect::Above(1.0)
-                } else {
-                    Expect::None
-                },
-            ));
-            for v in [0usize, 3] {
-                out.push(cmp(
-                    "Fig. 2b",
-                    format!("{} average hops N2 / N1, {label}", n1.vnets[v].vnet),
+            // L0: "a great improvement" (no number: the default 5 % floor); L2: "no effect".
+            out.push(if *label == "L0" {
+                cmp(
+                    "Fig. 2a",
+                    format!("bandwidth N2 / N1, {label}"),
                     "×",
                     None,
-                    n2.vnets[v].avg_hops / n1.vnets[v].avg_hops,
-                    Expect::Below(1.0),
-                ));
+                    ratio,
+                    Expect::Above(1.0),
+                )
+                .headline("zaourar.fig2a.l0")
+            } else {
+                cmp(
+                    "Fig. 2a",
+                    format!("bandwidth N2 / N1, {label}"),
+                    "×",
+                    Some(1.0),
+                    ratio,
+                    Expect::None,
+                )
+                .headline("zaourar.fig2a.l2")
+            });
+            for v in [0usize, 3] {
+                out.push(
+                    cmp(
+                        "Fig. 2b",
+                        format!("{} average hops N2 / N1, {label}", n1.vnets[v].vnet),
+                        "×",
+                        None,
+                        n2.vnets[v].avg_hops / n1.vnets[v].avg_hops,
+                        Expect::Below(1.0),
+                    )
+                    .headline("zaourar.fig2b.hops"),
+                );
             }
             for v in [0usize, 2, 3] {
-                out.push(cmp(
-                    "Fig. 2c",
-                    format!("{} packet latency N2 / N1, {label}", n1.vnets[v].vnet),
-                    "×",
-                    None,
-                    n2.vnets[v].avg_latency_cycles / n1.vnets[v].avg_latency_cycles,
-                    Expect::Below(1.0),
-                ));
+                out.push(
+                    cmp(
+                        "Fig. 2c",
+                        format!("{} packet latency N2 / N1, {label}", n1.vnets[v].vnet),
+                        "×",
+                        None,
+                        n2.vnets[v].avg_latency_cycles / n1.vnets[v].avg_latency_cycles,
+                        Expect::Below(1.0),
+                    )
+                    .headline("zaourar.fig2c.latency"),
+                );
             }
         }
 
@@ -639,22 +659,32 @@ impl Study for Zaourar {
                 .into_iter()
                 .zip([(72.69, 8.0), (36.0, 221.0), (32.0, 258.0)])
         {
-            out.push(cmp(
-                "Fig. 3a",
-                format!("HBM2 bandwidth, buffer on node {node}"),
-                "% of node peak",
-                Some(paper_share),
-                share,
-                Expect::None,
-            ));
-            out.push(cmp(
-                "Fig. 3b",
-                format!("REQ queueing, buffer on node {node}"),
-                "cycles",
-                Some(paper_q),
-                r.vnets[0].avg_queueing_cycles,
-                Expect::None,
-            ));
+            out.push(
+                cmp(
+                    "Fig. 3a",
+                    format!("HBM2 bandwidth, buffer on node {node}"),
+                    "% of node peak",
+                    Some(paper_share),
+                    share,
+                    Expect::None,
+                )
+                .headline(match node {
+                    0 => "zaourar.fig3a.node0",
+                    1 => "zaourar.fig3a.node1",
+                    _ => "zaourar.fig3a.node3",
+                }),
+            );
+            out.push(
+                cmp(
+                    "Fig. 3b",
+                    format!("REQ queueing, buffer on node {node}"),
+                    "cycles",
+                    Some(paper_q),
+                    r.vnets[0].avg_queueing_cycles,
+                    Expect::None,
+                )
+                .headline("zaourar.fig3b.req_queueing"),
+            );
             out.push(cmp(
                 "Fig. 3b",
                 format!("controller tracker wait, buffer on node {node}"),
@@ -676,14 +706,18 @@ impl Study for Zaourar {
                 Expect::Below(1.0),
             ));
         }
-        out.push(cmp(
-            "Fig. 3b",
-            "REQ queueing, node 1 minus node 0 buffer",
-            "cycles",
-            Some(213.0),
-            fig3[1].1.vnets[0].avg_queueing_cycles - fig3[0].1.vnets[0].avg_queueing_cycles,
-            Expect::None,
-        ));
+        // The paper's direction: a remote buffer queues requests longer (221 − 8 cycles).
+        out.push(
+            cmp(
+                "Fig. 3b",
+                "REQ queueing, node 1 minus node 0 buffer",
+                "cycles",
+                Some(213.0),
+                fig3[1].1.vnets[0].avg_queueing_cycles - fig3[0].1.vnets[0].avg_queueing_cycles,
+                Expect::Above(0.0),
+            )
+            .headline("zaourar.fig3b.req_queueing"),
+        );
         // The 4-misses sensitivity runs.
         let mut latency_bound = Vec::new();
         for (node, _, share) in fig3_group(latency_bound_first) {
@@ -757,42 +791,54 @@ impl Study for Zaourar {
                     .fold(0.0, f64::max)
             };
             let balanced = label != "unbalanced" && label != "barnes" && label != "fmm";
-            out.push(cmp(
-                "Fig. 4a",
-                format!("{label}: average packet distance C2 / C1"),
-                "×",
-                Some(0.68),
-                rs[1].avg_packet_distance / rs[0].avg_packet_distance,
-                if label == "stream" {
-                    Expect::Below(1.0)
-                } else {
-                    Expect::None
-                },
-            ));
-            out.push(cmp(
-                "Fig. 4a",
-                format!("{label}: average packet distance C3 / C1"),
-                "×",
-                None,
-                rs[2].avg_packet_distance / rs[0].avg_packet_distance,
-                Expect::Above(0.9),
-            ));
-            out.push(cmp(
+            // "Up to 32 %" is the paper's largest cut (its STREAM-like best case); every
+            // program shortens its packets ("consistent no matter the tested application").
+            out.push(
+                cmp(
+                    "Fig. 4a",
+                    format!("{label}: average packet distance C2 / C1"),
+                    "×",
+                    (label == "stream").then_some(0.68),
+                    rs[1].avg_packet_distance / rs[0].avg_packet_distance,
+                    Expect::Below(1.0),
+                )
+                .headline("zaourar.fig4a.distance"),
+            );
+            // "Comparable or slightly higher values than those of Configuration 1".
+            out.push(
+                cmp(
+                    "Fig. 4a",
+                    format!("{label}: average packet distance C3 / C1"),
+                    "×",
+                    Some(1.0),
+                    rs[2].avg_packet_distance / rs[0].avg_packet_distance,
+                    Expect::None,
+                )
+                .band_relative(0.1)
+                .headline("zaourar.fig4a.c3"),
+            );
+            let mut hit = cmp(
                 "Fig. 4b",
                 format!("{label}: SLC hit ratio C2 / C1"),
                 "×",
                 if balanced { None } else { Some(0.61) },
                 hit_ratio,
                 if balanced { Expect::None } else { Expect::Below(1.0) },
-            ));
-            out.push(cmp(
+            );
+            let mut ddr = cmp(
                 "Fig. 5",
                 format!("{label}: DDR activity C2 / C1"),
                 "×",
                 if balanced { None } else { Some(1.31) },
                 activity(&rs[1]) / activity(&rs[0]).max(1.0),
                 if balanced { Expect::None } else { Expect::Above(1.0) },
-            ));
+            );
+            if !balanced {
+                hit = hit.headline("zaourar.fig4b.hit_ratio");
+                ddr = ddr.headline("zaourar.fig5.ddr_increase");
+            }
+            out.push(hit);
+            out.push(ddr);
             let pages: u64 = rs[1].pages_per_node.iter().sum();
             out.push(cmp(
                 "Fig. 5",
@@ -802,7 +848,7 @@ impl Study for Zaourar {
                 100.0 * rs[1].pages_per_node.iter().copied().max().unwrap_or(0) as f64 / pages.max(1) as f64,
                 Expect::None,
             ));
-            out.push(cmp(
+            let busiest = cmp(
                 "Fig. 5",
                 format!("{label}: busiest node's share of DDR activity, C2"),
                 "%",
@@ -813,7 +859,18 @@ impl Study for Zaourar {
                 } else {
                     Expect::Above(95.0)
                 },
-            ));
+            );
+            // "More than 95 %": any value past 95 is the paper's direction. The synthetic
+            // unbalanced program has every page on the main thread's node by construction.
+            out.push(match label {
+                "unbalanced" => busiest.invariant(),
+                "barnes" | "fmm" => busiest
+                    .min_effect(0.0)
+                    .band_points(5.0)
+                    .headline("zaourar.fig5.unbalanced"),
+                "stream" => busiest.headline("zaourar.fig5.balanced"),
+                _ => busiest,
+            });
         }
         // Fig. 6: one core (node 0) copies 64 KiB pages from a near (1) or far (3) node to its
         // own, as libc memcpy (16-byte loads and stores, AArch64's ldp/stp of two registers)
@@ -828,14 +885,17 @@ impl Study for Zaourar {
         for (k, &(method, pair)) in fig6_runs.iter().enumerate() {
             let r = &rs[fig6_first + k];
             let gbps = (pages * COPY_PAGE_BYTES) as f64 / r.sim_time_ns;
-            out.push(cmp(
-                "Fig. 6",
-                format!("{method}, {pair} node, one core: share of peak interconnect bandwidth"),
-                "%",
-                None,
-                100.0 * gbps / boundary_gbps,
-                Expect::Below(50.0),
-            ));
+            out.push(
+                cmp(
+                    "Fig. 6",
+                    format!("{method}, {pair} node, one core: share of peak interconnect bandwidth"),
+                    "%",
+                    None,
+                    100.0 * gbps / boundary_gbps,
+                    Expect::Below(50.0),
+                )
+                .headline("zaourar.fig6.share"),
+            );
             fig6.push(gbps);
         }
         for (k, method) in ["memcpy", "stream-copy"].iter().enumerate() {

@@ -21,6 +21,12 @@ pub struct ReproArgs {
     /// Experiments run at once (default: all cores); results never depend on it.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     jobs: Option<u16>,
+    /// Re-print the scorecard of a finished study from DIR/comparison.csv, without running.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["quick", "out", "jobs"])]
+    scorecard: Option<PathBuf>,
+    /// With --scorecard: print it as markdown (the docs/validation pages).
+    #[arg(long, requires = "scorecard", conflicts_with = "json")]
+    markdown: bool,
 }
 
 pub fn run(args: ReproArgs) -> anyhow::Result<()> {
@@ -41,8 +47,28 @@ pub fn run(args: ReproArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `--scorecard DIR`: the scorecard of a finished study, from its comparison.csv.
+fn reprint(study: &dyn numasim_repro::Study, dir: &std::path::Path, args: &ReproArgs) -> anyhow::Result<()> {
+    let rows = numasim_repro::scorecard::read_csv(&dir.join("comparison.csv"))?;
+    if args.json {
+        return super::print_json(&serde_json::json!({"study": study.name(), "scorecard": rows}));
+    }
+    if args.markdown {
+        print!(
+            "{}",
+            numasim_repro::scorecard::render_markdown(study.name(), study.paper(), &rows)
+        );
+    } else {
+        print!("{}", numasim_repro::scorecard::render_text(&rows));
+    }
+    Ok(())
+}
+
 fn study(args: ReproArgs) -> anyhow::Result<()> {
     let study = numasim_repro::find(&args.study)?;
+    if let Some(dir) = &args.scorecard {
+        return reprint(study, dir, &args);
+    }
     let out = args.out.unwrap_or_else(|| {
         PathBuf::from("results").join(format!(
             "repro-{}{}",
@@ -72,9 +98,11 @@ fn study(args: ReproArgs) -> anyhow::Result<()> {
             "comparison_csv": outcome.csv,
             "report": outcome.report,
             "comparisons": outcome.comparisons,
+            "scorecard": outcome.rows,
+            "missing_headlines": outcome.missing_headlines,
         }));
     }
-    print!("{}", numasim_repro::render_table(&outcome.comparisons));
+    print!("{}", numasim_repro::scorecard::render_text(&outcome.rows));
     println!("comparison: {}", outcome.csv.display());
     if let Some(r) = outcome.report {
         println!("report: {}", r.display());

@@ -45,3 +45,48 @@ pub fn comparison_value(study: &serde_json::Value, matches: impl Fn(&str) -> boo
         .as_f64()
         .unwrap()
 }
+
+/// The scorecard verdict (`match`, `direction only`, `wrong`, ...) of the first row whose
+/// quantity is `quantity`.
+pub fn verdict(study: &serde_json::Value, quantity: &str) -> String {
+    study["scorecard"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["quantity"].as_str() == Some(quantity))
+        .unwrap_or_else(|| panic!("no scorecard row {quantity}"))["verdict"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// Every headline of the study has a row: none is missing (a renamed or dropped row), and
+/// every headline id a row carries is one the study declares.
+pub fn assert_headlines_complete(study: &serde_json::Value) {
+    let missing = study["missing_headlines"].as_array().unwrap();
+    assert!(missing.is_empty(), "headlines without a row: {missing:?}");
+    let rows = study["scorecard"].as_array().unwrap();
+    let scored: Vec<&serde_json::Value> = rows
+        .iter()
+        .filter(|r| !r["headline"].as_str().unwrap().is_empty())
+        .collect();
+    assert!(!scored.is_empty());
+    // Each verdict is one of the scorecard's.
+    for r in rows {
+        let v = r["verdict"].as_str().unwrap();
+        assert!(
+            [
+                "match",
+                "direction only",
+                "wrong",
+                "no data",
+                "not run",
+                "input",
+                "invariant",
+                "context"
+            ]
+            .contains(&v),
+            "{v}"
+        );
+    }
+}

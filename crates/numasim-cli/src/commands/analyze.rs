@@ -1,4 +1,5 @@
-//! `numasim analyze sharing`: sharing-degree distribution of a trace or an experiment's workload.
+//! `numasim analyze sharing`: sharing-degree distribution of a trace or an experiment's workload;
+//! `numasim analyze compare`: two inputs side by side (a traced program against its generator).
 
 use clap::{Args, Subcommand};
 use numasim::analyze::{SharingAnalysis, SharingOptions};
@@ -10,6 +11,11 @@ pub enum AnalyzeCommand {
     /// Pages and accesses by number of sharer sockets (StarNUMA Fig. 2 / Fig. 13), footprint,
     /// read/write mix and first-touch local fraction. Writes JSON under results/ (or -o).
     Sharing(SharingArgs),
+    /// Two inputs side by side (a traced program and the generator standing for it): sharing
+    /// (all accesses and LLC misses), footprint, read share, accesses per instruction, LLC MPKI
+    /// and first-touch local fraction, at a quantum of one instruction, with differences and
+    /// the fidelity bands.
+    Compare(CompareArgs),
     /// How representative each profile source is vs every memory access: Tikir &
     /// Hollingsworth's distance D and pages covered (their Table 1 / Fig. 2).
     Profile(super::policy::ProfileArgs),
@@ -45,9 +51,30 @@ pub struct SharingArgs {
     out: Option<PathBuf>,
 }
 
+#[derive(Args)]
+pub struct CompareArgs {
+    /// First input: native trace (e.g. from `numasim trace capture`) or experiment TOML.
+    a: PathBuf,
+    /// Second input: native trace or experiment TOML (e.g. the generator at the same size).
+    b: PathBuf,
+    /// Machine preset or file for both (its socket count and LLCs).
+    #[arg(long, default_value = "starnuma16-baseline")]
+    machine: String,
+    /// Threads per socket K for both: thread t on socket t / K (1: sharers are threads).
+    #[arg(long, default_value_t = 1)]
+    threads_per_socket: usize,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Exit with status 1 when a statistic is outside its band.
+    #[arg(long)]
+    check: bool,
+}
+
 pub fn run(cmd: AnalyzeCommand) -> anyhow::Result<()> {
     match cmd {
         AnalyzeCommand::Sharing(args) => sharing(args),
+        AnalyzeCommand::Compare(args) => compare(args),
         AnalyzeCommand::Profile(args) => super::policy::analyze_profile(args),
     }
 }
@@ -125,6 +152,63 @@ fn print_table(a: &SharingAnalysis) {
             a.pages_by_sharers[s].to_string(),
             a.accesses_by_sharers[s].to_string(),
         ]);
+    }
+    print!("{}", t.render());
+}
+
+fn compare(args: CompareArgs) -> anyhow::Result<()> {
+    let opts = numasim::analyze::CompareOptions {
+        machine: args.machine.clone(),
+        threads_per_socket: args.threads_per_socket,
+    };
+    let c = numasim::analyze::compare(&args.a, &args.b, &opts)?;
+    if args.json {
+        super::print_json(&c)?;
+    } else {
+        print_comparison(&c);
+    }
+    let outside = c.outside();
+    if args.check && !outside.is_empty() {
+        let keys: Vec<&str> = outside.iter().map(|m| m.key).collect();
+        anyhow::bail!("outside their bands: {}", keys.join(", "));
+    }
+    Ok(())
+}
+
+fn print_comparison(c: &numasim::analyze::Comparison) {
+    use numasim::analyze::Band;
+    println!("A: {} ({} threads)", c.a, c.threads_a);
+    println!("B: {} ({} threads)", c.b, c.threads_b);
+    println!(
+        "{} · {} sockets · {} thread(s) per socket · first touch · quantum 1 instruction",
+        c.machine, c.sockets, c.threads_per_socket
+    );
+    let mut t = crate::table::Table::new(["statistic", "A", "B", "B - A", "band", "ok"]);
+    let fmt = |v: f64| {
+        if v.abs() >= 1000.0 {
+            format!("{v:.0}")
+        } else if v.abs() >= 1.0 {
+            format!("{v:.2}")
+        } else {
+            format!("{v:.4}")
+        }
+    };
+    for m in &c.metrics {
+        let diff = match (m.band, m.relative) {
+            (Band::Relative(_), Some(r)) => format!("{} ({:+.1}%)", fmt(m.diff), 100.0 * r),
+            _ => fmt(m.diff),
+        };
+        let band = match m.band {
+            Band::Points(p) => format!("±{p} pt"),
+            Band::Relative(r) => format!("±{:.0}%", 100.0 * r),
+            Band::None => String::new(),
+        };
+        let ok = match m.within {
+            Some(true) => "yes",
+            Some(false) => "NO",
+            None => "",
+        };
+        t.row([m.label.to_string(), fmt(m.a), fmt(m.b), diff, band, ok.to_string()]);
     }
     print!("{}", t.render());
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prove refactors leave results byte-identical (issue 12).
+# Prove refactors leave results byte-identical.
 #
 #   scripts/check-identical.sh [--all] > hashes.txt     # --all adds the 100 M-access speed*.toml
 #   diff baseline.txt hashes.txt

@@ -1,4 +1,4 @@
-/* Throughput program for `numasim trace capture` (README "Tracing a program"): OpenMP
+/* Throughput program for `numasim trace capture` (docs/guide/workloads.md, "Tracing your own program"): OpenMP
  * STREAM-style triad over three 8 MiB arrays, PASSES times. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -42,8 +42,7 @@ enum Command {
     /// Draw one paper-ready figure (SVG or PNG) from results directories.
     Plot(commands::report::PlotArgs),
     /// Every key of a config section: type, unit, default and meaning.
-    #[command(subcommand)]
-    Params(commands::params::ParamsCommand),
+    Params(commands::params::ParamsArgs),
     /// Reproduce a paper: run its experiments and compare every number with the paper's.
     /// (`numasim repro list`; `numasim repro starnuma --quick`.)
     Repro(commands::repro::ReproArgs),
@@ -69,7 +68,7 @@ fn main() -> ExitCode {
         Command::Run(args) => commands::run::run(args),
         Command::Repro(args) => commands::repro::run(args),
         Command::Sweep(args) => commands::sweep::run(args),
-        Command::Params(cmd) => commands::params::run(cmd),
+        Command::Params(args) => commands::params::run(args),
         Command::Machine(cmd) => commands::machine::run(cmd),
         Command::Trace(cmd) => commands::trace::run(cmd),
         Command::Workload(cmd) => commands::workload::run(cmd),

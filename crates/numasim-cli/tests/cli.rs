@@ -254,7 +254,7 @@ fn timing_run_with_migration_prints_amat_and_migration_time() {
     assert_eq!(r["timing"]["migration"]["pages"], r["migration"]["total_moves"]);
 }
 
-/// Issue 14: StarNUMA files are read directly (no temporary file), in thread order from their
+/// StarNUMA files are read directly (no temporary file), in thread order from their
 /// names whatever the argument order, by `trace info`, `trace convert` and `analyze sharing`.
 #[test]
 fn starnuma_files_read_directly_in_name_order() {
@@ -414,7 +414,7 @@ fn run_threads_flag_gives_identical_results() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Issue 15: never lose a user's data, never panic on a closed stdout.
+// Regression: never lose a user's data, never panic on a closed stdout.
 
 fn names_in(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)

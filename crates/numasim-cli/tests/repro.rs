@@ -171,12 +171,11 @@ fn repro_starnuma_quick_thresholds_follow_the_measured_footprint() {
 }
 
 /// Fig. 10 at quick scale: a slower pool lowers T16's speedup (paper: 1.54× → 1.34× on
-/// average). The pool is at §V-C's 270 ns unloaded since session 14 (before, 370 ns: 190 ns
-/// added to the default 180 instead of the 190 ns overhead replacing its 100). Measured 1.004:
+/// average). The pool is at §V-C's 270 ns unloaded (the 190 ns CXL overhead replaces the
+/// default 100 ns). Measured 1.004:
 /// the pool serves 858 of BFS's 19 K timed LLC misses (4.4 %), each 87 ns slower (182.7 →
 /// 269.4 ns mean), about 1 % of the timed time, which the rest of the run's timing (3-hop
-/// misses at 673 ns, block transfers at 1.2 µs) outweighs in either direction. With the 370 ns
-/// pool it was 0.998 (session 13) and 0.963 in session 10, when the pool served 17 %.
+/// misses at 673 ns, block transfers at 1.2 µs) outweighs in either direction.
 #[test]
 #[ignore = "at quick scale the 270 ns pool does not lower BFS's T16 speedup (1.004): the pool serves 4.4 % of the timed misses; see the comment above"]
 fn repro_starnuma_quick_slower_pool_lowers_speedup() {

@@ -75,9 +75,9 @@ fn hydm_moves_whole_programs_and_keeps_mcdram_under_its_threshold() {
 // The paper's direction, not reproduced at this size: measured 1.21× (mean) and 2.10× (cg.0)
 // with HyDM, against 0.935 and 0.85. Each promotion's move_pages costs the promoted program's
 // cores 5000 cycles of TLB-shootdown handling per page, and a quick-size program runs about a
-// millisecond, so the move costs more than MCDRAM can return (docs/REPRODUCTION.md, HyDM).
+// millisecond, so the move costs more than MCDRAM can return (docs/validation/hydm.md).
 #[test]
-#[ignore = "HyDM slows the quick mix down (1.21x mean, paper 0.935): migration cost against millisecond programs; see docs/REPRODUCTION.md"]
+#[ignore = "HyDM slows the quick mix down (1.21x mean, paper 0.935): migration cost against millisecond programs; see docs/validation/hydm.md"]
 fn hydm_reduces_the_mean_execution_time() {
     assert!(value("mix8: mean time over default, hydm") < 1.0);
     assert!(value("mix8: cg.0 time over default, hydm") < 1.0);

@@ -55,7 +55,7 @@ fn ge_proxies_speed_up_and_cut_remote_read_response() {
 /// accepted into the buffers instead of bouncing). Held (+106 % quick) while a proxy's fetch
 /// from the home was never bounced; with it bounced as a read request like any other (§1.4),
 /// the proxies' fetches bounce off the pivot row's full home too, and queueing falls: −38.0 %
-/// quick (84 vs 135 cycles). See REPRODUCTION.md.
+/// quick (84 vs 135 cycles). See docs/validation/talbot.md.
 #[test]
 #[ignore = "not reproduced since proxies' fetches bounce: GE queueing with reactive proxies -38.0 % quick (84 vs 135 cycles)"]
 fn ge_reactive_proxies_raise_input_buffer_queueing() {
@@ -79,7 +79,7 @@ fn ocean_contig_is_slower_under_round_robin() {
 
 /// Fig. 1.5: GE is 7.3 % faster under round-robin with infinite buffers. Reproduced at the
 /// paper's 512² (+13.2 %), not at the quick 128² (−6.1 %, −20.2 % before the exact-gap booking: too short for first touch's late
-/// concentration to matter). See REPRODUCTION.md.
+/// concentration to matter). See docs/validation/talbot.md.
 #[test]
 #[ignore = "not reproduced at the quick size: GE round-robin -6.1 % (full size +16.8 %)"]
 fn ge_round_robin_beats_first_touch_with_infinite_buffers() {

@@ -1,5 +1,5 @@
 //! `numasim repro zaourar --quick` as a user runs it: the mesh study end to end, its outputs
-//! and the directions of the paper it reproduces (issue 20).
+//! and the directions of the paper it reproduces.
 
 mod common;
 
@@ -59,7 +59,7 @@ fn fig2_numa_partitioning_shortens_and_speeds_up_packets() {
 #[test]
 fn fig3_a_remote_buffer_does_not_raise_bandwidth() {
     // numasim's bandwidth drop is far smaller than the paper's (DRAM-bound, see
-    // docs/REPRODUCTION.md); only its sign is held.
+    // docs/validation/zaourar.md); only its sign is held.
     assert!(value("bandwidth node 1 / node 0 buffer") < 1.0);
     // The controllers' read trackers bind (the 16 cores keep 256 misses in flight, node 0's
     // four controllers track 4 x 64): requests wait for them at the injecting router.
@@ -72,7 +72,7 @@ fn fig3_a_remote_buffer_does_not_raise_bandwidth() {
     };
     assert!(share(1) < share(0) && share(3) < share(1));
     // Requests waiting in the network instead of at the source (a sensitivity run): measured,
-    // not a direction the model reproduces (docs/REPRODUCTION.md).
+    // not a direction the model reproduces (docs/validation/zaourar.md).
     for n in [0, 1, 3] {
         let s = value(&format!(
             "requests wait in the network: HBM2 bandwidth, buffer on node {n}"
@@ -82,7 +82,7 @@ fn fig3_a_remote_buffer_does_not_raise_bandwidth() {
 }
 
 #[test]
-#[ignore = "not reproduced, also with router buffers and credit flow control (4 VCs per VNET): REQ queueing 29.0 / 26.0 / 19.8 cycles for the buffer on node 0 / 1 / 3 (paper 8 / 221 / 258), bandwidth 87.5 / 87.4 / 87.5 % of node peak; a shorter round trip leaves more of the 256 misses waiting for the controllers' trackers; see docs/REPRODUCTION.md"]
+#[ignore = "not reproduced, also with router buffers and credit flow control (4 VCs per VNET): REQ queueing 29.0 / 26.0 / 19.8 cycles for the buffer on node 0 / 1 / 3 (paper 8 / 221 / 258), bandwidth 87.5 / 87.4 / 87.5 % of node peak; a shorter round trip leaves more of the 256 misses waiting for the controllers' trackers; see docs/validation/zaourar.md"]
 fn fig3_a_remote_buffer_queues_requests_longer() {
     assert!(value("REQ queueing, buffer on node 1") > value("REQ queueing, buffer on node 0"));
 }

@@ -1,4 +1,4 @@
-//! An on-chip mesh inside the machine (Zaourar et al., issue 20): routers at coordinates,
+//! An on-chip mesh inside the machine (Zaourar et al.): routers at coordinates,
 //! request nodes (cores), home nodes (SLC slices), memory controllers at the edge, virtual
 //! networks, quadrants that are the NUMA nodes.
 //!

@@ -255,7 +255,7 @@ fn asymmetric_bandwidth_and_override() {
 
 #[test]
 fn out_of_range_sizes_and_rates_are_refused_with_their_location() {
-    // Issue 15 item 8: `llc_bytes = 2^62` passed `machine show` and aborted `run`; a
+    // Regression: `llc_bytes = 2^62` passed `machine show` and aborted `run`; a
     // bandwidth of 1e-20 GB/s behaved like an infinitely fast link.
     let t = BASE.replacen("llc_bytes = 1048576", "llc_bytes = 4611686018427387904", 1);
     expect_err(

@@ -131,7 +131,7 @@ mod tests {
 
     #[test]
     fn a_report_never_overwrites_the_results_it_reads() {
-        // Issue 15 item 2: `report DIR -o DIR/results.json` replaced the run's results.
+        // Regression: `report DIR -o DIR/results.json` replaced the run's results.
         let d = tempfile::tempdir().unwrap();
         let results = d.path().join("results.json");
         std::fs::write(&results, MINIMAL).unwrap();

@@ -21,7 +21,7 @@
 //!
 //! **What scale cannot keep.** A program here runs milliseconds, the paper's minutes; its
 //! footprint shrank far less than its run time, so moving a program costs a far larger share
-//! of its run than on the real machine (docs/REPRODUCTION.md gives the numbers).
+//! of its run than on the real machine (docs/validation/hydm.md gives the numbers).
 
 use crate::{cmp, number, Comparison, Expect, ReproError, Study, StudyContext};
 

@@ -190,7 +190,7 @@ pub struct StudyOptions {
 /// A paper's reproduction.
 pub trait Study: Sync {
     fn name(&self) -> &'static str;
-    /// The paper (file under shared/papers and title).
+    /// The paper (its text file's name and title).
     fn paper(&self) -> &'static str;
     fn summary(&self) -> &'static str;
     fn run(&self, ctx: &mut StudyContext) -> Result<Vec<Comparison>, ReproError>;

@@ -418,8 +418,7 @@ fn masstree_ops(size: &Size) -> u64 {
 /// per region is the paper's counts × (our footprint / the paper's): about 100× too low at
 /// full size (HI 40 LLC misses per phase where the full-size BFS's 818 regions take 2.6–3.4 K
 /// each on average per 2 M-instruction phase), so nearly every touched region passes HI and
-/// the migration limit, in scan order, decides. The study did that until session 13
-/// (docs/REPRODUCTION.md).
+/// the migration limit, in scan order, decides (docs/validation/starnuma.md).
 fn thresholds(size: &Size) -> String {
     let c = |paper: f64| scaled_count(size, paper);
     format!(
@@ -472,7 +471,7 @@ fn timing_experiment(size: &Size, machine: &str, migration: &str) -> String {
 /// A sampled timing run of workload `kind` (see the module docs).
 fn timing_experiment_of(kind: &str, size: &Size, machine: &str, migration: &str) -> String {
     format!(
-        "# numasim repro starnuma: see docs/REPRODUCTION.md\nmachine = \"{machine}\"\nseed = 1\nmode = \"timing\"\n\
+        "# numasim repro starnuma: see docs/validation/starnuma.md\nmachine = \"{machine}\"\nseed = 1\nmode = \"timing\"\n\
          phase_instructions = {}\n{}\n{}\n[timing]\nsample_instructions = {}\nwarmup_instructions = {}\n\n\
          [placement]\npolicy = \"first-touch\"\n\n[migration]\n{migration}",
         size.phase_instructions,

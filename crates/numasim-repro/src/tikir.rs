@@ -19,7 +19,7 @@
 //! scratch), while its class B/C arrays stream. At the sizes this study can run, whole arrays
 //! fit the modelled 32 MiB board caches too, so neither setting of the filter is the paper's
 //! machine for every application; each application uses the setting under which its streaming
-//! arrays reach memory and its cache-resident sets do not (docs/REPRODUCTION.md, Tikir,
+//! arrays reach memory and its cache-resident sets do not (docs/validation/tikir.md,
 //! gives the measurements behind each choice): CG and FT with the LLC on (CG's matrix larger
 //! than the board caches in the full study), MG, EP, BT, SP and LU with it off (their arrays
 //! would fit the board caches at our sizes, the paper's do not fit the E-caches).
@@ -38,9 +38,9 @@
 //! moves (the paper replayed the simulator's logged moves on the real machine instead).
 //!
 //! **Execution time at larger sizes** (full study): MG class A, CG with class B's matrix and
-//! SP on class W's grid, with sampled timing (README, "Sampled timing") and phases in
+//! SP on class W's grid, with sampled timing (docs/guide/timing.md, "Sampled timing") and phases in
 //! instructions giving the paper's number of 5 s intervals; the paper's classes B/C and full
-//! iteration counts remain out of reach (docs/REPRODUCTION.md).
+//! iteration counts remain out of reach (docs/validation/tikir.md).
 
 use crate::{cmp, number, Comparison, Expect, ReproError, Study, StudyContext};
 use numasim::profile::ProfilerKind;
@@ -188,7 +188,7 @@ const SOURCES: [(&str, &str); 7] = [
 
 fn experiment(a: &App, phase_instructions: u64, migration: &str) -> String {
     format!(
-        "# numasim repro tikir: see docs/REPRODUCTION.md (Tikir)\nmachine = \"sunfire6800\"\nseed = 1\n\
+        "# numasim repro tikir: see docs/validation/tikir.md\nmachine = \"sunfire6800\"\nseed = 1\n\
          mode = \"functional\"\nphase_instructions = {phase_instructions}\n\n[workload]\nthreads = 24\n\
          init = \"serial\"\n{}\n[placement]\npolicy = \"first-touch\"\n\n[llc]\nenabled = {}\n\n[migration]\n{migration}",
         a.workload, a.llc
@@ -419,7 +419,7 @@ const ONE_PHASE_NS: u64 = 1_000_000_000_000_000;
 
 fn timed_experiment(a: &TimedApp, phase_ns: u64, migration: &str) -> String {
     format!(
-        "# numasim repro tikir (execution time): see docs/REPRODUCTION.md (Tikir)\nmachine = \"sunfire6800\"\n\
+        "# numasim repro tikir (execution time): see docs/validation/tikir.md\nmachine = \"sunfire6800\"\n\
          seed = 1\nmode = \"timing\"\nphase_ns = {phase_ns}\n\n[workload]\nthreads = 12\ninit = \"serial\"\n{}\n\
          [mapping]\npolicy = \"scatter\"\n\n[placement]\npolicy = \"first-touch\"\n\n[llc]\nenabled = {}\n\n[migration]\n{migration}",
         a.workload, a.llc
@@ -551,7 +551,7 @@ fn table4(ctx: &mut StudyContext, quick: bool) -> Result<Vec<Comparison>, ReproE
     Ok(out)
 }
 
-/// An application of the execution-time runs at a larger size with sampled timing (README,
+/// An application of the execution-time runs at a larger size with sampled timing (docs/guide/timing.md,
 /// "Sampled timing"): per phase and thread, `warmup` instructions warm the timing engine's
 /// caches, `sample` are timed, the rest run functionally (the migration profile sees them all);
 /// the first `sample / phase` of a boundary's moves are charged in the next window, so the
@@ -614,7 +614,7 @@ fn sampled_apps() -> Vec<SampledApp> {
 
 fn sampled_experiment(a: &SampledApp, placement: &str, migration: &str) -> String {
     format!(
-        "# numasim repro tikir (execution time, sampled): see docs/REPRODUCTION.md (Tikir)\n\
+        "# numasim repro tikir (execution time, sampled): see docs/validation/tikir.md\n\
          machine = \"sunfire6800\"\nseed = 1\nmode = \"timing\"\nphase_instructions = {}\n\n[timing]\n\
          sample_instructions = {}\nwarmup_instructions = {}\n\n[workload]\nthreads = 12\ninit = \"serial\"\n{}\n\
          [mapping]\npolicy = \"scatter\"\n\n[placement]\npolicy = \"{placement}\"\n\n[llc]\nenabled = false\n\n\

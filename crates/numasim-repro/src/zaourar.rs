@@ -193,7 +193,7 @@ impl PageCopy {
 /// Whether the Fig. 4/5 runs keep the DDR4 preset's router buffers and credits. They do not:
 /// what Fig. 4/5 measure (pages and DDR activity per node, SLC hit ratio, packet distance)
 /// moved by at most 0.3 % with Garnet's 4 VCs per VNET (one exception: STREAM's SLC hit ratio
-/// C2 / C1, 0.267 -> 0.342 in `--quick`, docs/REPRODUCTION.md), while placing every packet of
+/// C2 / C1, 0.267 -> 0.342 in `--quick`, docs/validation/zaourar.md), while placing every packet of
 /// their snoop-heavy programs under credits made the quick study 3x slower (30 -> 94 s).
 const FIG45_CREDITS: bool = false;
 

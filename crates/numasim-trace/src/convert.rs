@@ -234,7 +234,7 @@ mod tests {
 
     #[test]
     fn converting_onto_one_of_the_inputs_is_refused_and_the_input_survives() {
-        // Issue 15 item 2: `convert t0.out t1.out -o t1.out` used to truncate t1.out first.
+        // Regression: `convert t0.out t1.out -o t1.out` used to truncate t1.out first.
         let dir = tempfile::tempdir().unwrap();
         let t0 = dir.path().join("t0.out");
         let t1 = dir.path().join("t1.out");

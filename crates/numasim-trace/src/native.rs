@@ -17,7 +17,7 @@
 //! straight into the caller's batch. Decode time splits between zstd and that loop; the loop
 //! packs varints with one BMI2 `pext` where the CPU has it (chosen at run time), and the
 //! writer's default zstd level (-1) stores literals raw, because Huffman-decoding them was
-//! half of all decode time. Together about 150–175 M accesses/s per core (README, Speed).
+//! half of all decode time. Together about 150–175 M accesses/s per core (docs/validation/peers.md).
 //!
 //! # Layout (all integers little-endian)
 //! ```text

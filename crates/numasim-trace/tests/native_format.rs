@@ -422,7 +422,7 @@ fn rewrite_first_frame(path: &Path, reframe: impl Fn(&[u8]) -> Vec<u8>) {
 
 #[test]
 fn chunks_without_a_zstd_checksum_are_refused() {
-    // Issue 15 (small ones): the README says frames carry a checksum; frames without one were
+    // Regression: the README says frames carry a checksum; frames without one were
     // accepted, so corrupted compressed bytes could decode into other records unnoticed.
     let dir = tempfile::tempdir().unwrap();
     let streams = vec![(0..50u64).map(|i| Access::read(i, 64 * i, 8)).collect::<Vec<_>>()];
@@ -463,7 +463,7 @@ fn chunks_without_a_zstd_checksum_are_refused() {
     }
 }
 
-/// Issue 15 item 7: chunk headers are read once, not once per thread.
+/// Regression: chunk headers are read once, not once per thread.
 #[test]
 fn chunk_headers_read_once_whatever_the_thread_count() {
     let dir = tempfile::tempdir().unwrap();
@@ -486,7 +486,7 @@ fn chunk_headers_read_once_whatever_the_thread_count() {
     assert_eq!(r.held_buffer_bytes(), 0, "finished threads release their buffers");
 }
 
-/// Issue 15 item 6: the reader's chunk buffers are capped in total, with a clear error.
+/// Regression: the reader's chunk buffers are capped in total, with a clear error.
 #[test]
 fn reader_buffer_memory_is_capped_with_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();

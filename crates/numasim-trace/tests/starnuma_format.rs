@@ -145,7 +145,7 @@ fn convert_to_native() {
     assert_eq!(scan_info(&out).unwrap().records, 30_000);
 }
 
-/// Issue 14: threads come from the file names, never from argument order.
+/// threads come from the file names, never from argument order.
 #[test]
 fn threads_from_names_in_any_argument_order() {
     let dir = tempfile::tempdir().unwrap();

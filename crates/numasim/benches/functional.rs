@@ -1,4 +1,4 @@
-//! Functional-simulator throughput (issue 4's speed target), beside the cost of merely
+//! Functional-simulator throughput, beside the cost of merely
 //! decoding the same accesses from a native trace.
 //!
 //! 16 threads on starnuma16-pool, first-touch, 16 M accesses per iteration (the documented

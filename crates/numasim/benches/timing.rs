@@ -1,4 +1,4 @@
-//! Timing-mode throughput (issue 6's speed target: ≥ 10 M accesses/s with 64 cores on
+//! Timing-mode throughput (target: ≥ 10 M accesses/s with 64 cores on
 //! starnuma16-pool-scaled and a memory-bound workload).
 //!
 //! GAP BFS (Kronecker, scale 19, 64 threads, compact mapping: 4 cores per socket) under two
@@ -99,7 +99,7 @@ fn bench_cpu(c: &mut Criterion<CpuTime>) {
 fn bfs_group<M: Measurement>(c: &mut Criterion<M>, group: &str) {
     let mut g = c.benchmark_group(group);
     g.sample_size(10);
-    // `static`: one static schedule for every loop (the session-1 default, mostly local
+    // `static`: one static schedule for every loop (the non-GAP default, mostly local
     // misses); `gap`: GAP's own per-loop schedules (dynamic bottom-up), ~3× the LLC misses,
     // most of them remote or block transfers.
     for schedule in ["static", "gap"] {

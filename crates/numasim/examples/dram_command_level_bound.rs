@@ -1,10 +1,10 @@
-//! How fast could a command-level DRAM scheduler be? A speed bound for issue 13's "50× Ramulator
+//! How fast could a command-level DRAM scheduler be? A speed bound for a "50× Ramulator
 //! 2" target, measured beside numasim's own controller on the same requests in one run.
 //!
 //!   cargo run --release -p numasim --example dram_command_level_bound [-- REQUESTS]
 //!
 //! numasim's controller ([`windowed_loop`]: exact placement on busy lists behind a 32-read FR-FCFS
-//! queue) costs about 0.7 µs per random read. The redesign docs/architecture.md names as the way
+//! queue) costs about 0.7 µs per random read. The redesign docs/design/dram.md names as the way
 //! to 50× is a command-level scheduler with scalar state, Ramulator's structure without its
 //! cycle-by-cycle ticking. This sketch is that design, made as cheap as it can be: scalar
 //! ready times per bank, bank group and rank; FR-FCFS over the same 32-read queue, where per bank
@@ -19,7 +19,7 @@
 //! refresh it should come out a few per cent above the full model).
 //!
 //! Not used by the simulator: this is a measurement, kept so the figure in the docs can be
-//! re-run. Results on the 2-core CI machine are in docs/architecture.md ("Why DRAM speed stops
+//! re-run. Results on the 2-core CI machine are in docs/design/dram.md ("Why DRAM speed stops
 //! near 10× Ramulator 2").
 
 use numasim::machine::DramKind;

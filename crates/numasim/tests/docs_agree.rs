@@ -1,4 +1,4 @@
-//! The README's lists of migration policies and profilers name exactly what the code accepts
+//! docs/guide/migration.md's lists of migration policies and profilers name exactly what the code accepts
 //! (`PolicyKind::ALL`, `ProfilerKind::ALL`), so a policy or profiler added without its
 //! documentation, or documented but gone, fails here.
 
@@ -8,8 +8,14 @@ use std::collections::BTreeSet;
 
 /// Quoted names in `text` between `from` and `to`.
 fn quoted_between(text: &str, from: &str, to: &str) -> BTreeSet<String> {
-    let start = text.find(from).unwrap_or_else(|| panic!("README lacks `{from}`")) + from.len();
-    let end = start + text[start..].find(to).unwrap_or_else(|| panic!("README lacks `{to}`"));
+    let start = text
+        .find(from)
+        .unwrap_or_else(|| panic!("docs/guide/migration.md lacks `{from}`"))
+        + from.len();
+    let end = start
+        + text[start..]
+            .find(to)
+            .unwrap_or_else(|| panic!("docs/guide/migration.md lacks `{to}`"));
     text[start..end]
         .split('"')
         .skip(1)
@@ -19,15 +25,15 @@ fn quoted_between(text: &str, from: &str, to: &str) -> BTreeSet<String> {
 }
 
 #[test]
-fn readme_lists_every_policy_and_profiler_and_no_other() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
-    let policies = quoted_between(&readme, "`[migration] policy = ", "` with `profiler = ");
-    let profilers = quoted_between(&readme, "` with `profiler = ", "` and the policy's parameters");
+fn migration_guide_lists_every_policy_and_profiler_and_no_other() {
+    let guide = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/guide/migration.md")).unwrap();
+    let policies = quoted_between(&guide, "`[migration] policy = ", "` with `profiler = ");
+    let profilers = quoted_between(&guide, "` with `profiler = ", "` and the policy's parameters");
     let code_policies: BTreeSet<String> = PolicyKind::ALL.iter().map(|p| p.name().to_string()).collect();
     let code_profilers: BTreeSet<String> = ProfilerKind::ALL.iter().map(|k| k.name().to_string()).collect();
-    assert_eq!(policies, code_policies, "README policies vs PolicyKind::ALL");
-    assert_eq!(profilers, code_profilers, "README profilers vs ProfilerKind::ALL");
-    // Every name the README gives is one the code resolves.
+    assert_eq!(policies, code_policies, "guide policies vs PolicyKind::ALL");
+    assert_eq!(profilers, code_profilers, "guide profilers vs ProfilerKind::ALL");
+    // Every name the guide gives is one the code resolves.
     for p in &policies {
         assert!(PolicyKind::from_name(p).is_some(), "{p}");
     }
@@ -39,18 +45,18 @@ fn readme_lists_every_policy_and_profiler_and_no_other() {
 /// The registries and their declarations agree: names are unique and resolve, every parameter
 /// a policy, profiler or the mechanism declares has a one-line doc and a unit, no key is
 /// declared twice in a `[migration]` table, every default passes its own check, and the
-/// README's migration section names every policy and profiler with its name quoted.
+/// migration guide names every policy and profiler with its name quoted.
 #[test]
 fn registries_and_parameter_declarations_agree() {
     use numasim::migrate::params::{allowed, mechanism_params, profiler_params, Check, ParamDefault};
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let guide = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/guide/migration.md")).unwrap();
     let mut names = BTreeSet::new();
     for p in PolicyKind::ALL {
         assert!(names.insert(p.name()), "policy name `{}` twice", p.name());
         assert_eq!(PolicyKind::from_name(p.name()), Some(p));
         assert!(
-            readme.contains(&format!("\"{}\"", p.name())),
-            "README lacks policy {}",
+            guide.contains(&format!("\"{}\"", p.name())),
+            "docs/guide/migration.md lacks policy {}",
             p.name()
         );
         assert!(!p.summary().is_empty() && !p.paper().is_empty(), "{}", p.name());
@@ -60,8 +66,8 @@ fn registries_and_parameter_declarations_agree() {
         assert!(names.insert(k.name()), "profiler name `{}` twice", k.name());
         assert_eq!(ProfilerKind::from_name(k.name()), Some(k));
         assert!(
-            readme.contains(&format!("\"{}\"", k.name())),
-            "README lacks profiler {}",
+            guide.contains(&format!("\"{}\"", k.name())),
+            "docs/guide/migration.md lacks profiler {}",
             k.name()
         );
         assert!(!k.summary().is_empty(), "{}", k.name());

@@ -1,5 +1,4 @@
-//! numasim's memory controller against Ramulator 2 on the same requests (issue 13's
-//! validation): one DDR4-2400 16-16-16 channel (8 Gb x8 parts, one rank, RoBaRaCoCh, open
+//! numasim's memory controller against Ramulator 2 on the same requests: one DDR4-2400 16-16-16 channel (8 Gb x8 parts, one rank, RoBaRaCoCh, open
 //! page, refresh on), closed loop.
 //!
 //! The peer's figures below were measured with `benches/ramulator-peer.sh` (Ramulator 2 at
@@ -11,7 +10,7 @@
 //! measurements of the peer, not tuned constants: each test checks numasim against them
 //! within the issue's 5 %: unloaded latency with one request in flight, saturated bandwidth
 //! behind a 32-read FR-FCFS queue (`windowed_loop`, the peer's setting). Without the queue
-//! the gaps are larger; the last test pins them to what docs/architecture.md reports.
+//! the gaps are larger; the last test pins them to what docs/validation/peers.md reports.
 
 use numasim::machine::DramKind;
 use numasim::timing::dram::{DramConfig, MemoryController};
@@ -101,7 +100,7 @@ fn read_write_mix_bandwidth_within_5_percent() {
 }
 
 /// Without a read queue (each request placed when presented, 32 in flight) the controller
-/// lands where docs/architecture.md says: the scheduling window is what closes the gap, so a
+/// lands where docs/validation/peers.md says: the scheduling window is what closes the gap, so a
 /// change that moved these (the placement getting better or worse) must update the docs.
 #[test]
 fn gaps_without_a_read_queue_stay_as_documented() {

@@ -66,7 +66,7 @@ fn functional_mode_also_finishes_on_hostile_instruction_counts() {
     }
 }
 
-/// Issue 15 item 5: an instruction-count gap used to produce one full phase record per empty
+/// Regression: an instruction-count gap used to produce one full phase record per empty
 /// phase (a 2-access trace jumping to instruction 10^12 with 2000-instruction phases asked for
 /// 5 × 10^8 records and aborted at 4 GB). Empty phases are now merged into one record that
 /// carries its span, in both engines and for both trace formats.
@@ -198,7 +198,7 @@ fn config_error(text: &str) -> (Option<usize>, String, String) {
 
 #[test]
 fn timing_parameters_out_of_range_are_refused_with_file_line_and_key() {
-    // Issue 15 item 8: tlb_entries and the L1/L2 sizes were unbounded (times up to 4096 cores).
+    // Regression: tlb_entries and the L1/L2 sizes were unbounded (times up to 4096 cores).
     let base = "machine = \"two-socket\"\nmode = \"timing\"\n[workload]\nkind = \"synthetic\"\nthreads = 2\n[timing]\n";
     for (line, key) in [
         ("tlb_entries = 4294967295", "timing.tlb_entries"),
@@ -289,7 +289,7 @@ latency_ns = 1000000.0
 
 #[test]
 fn the_timing_clock_saturates_without_overflow() {
-    // Issue 15 item 9: after the clock saturated, engine.rs and timeline.rs added latencies and
+    // Regression: after the clock saturated, engine.rs and timeline.rs added latencies and
     // instruction counts with plain `+` (a panic in this debug build, a wrap in release).
     use numasim::trace::{Access, VecSource};
     let m = Machine::from_text("slow.toml", SLOW_MACHINE).unwrap();
@@ -329,7 +329,7 @@ fn the_timing_clock_saturates_without_overflow() {
 
 #[test]
 fn a_trace_without_threads_is_refused() {
-    // Issue 15 (small ones): a run of 0 threads wrote a "complete" results directory.
+    // Regression: a run of 0 threads wrote a "complete" results directory.
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("empty.nst");
     numasim::trace::native::NativeWriter::create(&trace, 0, &serde_json::json!(null))
@@ -363,7 +363,7 @@ fn experiment_on(machine_toml: &str, rest: &str) -> Result<Machine, numasim_conf
 
 #[test]
 fn round_robin_on_a_machine_of_standalone_memory_is_refused() {
-    // Issue 15 item 9: round-robin divided by zero when no memory node is socket-attached.
+    // Regression: round-robin divided by zero when no memory node is socket-attached.
     let m = r#"name = "pooled"
 [[sockets]]
 name = "s0"
@@ -392,7 +392,7 @@ latency_ns = 50.0
 
 #[test]
 fn starnuma_policy_on_more_than_128_sockets_is_refused() {
-    // Issue 15 item 9: sockets ≥ 128 were silently dropped from StarNUMA's region counts.
+    // Regression: sockets ≥ 128 were silently dropped from StarNUMA's region counts.
     let mut m = String::from("name = \"big\"\n[[switches]]\nname = \"x\"\ntransit_latency_ns = 10.0\n");
     for i in 0..129 {
         m.push_str(&format!(

@@ -1,4 +1,4 @@
-//! HyDM (issue 19): configuration errors and the migration mechanism on knl-flat.
+//! HyDM: configuration errors and the migration mechanism on knl-flat.
 
 use numasim::config::Source;
 use numasim::experiment::Experiment;

@@ -1,4 +1,4 @@
-//! Acceptance tests of issue 7: profilers and migration policies on the papers' machines.
+//! profilers and migration policies on the papers' machines.
 //!
 //! Workloads are scaled down so the tests run in seconds; the CG runs turn the LLC filter off
 //! (every access is a memory transaction) as a stand-in for a class-C problem whose working set
@@ -213,7 +213,7 @@ hi_min = 500
 
 #[test]
 #[ignore = "measured 12 % of BFS migrations to the pool (scale 15, 32 threads, 20K-instruction \
-            phases, hi_start 2000; re-measured in session 10, 5 % when first written) vs StarNUMA \
+            phases, hi_start 2000) vs StarNUMA \
             Table IV's 100 %: at this scale most regions over HI are CSR slices read by few \
             sockets; needs a paper-scale graph and 1B-instruction phases"]
 fn starnuma_on_bfs_moves_mostly_to_the_pool_as_in_table_iv() {

@@ -1,4 +1,4 @@
-//! Page sizes other than 4 KiB and 2 MiB (issue 18: Talbot & Kelly's machine has 8 KiB pages):
+//! Page sizes other than 4 KiB and 2 MiB (Talbot & Kelly's machine has 8 KiB pages):
 //! any power of two from 4 KiB to 1 GiB is accepted, others are refused naming the key and
 //! line, and 8 KiB pages are placed and migrated as whole 8 KiB units.
 

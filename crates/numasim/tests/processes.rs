@@ -1,4 +1,4 @@
-//! Several programs in one experiment (`[[process]]`, issue 19): separate address spaces,
+//! Several programs in one experiment (`[[process]]`): separate address spaces,
 //! per-process results that sum to the totals, capacity shared, per-process placement and
 //! mapping, and located configuration errors.
 

@@ -1,4 +1,4 @@
-//! Issue 5 acceptance (part A): sharing shape of GAP BFS and first-touch locality of STREAM,
+//! sharing shape of GAP BFS and first-touch locality of STREAM,
 //! through `analyze::sharing` on experiments run in-process.
 
 use numasim::analyze::{SharingAnalysis, SharingOptions};

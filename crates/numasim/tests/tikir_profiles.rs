@@ -1,4 +1,4 @@
-//! Tikir & Hollingsworth's profile sources (issue 17): the look-ahead perfect profile, the
+//! Tikir & Hollingsworth's profile sources: the look-ahead perfect profile, the
 //! maximum-rate monitor with a finite buffer, and profile-driven static placement.
 
 use numasim::experiment::{simulate, Experiment, RunResults};

@@ -1,5 +1,5 @@
 //! Migration in timing mode: the same policies as functional mode, with their costs charged
-//! in time (issue 7's "costs in time" on top of issue 6's engine).
+//! in time.
 
 use numasim::experiment::{simulate, Experiment, RunResults};
 use numasim_config::Source;
@@ -146,7 +146,7 @@ groups_per_window = 2
     }
 }
 
-/// Issue 15 item 10: the static oracle's homes are learnt in a functional pass and applied in
+/// Regression: the static oracle's homes are learnt in a functional pass and applied in
 /// timing mode. Page ids follow first-touch order, which differs between the two engines, so
 /// the homes must be looked up by virtual page; by page id they land on the wrong pages.
 #[test]

@@ -1,4 +1,4 @@
-//! Timing mode validated against closed forms and the StarNUMA presets (issue 6).
+//! Timing mode validated against closed forms and the StarNUMA presets.
 
 use numasim::experiment::{simulate, Experiment, RunResults};
 use numasim::machine::Machine;
@@ -138,7 +138,7 @@ fn timing_runs_are_deterministic_and_report_the_outputs() {
     }
     assert!(t.invalidations > 0);
     assert!(a.phases.iter().all(|p| p.timing.is_some()));
-    // No resource is ever booked beyond its capacity (issue 13), and utilisations are not
+    // No resource is ever booked beyond its capacity, and utilisations are not
     // clamped: shared-hot saturates some links, and no phase may show more than 100 %.
     for p in &a.phases {
         let pt = p.timing.as_ref().unwrap();

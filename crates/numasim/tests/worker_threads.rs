@@ -1,4 +1,4 @@
-//! Issue 14: `--threads N` (decode ahead on its own thread) gives byte-identical results for
+//! `--threads N` (decode ahead on its own thread) gives byte-identical results for
 //! every N, for generated workloads, native traces and StarNUMA traces, in both engines.
 
 use numasim::experiment::{simulate, Experiment};

@@ -4,7 +4,17 @@
 //! `TimingSpec::default`, the machine key table).
 
 use crate::table::Table;
-use clap::Subcommand;
+use clap::{Args, Subcommand};
+
+#[derive(Args)]
+pub struct ParamsArgs {
+    #[command(subcommand)]
+    cmd: ParamsCommand,
+    /// Markdown tables instead of aligned text (`numasim params all --markdown` is
+    /// docs/reference/parameters.md).
+    #[arg(long, global = true)]
+    markdown: bool,
+}
 
 #[derive(Subcommand)]
 pub enum ParamsCommand {
@@ -22,6 +32,9 @@ pub enum ParamsCommand {
     },
     /// Keys of a machine file.
     Machine,
+    /// Every section: `[timing]`, the machine file, every generator's `[workload]`, and
+    /// `[migration]` (the mechanism's keys, every policy's and every profiler's).
+    All,
 }
 
 /// The unit a key's name carries (names say their units).
@@ -59,93 +72,223 @@ fn type_of(literal: &str) -> &'static str {
     }
 }
 
-pub fn run(cmd: ParamsCommand) -> anyhow::Result<()> {
-    let mut t = Table::new(["key", "type", "unit", "default", "description"]);
-    match cmd {
-        ParamsCommand::Timing => {
-            let defaults = toml::Table::try_from(numasim::timing::TimingSpec::default())?;
-            for (key, doc) in numasim::timing::params::TIMING_KEY_DOCS {
-                let d = defaults.get(*key).map(ToString::to_string).unwrap_or_default();
-                t.row([
-                    key.to_string(),
-                    type_of(&d).into(),
-                    unit_of(key).into(),
-                    d,
-                    doc.to_string(),
-                ]);
-            }
-        }
-        ParamsCommand::Workload { kind } => {
-            let list = numasim::workload::registry::list();
-            let Some(g) = list.iter().find(|g| g.name == kind) else {
-                let known: Vec<&str> = list.iter().map(|g| g.name).collect();
-                anyhow::bail!("unknown workload `{kind}` (known: {})", known.join(", "));
-            };
-            for p in &g.params {
-                // A multi-line description (an NPB class table) continues on rows of its own.
-                let mut lines = p.description.lines();
-                t.row([
-                    p.name.to_string(),
-                    type_of(&p.default).into(),
-                    unit_of(p.name).into(),
-                    p.default.clone(),
-                    lines.next().unwrap_or("").to_string(),
-                ]);
-                for line in lines {
-                    t.row([
-                        String::new(),
-                        String::new(),
-                        String::new(),
-                        String::new(),
-                        line.to_string(),
-                    ]);
-                }
-            }
-        }
-        ParamsCommand::Migration { policy } => {
-            use numasim::migrate::params::{mechanism_params, profiler_params, PolicyKind};
-            let Some(info) = PolicyKind::ALL.iter().map(|p| p.info()).find(|p| p.name == policy) else {
-                let known: Vec<&str> = PolicyKind::ALL.iter().map(|p| p.info().name).collect();
-                anyhow::bail!("unknown migration policy `{policy}` (known: {})", known.join(", "));
-            };
-            let profiler = numasim::profile::ProfilerKind::ALL
-                .into_iter()
-                .find(|k| k.name() == info.default_profiler);
-            let mut defs = info.params.clone();
-            if policy != "none" {
-                defs.extend(profiler.map(profiler_params).unwrap_or_default());
-                defs.extend(mechanism_params());
-            }
-            // Units as the parameter's declaration gives them (`crate::param` in numasim).
-            for d in defs {
-                let default = d.default_text();
-                t.row([
-                    d.name.to_string(),
-                    type_of(&default).into(),
-                    d.unit.into(),
-                    default,
-                    d.description.to_string(),
-                ]);
-            }
-        }
-        ParamsCommand::Machine => {
-            for (section, key, ty, default, doc) in numasim::machine::spec::MACHINE_KEY_DOCS {
-                let k = if section.is_empty() {
-                    key.to_string()
-                } else {
-                    format!("{section}.{key}")
-                };
-                t.row([
-                    k,
-                    ty.to_string(),
-                    unit_of(key).into(),
-                    default.to_string(),
-                    doc.to_string(),
-                ]);
-            }
+/// One section's rows: key, type, unit, default, allowed values, meaning.
+type Rows = Vec<[String; 6]>;
+
+fn timing_rows() -> anyhow::Result<Rows> {
+    let defaults = toml::Table::try_from(numasim::timing::TimingSpec::default())?;
+    Ok(numasim::timing::params::TIMING_KEY_DOCS
+        .iter()
+        .map(|(key, doc)| {
+            let d = defaults.get(*key).map(ToString::to_string).unwrap_or_default();
+            [
+                key.to_string(),
+                type_of(&d).into(),
+                unit_of(key).into(),
+                d,
+                String::new(),
+                doc.to_string(),
+            ]
+        })
+        .collect())
+}
+
+fn workload_rows(kind: &str) -> anyhow::Result<Rows> {
+    let list = numasim::workload::registry::list();
+    let Some(g) = list.iter().find(|g| g.name == kind) else {
+        let known: Vec<&str> = list.iter().map(|g| g.name).collect();
+        anyhow::bail!("unknown workload `{kind}` (known: {})", known.join(", "));
+    };
+    let mut rows = Rows::new();
+    for p in &g.params {
+        // A multi-line description (an NPB class table) continues on rows of its own.
+        let mut lines = p.description.lines();
+        rows.push([
+            p.name.to_string(),
+            type_of(&p.default).into(),
+            unit_of(p.name).into(),
+            p.default.clone(),
+            String::new(),
+            lines.next().unwrap_or("").to_string(),
+        ]);
+        for line in lines {
+            rows.push([
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                line.to_string(),
+            ]);
         }
     }
-    print!("{}", t.render());
+    Ok(rows)
+}
+
+/// What a declared parameter accepts, as text.
+fn allowed_text(check: &numasim::param::Check) -> String {
+    match check {
+        numasim::param::Check::Range(lo, hi) => format!("{lo} … {hi}"),
+        numasim::param::Check::Words([]) => "any string".into(),
+        numasim::param::Check::Words(w) => w.join(", "),
+    }
+}
+
+fn def_rows(defs: Vec<numasim::param::ParamDef>) -> Rows {
+    // Units as the parameter's declaration gives them (`crate::param` in numasim).
+    defs.into_iter()
+        .map(|d| {
+            let default = d.default_text();
+            [
+                d.name.to_string(),
+                type_of(&default).into(),
+                d.unit.into(),
+                default,
+                allowed_text(&d.check),
+                d.description.to_string(),
+            ]
+        })
+        .collect()
+}
+
+fn migration_rows(policy: &str) -> anyhow::Result<Rows> {
+    use numasim::migrate::params::{mechanism_params, profiler_params, PolicyKind};
+    let Some(info) = PolicyKind::ALL.iter().map(|p| p.info()).find(|p| p.name == policy) else {
+        let known: Vec<&str> = PolicyKind::ALL.iter().map(|p| p.info().name).collect();
+        anyhow::bail!("unknown migration policy `{policy}` (known: {})", known.join(", "));
+    };
+    let profiler = numasim::profile::ProfilerKind::ALL
+        .into_iter()
+        .find(|k| k.name() == info.default_profiler);
+    let mut defs = info.params.clone();
+    if policy != "none" {
+        defs.extend(profiler.map(profiler_params).unwrap_or_default());
+        defs.extend(mechanism_params());
+    }
+    Ok(def_rows(defs))
+}
+
+fn machine_rows() -> Rows {
+    numasim::machine::spec::MACHINE_KEY_DOCS
+        .iter()
+        .map(|(section, key, ty, default, doc)| {
+            let k = if section.is_empty() {
+                key.to_string()
+            } else {
+                format!("{section}.{key}")
+            };
+            [
+                k,
+                ty.to_string(),
+                unit_of(key).into(),
+                default.to_string(),
+                String::new(),
+                doc.to_string(),
+            ]
+        })
+        .collect()
+}
+
+/// Aligned text, as the terminal shows it (no `allowed` column: it is in the descriptions).
+fn text(rows: &Rows) -> String {
+    let mut t = Table::new(["key", "type", "unit", "default", "description"]);
+    for r in rows {
+        t.row([&r[0], &r[1], &r[2], &r[3], &r[5]]);
+    }
+    t.render()
+}
+
+/// A Markdown table; `|` inside a cell is escaped.
+fn markdown(rows: &Rows) -> String {
+    let cell = |c: &str| c.replace('|', "\\|");
+    let mut out = String::from("| key | type | unit | default | allowed | meaning |\n|---|---|---|---|---|---|\n");
+    for r in rows {
+        let key = if r[0].is_empty() {
+            String::new()
+        } else {
+            format!("`{}`", r[0])
+        };
+        out.push_str(&format!(
+            "| {key} | {} | {} | {} | {} | {} |\n",
+            cell(&r[1]),
+            cell(&r[2]),
+            cell(&r[3]),
+            cell(&r[4]),
+            cell(&r[5])
+        ));
+    }
+    out
+}
+
+/// docs/reference/parameters.md: every section, generated from the declarations.
+fn all_markdown() -> anyhow::Result<String> {
+    use numasim::migrate::params::{mechanism_params, profiler_params, PolicyKind};
+    use numasim::profile::ProfilerKind;
+    let mut out = String::from(
+        "# Parameter reference\n\n\
+         Generated from the declarations by `numasim params all --markdown`; do not edit by hand \
+         (`cargo test -p numasim-cli --test docs` fails when it differs from the code). One \
+         section: `numasim params timing | machine | workload KIND | migration POLICY`. Units \
+         come from the declarations or from the key's name (`_ns`, `_bytes`, ...).\n\n",
+    );
+    out.push_str("## `[timing]` (experiment)\n\n");
+    out.push_str(&markdown(&timing_rows()?));
+    out.push_str("\n## Machine file\n\n");
+    out.push_str(&markdown(&machine_rows()));
+    out.push_str("\n## `[workload]` by generator\n");
+    for g in numasim::workload::registry::list() {
+        out.push_str(&format!("\n### `kind = \"{}\"`\n\n", g.name));
+        out.push_str(&markdown(&workload_rows(g.name)?));
+    }
+    out.push_str("\n## `[migration]`\n\n### Mechanism (every policy but `none`)\n\n");
+    out.push_str(&markdown(&def_rows(mechanism_params())));
+    for p in PolicyKind::ALL {
+        let info = p.info();
+        out.push_str(&format!(
+            "\n### `policy = \"{}\"`\n\n{} ({}). Profilers: {}; default `{}`.\n\n",
+            info.name,
+            info.summary,
+            info.paper,
+            info.profilers
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            info.default_profiler
+        ));
+        if info.params.is_empty() {
+            out.push_str("No keys of its own.\n");
+        } else {
+            out.push_str(&markdown(&def_rows(info.params.clone())));
+        }
+    }
+    for k in ProfilerKind::ALL {
+        out.push_str(&format!("\n### `profiler = \"{}\"`\n\n{}.\n\n", k.name(), k.summary()));
+        let defs = profiler_params(k);
+        if defs.is_empty() {
+            out.push_str("No keys of its own.\n");
+        } else {
+            out.push_str(&markdown(&def_rows(defs)));
+        }
+    }
+    Ok(out)
+}
+
+pub fn run(args: ParamsArgs) -> anyhow::Result<()> {
+    let rows = match args.cmd {
+        ParamsCommand::Timing => timing_rows()?,
+        ParamsCommand::Workload { kind } => workload_rows(&kind)?,
+        ParamsCommand::Migration { policy } => migration_rows(&policy)?,
+        ParamsCommand::Machine => machine_rows(),
+        ParamsCommand::All => {
+            if !args.markdown {
+                anyhow::bail!("`params all` writes the whole reference as Markdown: add --markdown");
+            }
+            print!("{}", all_markdown()?);
+            return Ok(());
+        }
+    };
+    print!("{}", if args.markdown { markdown(&rows) } else { text(&rows) });
     Ok(())
 }
 

@@ -2,7 +2,7 @@ use clap::Args;
 use numasim::experiment::{self, Experiment, Progress};
 use std::path::PathBuf;
 
-/// The access classes, defined once for `run --help` (the README says the same).
+/// The access classes, defined once for `run --help` (docs/guide/experiments.md says the same).
 pub const ACCESS_CLASSES_HELP: &str = "\
 Access classes (two views that use the same names for different counts):
   LLC misses by home of the page (functional and timing): every LLC miss, read or write, counted

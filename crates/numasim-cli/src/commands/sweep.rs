@@ -15,7 +15,7 @@ use std::time::Instant;
 pub struct SweepArgs {
     #[command(subcommand)]
     command: Option<SweepCommand>,
-    /// Sweep TOML: `base = "EXPERIMENT.toml"`, `[set]`, `[grid]`, `[[zip]]` (README, "Sweeps").
+    /// Sweep TOML: `base = "EXPERIMENT.toml"`, `[set]`, `[grid]`, `[[zip]]` (docs/guide/sweeps-and-python.md).
     #[arg(required = true)]
     sweep: Option<PathBuf>,
     /// Results root (default: the file's `out`, else results/sweeps/<sweep name>); each run goes

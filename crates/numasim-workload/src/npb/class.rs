@@ -422,7 +422,7 @@ mod tests {
         }
     }
 
-    /// The rows of docs/workloads.md's footprint table, generated from the layouts: MB =
+    /// The rows of docs/reference/npb-classes.md's footprint table, generated from the layouts: MB =
     /// 10⁶ bytes, "+ x t" the per-thread part for t threads.
     fn footprint_rows() -> Vec<String> {
         let hydm = [
@@ -468,12 +468,12 @@ mod tests {
             .collect()
     }
 
-    /// docs/workloads.md's footprint table is what the generators lay out.
+    /// docs/reference/npb-classes.md's footprint table is what the generators lay out.
     #[test]
     fn documented_footprints_are_the_layouts() {
-        let doc = include_str!("../../../../docs/workloads.md");
+        let doc = include_str!("../../../../docs/reference/npb-classes.md");
         for row in footprint_rows() {
-            assert!(doc.contains(&row), "docs/workloads.md lacks the row\n{row}");
+            assert!(doc.contains(&row), "docs/reference/npb-classes.md lacks the row\n{row}");
         }
     }
 

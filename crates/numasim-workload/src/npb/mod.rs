@@ -5,7 +5,7 @@
 //! data (see their docs). BT, SP and LU are data-oblivious too and emit their loop nests'
 //! accesses without evaluating values ([`cfd`] says why); they use NPB 3.3-OMP's array shapes,
 //! so their footprint is a closed form of the class. All eight take NPB's `class` (S, W, A, B,
-//! C; [`class`] gives the semantics, docs/workloads.md the sizes and footprints).
+//! C; [`class`] gives the semantics, docs/reference/npb-classes.md the sizes and footprints).
 //!
 //! **Class C footprints against HyDM's Table I** (peak memory use of each benchmark run alone
 //! on their KNL; MB = 10⁶ bytes). "Allocated" is what the generator lays out, computed by

@@ -74,7 +74,7 @@ pub trait Policy: Sized {
     /// The name `[migration] policy = "..."` takes.
     const NAME: &'static str;
     const SUMMARY: &'static str;
-    /// Where in the papers (`docs/` and `/work/shared/papers`) it comes from.
+    /// Where in the papers it comes from (paper file stem and section, as docs/validation/ cites them).
     const PAPER: &'static str;
     const DEFAULT_PROFILER: ProfilerKind;
     /// Profilers it can read; `None`: every registered profiler.

@@ -1,6 +1,6 @@
 //! `cache-miss`: every N-th LLC miss of each socket (Tikir & Hollingsworth's distributed
-//! on-chip monitors; default N = 512). The worked example of docs/architecture.md ("Adding a
-//! profiler"): a profiler is this file plus one line in the registry of `profile/mod.rs`.
+//! on-chip monitors; default N = 512). The smallest example of docs/guide/migration.md ("Adding a
+//! profiler or a policy"): a profiler is this file plus one line in the registry of `profile/mod.rs`.
 
 use super::{EveryNth, ObserverCounts, PageProfile, Profiler, SampledCounts};
 use crate::param::declare_params;

@@ -442,7 +442,7 @@ mod tests {
 
     #[test]
     fn hinting_faults_tell_socket_256_from_socket_0() {
-        // Issue 15 item 9: the filter kept sockets in a u8, so 256 passed for 0.
+        // Regression: the filter kept sockets in a u8, so 256 passed for 0.
         let mut o = Observer::new(ProfilerKind::HintingFaults, 300, &table(1));
         let a = Access::read(0, 0, 8);
         o.observe(0, 0, &a, true);

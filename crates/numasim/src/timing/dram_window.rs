@@ -7,7 +7,7 @@
 //! next bank group's reads (tCCD_S apart) with the current one's (tCCD_L apart); on random
 //! reads it takes a bank that may activate now instead of waiting out tFAW in arrival order.
 //! Without a window numasim measured 6–15 % below Ramulator 2 under saturation, with one it is
-//! within 1.2 % (docs/architecture.md, "Validated side by side").
+//! within 1.2 % (docs/validation/peers.md).
 //!
 //! How, on top of the exact placement of [`MemoryController`]: each queued request carries
 //! the start [`MemoryController::probe`] last gave it. Booking more only moves a probe later

@@ -1,4 +1,4 @@
-//! Timing of a mesh machine (issue 20): cores on request nodes, SLC slices on home nodes,
+//! Timing of a mesh machine: cores on request nodes, SLC slices on home nodes,
 //! memory controllers at the edge, every message a packet booked on the [`MeshFabric`], every
 //! memory access booked on the same [`MemoryController`] as the socket-level engine.
 //!

@@ -305,7 +305,7 @@ fn fast(sys: &System, lookahead_ps: u64) -> Outcome {
     fast_with(sys, lookahead_ps, None)
 }
 
-/// [`fast`], or with `half_gap` the rule timelines had before issue 13 (a late request may
+/// [`fast`], or with `half_gap` the half-gap rule (a late request may
 /// start in a gap half its length and overlap the next booking), kept to measure it.
 fn fast_with(sys: &System, lookahead_ps: u64, mut half_gap: Option<Vec<HalfGap>>) -> Outcome {
     let cores = sys.core_socket.len();
@@ -355,7 +355,7 @@ fn fast_with(sys: &System, lookahead_ps: u64, mut half_gap: Option<Vec<HalfGap>>
     }
 }
 
-/// The pre-issue-13 timeline rule, for comparison only: sorted disjoint busy intervals; a
+/// The half-gap timeline rule, for comparison only: sorted disjoint busy intervals; a
 /// request starts at the first point `≥ want` from which the next booking begins no earlier
 /// than half its length in, and the overlap is merged into the busy time.
 #[derive(Debug, Clone, Default)]
@@ -469,7 +469,7 @@ mod tests {
     }
 
     /// Prints the spread over many random systems (run with `--ignored --nocapture` to
-    /// re-measure the bounds stated above and in docs/architecture.md; `REFERENCE_SYSTEMS`
+    /// re-measure the bounds stated above and in docs/validation/peers.md; `REFERENCE_SYSTEMS`
     /// sets how many, 2000 by default).
     #[test]
     #[ignore = "measurement, not a check: prints the fast engine's spread against the reference over many random systems (the asserted bounds are in the tests beside it)"]
@@ -481,7 +481,7 @@ mod tests {
         for (name, lookahead_ps, half) in [
             ("full-length gaps, lookahead 20 ns", LOOKAHEAD_PS, false),
             ("full-length gaps, lookahead 0", 0, false),
-            ("half-gap rule (before issue 13), lookahead 20 ns", LOOKAHEAD_PS, true),
+            ("half-gap rule, lookahead 20 ns", LOOKAHEAD_PS, true),
         ] {
             let (mut lo, mut hi) = ([f64::MAX; 2], [f64::MIN; 2]);
             let mut sum = [0.0; 2];

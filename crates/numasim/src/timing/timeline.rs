@@ -18,7 +18,7 @@
 //! saw the requests in arrival order would have used. An earlier version let a late request
 //! start in a gap half its length and overlap the next booking; that over-booked links (a
 //! data bus at 100.65 % of peak, up to ~14 % with out-of-order presentation) and was
-//! replaced (issue 13). How far the result is from an exact arrival-order server is measured
+//! replaced. How far the result is from an exact arrival-order server is measured
 //! against the reference engine of `super::reference` (tests only).
 //!
 //! Intervals are half-open `[start, end)` in ps, sorted and disjoint; touching or overlapping

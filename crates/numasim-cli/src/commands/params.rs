@@ -20,7 +20,7 @@ pub enum ParamsCommand {
         /// Policy name (`numasim policy list`).
         policy: String,
     },
-    /// Keys of a machine file.
+    /// Keys of a machine file, and the shortcuts `--set machine.KEY=V` and sweep axes also take.
     Machine,
 }
 
@@ -140,6 +140,17 @@ pub fn run(cmd: ParamsCommand) -> anyhow::Result<()> {
                     ty.to_string(),
                     unit_of(key).into(),
                     default.to_string(),
+                    doc.to_string(),
+                ]);
+            }
+            // Shortcuts: keys an override (`--set machine.KEY=V`) or a sweep axis may set
+            // besides the file's own; they are not written in machine files.
+            for (key, unit, doc) in numasim::machine::overrides::SHORTCUTS {
+                t.row([
+                    format!("(shortcut) {key}"),
+                    "float".to_string(),
+                    unit.to_string(),
+                    "-".to_string(),
                     doc.to_string(),
                 ]);
             }

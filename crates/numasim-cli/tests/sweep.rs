@@ -88,7 +88,7 @@ fn sweep_runs_each_point_once_and_collects_a_table() {
     let dirs: Vec<String> = std::fs::read_dir(tmp.path().join("out"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.len() == 16)
+        .filter(|n| n.starts_with("seed="))
         .collect();
     assert_eq!(dirs.len(), 4, "{dirs:?}");
     let out = numasim(&["sweep", "s.toml", "-o", "out"], tmp.path());

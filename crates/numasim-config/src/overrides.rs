@@ -24,6 +24,9 @@ pub struct Override {
 pub struct Applied {
     original_text: String,
     overrides: Vec<Override>,
+    /// Each override's key as the parser reports it (`memory[2].channels` for
+    /// `memory.pool.channels`), in the same order.
+    paths: Vec<String>,
 }
 
 impl Override {
@@ -82,6 +85,16 @@ impl Source {
     /// This source with `overrides` applied in order (a later one wins). The origin and base
     /// directory stay those of the file, so relative paths inside it resolve as before.
     pub fn with_overrides(&self, overrides: &[Override]) -> Result<Source, ConfigError> {
+        self.with_overrides_named(overrides, &name_key)
+    }
+
+    /// [`with_overrides`](Self::with_overrides), with entries of arrays of tables named by
+    /// `element_name` in key paths (`links.s0-pool.latency_ns`).
+    pub fn with_overrides_named(
+        &self,
+        overrides: &[Override],
+        element_name: &ElementName,
+    ) -> Result<Source, ConfigError> {
         if overrides.is_empty() {
             return Ok(self.clone());
         }
@@ -94,14 +107,17 @@ impl Source {
                 message: e.message().trim().to_string(),
             }
         })?;
+        let mut paths = Vec::with_capacity(overrides.len());
         for o in overrides {
-            set(doc.as_table_mut(), &o.key, &o.value).map_err(|m| err(&o.label, &o.key, m))?;
+            paths.push(set(doc.as_table_mut(), &o.key, &o.value, element_name).map_err(|m| err(&o.label, &o.key, m))?);
         }
         let mut applied = self.applied.as_deref().cloned().unwrap_or_else(|| Applied {
             original_text: self.text.clone(),
             overrides: Vec::new(),
+            paths: Vec::new(),
         });
         applied.overrides.extend(overrides.iter().cloned());
+        applied.paths.extend(paths);
         Ok(Source {
             origin: self.origin.clone(),
             text: doc.to_string(),
@@ -121,16 +137,16 @@ impl Source {
         let Some(applied) = self.applied.as_deref() else {
             return e;
         };
-        let covering = applied.overrides.iter().rev().find(|o| {
-            e.key == o.key
-                || (e.key.starts_with(&o.key) && matches!(e.key.as_bytes().get(o.key.len()), Some(b'.') | Some(b'[')))
+        let covering = applied.overrides.iter().zip(&applied.paths).rev().find(|(_, path)| {
+            e.key == **path
+                || (e.key.starts_with(path.as_str()) && matches!(e.key.as_bytes().get(path.len()), Some(b'.') | Some(b'[')))
                 // A table the override created (`--set workload.deep.x=1`: "unknown field deep").
                 || (!e.key.is_empty()
-                    && o.key.starts_with(&e.key)
-                    && o.key.as_bytes().get(e.key.len()) == Some(&b'.')
+                    && path.starts_with(&e.key)
+                    && path.as_bytes().get(e.key.len()) == Some(&b'.')
                     && !has_key(&applied.original_text, &e.key))
         });
-        match covering {
+        match covering.map(|(o, _)| o) {
             Some(o) => {
                 e.file = o.label.clone();
                 e.line = None;
@@ -157,21 +173,43 @@ fn has_key(text: &str, key: &str) -> bool {
     found
 }
 
+/// Names an element of an array of tables, for key paths that select it by name
+/// (`memory.pool.access_latency_ns`). The default reads the element's `name` key; a file
+/// format whose elements have another default name (a machine's links: `a-b`) passes its own.
+pub type ElementName = dyn Fn(&dyn toml_edit::TableLike) -> Option<String>;
+
+/// The default [`ElementName`]: the element's `name` string.
+pub fn name_key(t: &dyn toml_edit::TableLike) -> Option<String> {
+    t.get("name").and_then(|i| i.as_str()).map(str::to_string)
+}
+
 /// Sets `key` (dotted) in `root`, creating tables on the way; refuses to go through a value.
-fn set(root: &mut toml_edit::Table, key: &str, value: &toml::Value) -> Result<(), String> {
+/// A part naming an array of tables (`memory`) is followed by the name of one element
+/// (`memory.pool.channels`), as `element_name` names them. Returns the path as the parser
+/// reports keys (`memory[2].channels`), for attributing errors.
+fn set(
+    root: &mut toml_edit::Table,
+    key: &str,
+    value: &toml::Value,
+    element_name: &ElementName,
+) -> Result<String, String> {
     let literal = value.to_string();
     let new: toml_edit::Value = literal
         .parse()
         .map_err(|e: toml_edit::TomlError| format!("cannot write the value as TOML: {}", e.message().trim()))?;
     let parts: Vec<&str> = key.split('.').collect();
-    let (last, path) = parts.split_last().expect("check_key refuses empty keys");
     let mut table: &mut dyn toml_edit::TableLike = root;
     let mut walked = String::new();
-    for part in path {
+    let mut concrete = String::new();
+    let mut i = 0;
+    while i + 1 < parts.len() {
+        let part = parts[i];
         if !walked.is_empty() {
             walked.push('.');
+            concrete.push('.');
         }
         walked.push_str(part);
+        concrete.push_str(part);
         if table.get(part).is_none() {
             let mut t = toml_edit::Table::new();
             t.set_implicit(true);
@@ -184,19 +222,54 @@ fn set(root: &mut toml_edit::Table, key: &str, value: &toml::Value) -> Result<()
         let Some(item) = table.get_mut(part) else {
             return Err(format!("cannot create the table `{walked}`"));
         };
+        if is_array(item) {
+            // The next part names one element.
+            let name = parts[i + 1];
+            if i + 2 == parts.len() {
+                return Err(format!(
+                    "`{walked}.{name}` is an entry of `{walked}`; set one of its keys instead"
+                ));
+            }
+            let (index, element) = select(item, name, element_name).map_err(|names| {
+                if names.is_empty() {
+                    format!("`{walked}` is a list of values, not of named entries")
+                } else {
+                    format!("`{walked}` has no entry named `{name}` (has: {})", names.join(", "))
+                }
+            })?;
+            walked.push('.');
+            walked.push_str(name);
+            concrete.push_str(&format!("[{index}]"));
+            table = element;
+            i += 2;
+            continue;
+        }
         table = match item.as_table_like_mut() {
             Some(t) => t,
             None => {
                 return Err(format!(
-                    "`{walked}` is a value, not a table, so it has no key `{part}.…`"
+                    "`{walked}` is a value, not a table, so it has no key `{}.…`",
+                    parts[i + 1]
                 ))
             }
         };
+        i += 1;
     }
+    let last = parts[parts.len() - 1];
+    if i + 1 != parts.len() {
+        return Err(format!("`{key}` names an entry; set one of its keys instead"));
+    }
+    if !concrete.is_empty() {
+        concrete.push('.');
+    }
+    concrete.push_str(last);
     match table.get_mut(last) {
         Some(item) if item.is_table_like() && !value.is_table() => {
             Err(format!("`{key}` is a table; set one of its keys instead"))
         }
+        Some(item) if is_array(item) => Err(format!(
+            "`{key}` is a list of entries; set a key of one of them (`{key}.<name>.<key>`)"
+        )),
         Some(item) if item.is_value() => {
             // Keep the line's own formatting (comments after the value) where possible.
             let decor = item.as_value().map(|v| v.decor().clone());
@@ -205,13 +278,50 @@ fn set(root: &mut toml_edit::Table, key: &str, value: &toml::Value) -> Result<()
                 *new.decor_mut() = d;
             }
             *item = toml_edit::Item::Value(new);
-            Ok(())
+            Ok(concrete)
         }
         _ => {
             table.insert(last, toml_edit::Item::Value(new));
-            Ok(())
+            Ok(concrete)
         }
     }
+}
+
+/// Whether an item is an array of tables (`[[x]]`, or an inline array of inline tables).
+fn is_array(item: &toml_edit::Item) -> bool {
+    match item {
+        toml_edit::Item::ArrayOfTables(_) => true,
+        toml_edit::Item::Value(toml_edit::Value::Array(a)) => !a.is_empty() && a.iter().all(|v| v.is_inline_table()),
+        _ => false,
+    }
+}
+
+/// The element of an array of tables named `name`: its index and table; else every name.
+fn select<'a>(
+    item: &'a mut toml_edit::Item,
+    name: &str,
+    element_name: &ElementName,
+) -> Result<(usize, &'a mut dyn toml_edit::TableLike), Vec<String>> {
+    let names: Vec<Option<String>> = match &*item {
+        toml_edit::Item::ArrayOfTables(a) => a.iter().map(|t| element_name(t)).collect(),
+        toml_edit::Item::Value(toml_edit::Value::Array(a)) => a
+            .iter()
+            .map(|v| v.as_inline_table().and_then(|t| element_name(t)))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let Some(index) = names.iter().position(|n| n.as_deref() == Some(name)) else {
+        return Err(names.into_iter().flatten().collect());
+    };
+    let element: Option<&'a mut dyn toml_edit::TableLike> = match item {
+        toml_edit::Item::ArrayOfTables(a) => a.get_mut(index).map(|t| t as &mut dyn toml_edit::TableLike),
+        toml_edit::Item::Value(toml_edit::Value::Array(a)) => a
+            .get_mut(index)
+            .and_then(|v| v.as_inline_table_mut())
+            .map(|t| t as &mut dyn toml_edit::TableLike),
+        _ => None,
+    };
+    element.map(|e| (index, e)).ok_or_else(Vec::new)
 }
 
 #[cfg(test)]
@@ -370,5 +480,72 @@ mod tests {
         let d: Doc = o.parse().unwrap();
         assert_eq!(d.workload.kind, "cc");
         assert_eq!(o.overrides().len(), 1);
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Node {
+        name: String,
+        #[serde(default)]
+        channels: u32,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Nodes {
+        memory: Vec<Node>,
+        #[serde(default)]
+        links: Vec<toml::Table>,
+    }
+
+    const NODES: &str = "links = [\n  { a = \"s0\", b = \"pool\" },\n]\n[[memory]]\nname = \"m0\"\nchannels = 2\n[[memory]]\nname = \"pool\"\nchannels = 4 # the pool\n";
+
+    #[test]
+    fn entries_of_arrays_are_selected_by_name() {
+        let s = src(NODES);
+        let o = s.with_overrides(&sets(&["memory.pool.channels=8"])).unwrap();
+        let d: Nodes = o.parse().unwrap();
+        assert_eq!((d.memory[0].channels, d.memory[1].channels), (2, 8));
+        assert!(o.text.contains("channels = 8 # the pool"), "{}", o.text);
+        // Inline arrays of inline tables too, named by the caller's rule.
+        let link_name = |t: &dyn toml_edit::TableLike| {
+            let end = |k: &str| t.get(k).and_then(|i| i.as_str()).map(str::to_string);
+            name_key(t).or_else(|| Some(format!("{}-{}", end("a")?, end("b")?)))
+        };
+        let o = s
+            .with_overrides_named(&sets(&["links.s0-pool.latency_ns=9"]), &link_name)
+            .unwrap();
+        let d: Nodes = o.parse().unwrap();
+        assert_eq!(d.links[0]["latency_ns"].as_integer(), Some(9));
+    }
+
+    #[test]
+    fn a_missing_entry_lists_the_names() {
+        let e = src(NODES)
+            .with_overrides(&sets(&["memory.pol.channels=8"]))
+            .unwrap_err();
+        assert_eq!(e.file, "--set memory.pol.channels=8");
+        assert!(e.message.contains("no entry named `pol` (has: m0, pool)"), "{e}");
+        let e = src(NODES).with_overrides(&sets(&["memory.pool=8"])).unwrap_err();
+        assert!(e.message.contains("set one of its keys"), "{e}");
+    }
+
+    #[test]
+    fn errors_in_selected_entries_name_the_override() {
+        // The parser reports `memory[1].chanels`; the override wrote `memory.pool.chanels`.
+        let o = src(NODES).with_overrides(&sets(&["memory.pool.chanels=8"])).unwrap();
+        let e = o.parse::<Nodes>().unwrap_err();
+        assert_eq!(
+            (e.key.as_str(), e.file.as_str()),
+            ("memory[1].chanels", "--set memory.pool.chanels=8"),
+            "{e}"
+        );
+        let e = o.error("memory[1].chanels", "bad");
+        assert_eq!(e.file, "--set memory.pool.chanels=8");
+        // A key of another entry keeps its line in the file.
+        let e = o.error("memory[0].channels", "bad");
+        assert_eq!((e.file.as_str(), e.line), ("e.toml", Some(6)), "{e}");
     }
 }

@@ -10,7 +10,7 @@
 //! Layout: [`spec`] (TOML schema), [`validate`] (rules and caps), [`graph`] (routing),
 //! [`dram`] (memory kinds and per-channel bandwidth table), [`topology`] (validated parts),
 //! [`machine`] ([`Machine`] and queries), [`presets`] (embedded `configs/machines/*.toml`),
-//! [`summary`] (serialisable report). Indices are dense: sockets `0..S`, memory `0..M`.
+//! [`summary`] (serialisable report), [`overrides`] (`--set machine.…` and shortcuts). Indices are dense: sockets `0..S`, memory `0..M`.
 
 pub mod classes;
 pub mod dram;
@@ -18,6 +18,7 @@ pub mod graph;
 mod locate;
 pub mod machine;
 pub mod mesh;
+pub mod overrides;
 pub mod presets;
 pub mod spec;
 pub mod summary;

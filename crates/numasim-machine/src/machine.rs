@@ -89,8 +89,24 @@ impl Machine {
 
     /// A preset name (see [`presets::list`]) or else a path to a TOML file.
     pub fn load(name_or_path: &str) -> Result<Machine, ConfigError> {
+        Machine::from_source(&Machine::source(name_or_path)?)
+    }
+
+    /// [`load`](Self::load) with overrides of the machine's keys and shortcuts applied first
+    /// ([`crate::overrides`]); also returns the overridden source, whose text
+    /// ([`crate::overrides::resolved_text`]) is the machine as simulated.
+    pub fn load_with_overrides(
+        name_or_path: &str,
+        overrides: &[numasim_config::Override],
+    ) -> Result<(Machine, Source), ConfigError> {
+        let source = crate::overrides::apply(&Machine::source(name_or_path)?, overrides)?;
+        Ok((Machine::from_source(&source)?, source))
+    }
+
+    /// The text of a preset, or of a machine file.
+    pub fn source(name_or_path: &str) -> Result<Source, ConfigError> {
         if let Some(text) = presets::get(name_or_path) {
-            return Machine::from_source(&Source::from_text(format!("<preset {name_or_path}>"), text));
+            return Ok(Source::from_text(format!("<preset {name_or_path}>"), text));
         }
         let path = Path::new(name_or_path);
         if !path.exists() {
@@ -105,7 +121,7 @@ impl Machine {
                 ),
             });
         }
-        Machine::from_source(&Source::from_file(path)?)
+        Source::from_file(path)
     }
 
     pub fn num_sockets(&self) -> usize {

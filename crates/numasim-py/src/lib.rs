@@ -108,6 +108,7 @@ pub fn sweep_plan(path: &Path, out: Option<&Path>, prepare: bool) -> Result<Stri
                 .collect();
             serde_json::json!({
                 "index": i,
+                "name": r.name,
                 "id": r.id,
                 "dir": sw.run_dir(i),
                 "params": params,
@@ -119,6 +120,7 @@ pub fn sweep_plan(path: &Path, out: Option<&Path>, prepare: bool) -> Result<Stri
         "name": sw.name,
         "out_dir": sw.out_dir,
         "axes": sw.axes,
+        "baseline": sw.baseline.map(|b| sw.runs[b].name.clone()),
         "runs": runs,
     });
     Ok(doc.to_string())

@@ -49,23 +49,23 @@ def test_cli_sweep_runs_skips_and_collects(cli, sweep_file, tmp_path):
         resolved = (Path(r["dir"]) / "experiment.resolved.toml").read_text()
         assert f'policy = "{r["params"]["migration.policy"]}"' in resolved
         assert f"seed = {r['params']['seed']}" in resolved
-    mtimes = {r["id"]: (Path(r["dir"]) / "results.json").stat().st_mtime_ns for r in plan["runs"]}
+    mtimes = {r["name"]: (Path(r["dir"]) / "results.json").stat().st_mtime_ns for r in plan["runs"]}
     # A rerun skips every complete run.
     p = cli("sweep", sweep_file, "-o", "out")
     assert "4 already complete, 0 to run" in p.stderr
-    assert mtimes == {r["id"]: (Path(r["dir"]) / "results.json").stat().st_mtime_ns for r in plan["runs"]}
+    assert mtimes == {r["name"]: (Path(r["dir"]) / "results.json").stat().st_mtime_ns for r in plan["runs"]}
     # An interrupted sweep: remove one run (as if it was in flight) and leave a partial.
     victim = plan["runs"][1]
     import shutil
 
     shutil.rmtree(victim["dir"])
-    partial = out / f"{victim['id']}.partial-999999"  # what a run killed by SIGKILL leaves
+    partial = out / f"{victim['name']}.partial-999999"  # what a run killed by SIGKILL leaves
     partial.mkdir()
     (partial / ".numasim-results").write_text("numasim results directory v1\nrun_id 999999-1\nfile results.json\n")
     (partial / "results.json").write_text("{")
     p = cli("sweep", sweep_file, "-o", "out")
     assert "3 already complete, 1 to run" in p.stderr
-    assert not (out / f"{victim['id']}.partial-999999").exists()
+    assert not (out / f"{victim['name']}.partial-999999").exists()
 
     csv = cli("sweep", "collect", "out").stdout
     df = numasim.collect(out)
@@ -94,7 +94,7 @@ def test_python_local_executor_matches_cli(cli, sweep_file, tmp_path):
     plan = numasim.sweep(sweep_file, out=tmp_path / "py", jobs=2)
     assert all(r["complete"] for r in plan["runs"])
     for r in plan["runs"]:
-        assert results_without_perf(r["dir"]) == results_without_perf(tmp_path / "cli" / r["id"])
+        assert results_without_perf(r["dir"]) == results_without_perf(tmp_path / "cli" / r["name"])
 
 
 def test_parquet_and_csv(cli, sweep_file, tmp_path):
@@ -116,7 +116,7 @@ def test_ray_executor(cli, sweep_file, tmp_path):
     plan = numasim.sweep(sweep_file, out=tmp_path / "ray", executor="ray")
     assert len(plan["runs"]) == 4 and all(r["complete"] for r in plan["runs"])
     for r in plan["runs"]:
-        assert results_without_perf(r["dir"]) == results_without_perf(tmp_path / "cli" / r["id"])
+        assert results_without_perf(r["dir"]) == results_without_perf(tmp_path / "cli" / r["name"])
 
 
 def test_submitit_local_executor(cli, sweep_file, tmp_path):
@@ -126,6 +126,6 @@ def test_submitit_local_executor(cli, sweep_file, tmp_path):
                          slurm={"timeout_min": 10})
     assert len(plan["runs"]) == 4 and all(r["complete"] for r in plan["runs"])
     for r in plan["runs"]:
-        assert results_without_perf(r["dir"]) == results_without_perf(tmp_path / "cli" / r["id"])
+        assert results_without_perf(r["dir"]) == results_without_perf(tmp_path / "cli" / r["name"])
     # submitit's job folder is kept apart from the run directories, so collect sees 4 runs.
     assert len(numasim.collect(tmp_path / "slurm")) == 4

@@ -545,7 +545,16 @@ fn migration_view(runs: &[Run]) -> Result<Option<ViewCtx>, ReportError> {
             rows.push(row);
         }
         tables.push(TableCtx {
-            caption: format!("{}: pages moved per phase (Table IV style)", r.label),
+            caption: format!(
+                "{}: pages moved in each of its {} phases (Table IV style){}",
+                r.label,
+                m.phases.len(),
+                if m.phases.len() > 8 {
+                    "; every phase is a column, the table scrolls sideways"
+                } else {
+                    ""
+                }
+            ),
             header,
             rows,
         });

@@ -37,7 +37,13 @@ pub fn write_report<P: AsRef<Path>>(dirs: &[P], out: &Path) -> Result<(), Report
 }
 
 /// Files of a results directory that the report reads (and so must never overwrite).
-const INPUT_FILES: [&str; 4] = ["results.json", "machine.json", "experiment.resolved.toml", "phases.csv"];
+const INPUT_FILES: [&str; 5] = [
+    "results.json",
+    "machine.json",
+    "experiment.resolved.toml",
+    "phases.csv",
+    "machine.resolved.toml",
+];
 
 /// Writes `bytes` to `out` through a temporary file in the same directory renamed at the end,
 /// after refusing an `out` that is one of the input files (same device and inode): `report DIR
@@ -49,11 +55,15 @@ fn write_output<P: AsRef<Path>>(dirs: &[P], out: &Path, bytes: &[u8]) -> Result<
         source,
     };
     if let Ok(o) = std::fs::metadata(out) {
-        for d in dirs {
+        let dirs: Vec<std::path::PathBuf> = dirs
+            .iter()
+            .flat_map(|d| results::expand_sweep_root(d.as_ref()))
+            .collect();
+        for d in &dirs {
             for f in INPUT_FILES
                 .iter()
-                .map(|f| d.as_ref().join(f))
-                .chain([d.as_ref().join(".numasim-results")])
+                .map(|f| d.join(f))
+                .chain([d.join(".numasim-results")])
             {
                 if let Ok(i) = std::fs::metadata(&f) {
                     if i.dev() == o.dev() && i.ino() == o.ino() {

@@ -139,4 +139,27 @@ mod tests {
         assert_eq!(viridis(1.0), RGBColor(253, 231, 37));
         assert_eq!(viridis(f64::NAN), RGBColor(68, 1, 84));
     }
+
+    /// The Python package's plots colour access classes as the report does.
+    #[test]
+    fn python_plots_use_the_report_class_colours() {
+        let plot = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../numasim-py/python/numasim/plot.py"
+        ))
+        .unwrap();
+        let line = plot
+            .lines()
+            .find(|l| l.starts_with("CLASS_COLOURS = {"))
+            .expect("plot.py has CLASS_COLOURS");
+        let mut checked = 0;
+        for pair in line["CLASS_COLOURS = {".len()..].trim_end_matches('}').split(", ") {
+            let (class, hex) = pair.split_once(": ").unwrap();
+            let (class, hex) = (class.trim_matches('"'), hex.trim_matches('"'));
+            let c = class_colour(class);
+            assert_eq!(hex, format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2), "{class}");
+            checked += 1;
+        }
+        assert_eq!(checked, 8);
+    }
 }

@@ -301,14 +301,52 @@ pub fn load_run(dir: &Path) -> Result<Run, ReportError> {
     })
 }
 
-/// Reads several results directories and gives each a unique label.
+/// Reads several results directories and gives each a unique label. A sweep's root (a
+/// directory with `sweep.json`, or one holding results directories and no results of its own)
+/// stands for its runs, in the sweep's order: its baseline first, so speedups are over it.
 pub fn load_runs<P: AsRef<Path>>(dirs: &[P]) -> Result<Vec<Run>, ReportError> {
+    let dirs: Vec<PathBuf> = dirs.iter().flat_map(|d| expand_sweep_root(d.as_ref())).collect();
     if dirs.is_empty() {
         return Err(ReportError::NoRuns);
     }
-    let mut runs: Vec<Run> = dirs.iter().map(|d| load_run(d.as_ref())).collect::<Result<_, _>>()?;
+    let mut runs: Vec<Run> = dirs.iter().map(|d| load_run(d)).collect::<Result<_, _>>()?;
     disambiguate_labels(&mut runs);
     Ok(runs)
+}
+
+/// The manifest a sweep writes at its root.
+pub const SWEEP_MANIFEST: &str = "sweep.json";
+
+/// `dir` itself, or the complete runs of the sweep rooted at `dir`: the manifest's `order`
+/// first (baseline first), then other complete runs by name. A directory that is neither is
+/// returned as is, so reading it reports what is missing.
+pub fn expand_sweep_root(dir: &Path) -> Vec<PathBuf> {
+    if dir.join("results.json").exists() {
+        return vec![dir.to_path_buf()];
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return vec![dir.to_path_buf()];
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.') && !n.contains(".partial-") && !n.contains(".old-"))
+        .filter(|n| dir.join(n).join("results.json").is_file())
+        .collect();
+    if names.is_empty() {
+        return vec![dir.to_path_buf()];
+    }
+    let order: Vec<String> = std::fs::read_to_string(dir.join(SWEEP_MANIFEST))
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .and_then(|v| {
+            v["order"]
+                .as_array()
+                .map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+        })
+        .unwrap_or_default();
+    names.sort_by_key(|n| (order.iter().position(|o| o == n).unwrap_or(usize::MAX), n.clone()));
+    names.into_iter().map(|n| dir.join(n)).collect()
 }
 
 fn disambiguate_labels(runs: &mut [Run]) {
@@ -402,5 +440,37 @@ mod tests {
         let runs = load_runs(&[a.path(), b.path()]).unwrap();
         assert_ne!(runs[0].label, runs[1].label);
         assert!(matches!(load_runs::<&Path>(&[]), Err(ReportError::NoRuns)));
+    }
+
+    #[test]
+    fn a_sweep_root_stands_for_its_runs_baseline_first() {
+        let root = tempfile::tempdir().unwrap();
+        for name in ["pool_latency_ns=180", "pool_latency_ns=270", "baseline"] {
+            let d = root.path().join(name);
+            std::fs::create_dir(&d).unwrap();
+            std::fs::write(
+                d.join("results.json"),
+                MINIMAL.replace("\"name\":\"t\"", &format!("\"name\":\"{name}\"")),
+            )
+            .unwrap();
+        }
+        // A partial run and a file are not runs.
+        std::fs::create_dir(root.path().join("baseline.partial-12")).unwrap();
+        std::fs::write(
+            root.path().join("sweep.json"),
+            r#"{"order": ["baseline", "pool_latency_ns=180", "pool_latency_ns=270"]}"#,
+        )
+        .unwrap();
+        let runs = load_runs(&[root.path()]).unwrap();
+        let labels: Vec<&str> = runs.iter().map(|r| r.label.as_str()).collect();
+        assert_eq!(labels, ["baseline", "pool_latency_ns=180", "pool_latency_ns=270"]);
+        // Without a manifest: by name.
+        std::fs::remove_file(root.path().join("sweep.json")).unwrap();
+        let runs = load_runs(&[root.path()]).unwrap();
+        assert_eq!(runs[0].label, "baseline");
+        // An empty directory still reports its missing results.json.
+        let empty = tempfile::tempdir().unwrap();
+        let e = load_runs(&[empty.path()]).unwrap_err().to_string();
+        assert!(e.contains("results.json"), "{e}");
     }
 }

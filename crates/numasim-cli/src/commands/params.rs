@@ -30,7 +30,7 @@ pub enum ParamsCommand {
         /// Policy name (`numasim policy list`).
         policy: String,
     },
-    /// Keys of a machine file.
+    /// Keys of a machine file, and the shortcuts `--set machine.KEY=V` and sweep axes also take.
     Machine,
     /// Every section: `[timing]`, the machine file, every generator's `[workload]`, and
     /// `[migration]` (the mechanism's keys, every policy's and every profiler's).
@@ -169,7 +169,7 @@ fn migration_rows(policy: &str) -> anyhow::Result<Rows> {
 }
 
 fn machine_rows() -> Rows {
-    numasim::machine::spec::MACHINE_KEY_DOCS
+    let mut rows: Rows = numasim::machine::spec::MACHINE_KEY_DOCS
         .iter()
         .map(|(section, key, ty, default, doc)| {
             let k = if section.is_empty() {
@@ -186,7 +186,20 @@ fn machine_rows() -> Rows {
                 doc.to_string(),
             ]
         })
-        .collect()
+        .collect();
+    // Shortcuts: keys an override (`--set machine.KEY=V`) or a sweep axis may set besides the
+    // file's own; they are not written in machine files.
+    for (key, unit, doc) in numasim::machine::overrides::SHORTCUTS {
+        rows.push([
+            format!("(shortcut) {key}"),
+            "float".to_string(),
+            unit.to_string(),
+            "-".to_string(),
+            String::new(),
+            doc.to_string(),
+        ]);
+    }
+    rows
 }
 
 /// Aligned text, as the terminal shows it (no `allowed` column: it is in the descriptions).

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct ReportArgs {
-    /// Results directories written by `numasim run` (one or more, compared side by side).
+    /// Results directories written by `numasim run` (one or more, compared side by side), or a
+    /// sweep's root (its runs, the baseline first). Speedups are over the first run.
     #[arg(required = true)]
     results: Vec<PathBuf>,
     /// Output HTML file (self-contained: inline SVG and CSS, no network).
@@ -16,7 +17,7 @@ pub struct ReportArgs {
 
 #[derive(Args)]
 pub struct PlotArgs {
-    /// Results directories written by `numasim run`.
+    /// Results directories written by `numasim run`, or a sweep's root (its runs).
     #[arg(required = true)]
     results: Vec<PathBuf>,
     /// Figure to draw: machine-graph, latency-heatmap, access-classes, amat, speedup, ipc,

@@ -70,6 +70,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let outcome = experiment::run(&exp, &out, &mut |p: &Progress| progress.update(p));
     progress.finish();
     let (dir, r) = outcome?;
+    let warnings = numasim::experiment::warnings::warnings(&exp, &r);
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
     if args.json {
         // Everything results.json holds (timing, migration, sharing, per-phase records), plus
         // where it was written.
@@ -143,8 +147,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             .by_class
             .iter()
             .map(|(c, k)| {
+                let few = if k.count < numasim::experiment::warnings::FEW_SAMPLES {
+                    ", few"
+                } else {
+                    ""
+                };
                 format!(
-                    "{c} ({} loads) {:.0} ns ({:.0} + {:.0})",
+                    "{c} ({} loads{few}) {:.0} ns ({:.0} + {:.0})",
                     k.count, k.mean, k.unloaded, k.contention
                 )
             })

@@ -19,13 +19,14 @@ pub struct SweepArgs {
     #[arg(required = true)]
     sweep: Option<PathBuf>,
     /// Results root (default: the file's `out`, else results/sweeps/<sweep name>); each run goes
-    /// to ROOT/<hash of its resolved experiment>.
+    /// to ROOT/<its name>, the name made of its axis values (`pool_latency_ns=270`).
     #[arg(short, long)]
     out: Option<PathBuf>,
     /// Runs at once (default: all cores). Each run gets cores/N worker threads (at least 1).
     #[arg(short, long, value_name = "N")]
     jobs: Option<usize>,
-    /// Print the runs (id, done or pending, swept values) and run nothing.
+    /// Check every run fully (experiment, machine and its overrides, input files) and print
+    /// them (name, done, pending or stale, machine), running nothing.
     #[arg(long)]
     dry_run: bool,
 }
@@ -69,13 +70,34 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
     let sw = Sweep::load(&path, args.out.as_deref())?;
     let pending: Vec<usize> = (0..sw.runs.len()).filter(|&i| !sw.is_complete(i)).collect();
     if args.dry_run {
+        let width = sw.runs.iter().map(|r| r.name.len()).max().unwrap_or(0);
         for (i, r) in sw.runs.iter().enumerate() {
-            let params: Vec<String> = r.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            let state = if sw.is_complete(i) { "done" } else { "pending" };
-            println!("{} {state:7} {}", r.id, params.join(" "));
+            let m = &r.experiment.spec.machine;
+            let machine = if numasim_machine::presets::get(&m.base).is_some() {
+                m.base.clone()
+            } else {
+                r.experiment.source.resolve_path(&m.base).display().to_string()
+            };
+            let overrides: Vec<String> = m.overrides().iter().map(|o| format!("{}={}", o.key, o.value)).collect();
+            let machine = if overrides.is_empty() {
+                machine
+            } else {
+                format!("{machine} with {}", overrides.join(" "))
+            };
+            let baseline = if sw.baseline == Some(i) {
+                " (speedup baseline)"
+            } else {
+                ""
+            };
+            println!(
+                "{:width$}  {:7}  {} on {machine}{baseline}",
+                r.name,
+                sw.state(i).as_str(),
+                r.experiment.spec.migration.policy,
+            );
         }
         println!(
-            "{} runs, {} pending, results in {}",
+            "{} runs, {} to run, every one checked (experiment, machine, input files); results in {}",
             sw.runs.len(),
             pending.len(),
             sw.out_dir.display()
@@ -105,24 +127,22 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
                 let Some(&i) = pending.get(k) else { break };
                 let started = Instant::now();
                 let r = &sw.runs[i];
-                let params: Vec<String> = r.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                let outcome = sw.run_one(i, threads_per_run, &mut |_| {});
+                let outcome = sw.run_one_warned(i, threads_per_run, &mut |_| {});
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                 match outcome {
-                    Ok(_) => eprintln!(
-                        "[{n}/{}] {} {} ({:.1} s)",
-                        pending.len(),
-                        r.id,
-                        params.join(" "),
-                        started.elapsed().as_secs_f64()
-                    ),
-                    Err(e) => {
-                        let msg = format!(
-                            "{} {}: {}",
-                            r.id,
-                            params.join(" "),
-                            crate::error_chain(&anyhow::Error::from(e))
+                    Ok(warnings) => {
+                        eprintln!(
+                            "[{n}/{}] {} ({:.1} s)",
+                            pending.len(),
+                            r.name,
+                            started.elapsed().as_secs_f64()
                         );
+                        for w in warnings {
+                            eprintln!("  warning ({}): {w}", r.name);
+                        }
+                    }
+                    Err(e) => {
+                        let msg = format!("{}: {}", r.name, crate::error_chain(&anyhow::Error::from(e)));
                         eprintln!("[{n}/{}] FAILED {msg}", pending.len());
                         failures.lock().unwrap_or_else(|p| p.into_inner()).push(msg);
                     }
@@ -139,5 +159,76 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         failures.join("\n  ")
     );
     println!("{} runs complete in {}", sw.runs.len(), sw.out_dir.display());
+    print_summary(&sw);
+    println!(
+        "next: numasim report {} -o {}.html   (every run, labelled by name{})",
+        sw.out_dir.display(),
+        sw.name,
+        if sw.baseline.is_some() {
+            ", speedups over `baseline`"
+        } else {
+            ""
+        }
+    );
     Ok(())
+}
+
+/// One line per run, the baseline first: simulated time and speedup over the baseline (timing
+/// mode), AMAT split into unloaded latency and contention, and the share of LLC misses the
+/// pool served, read back from each run's results.json.
+fn print_summary(sw: &Sweep) {
+    let order: Vec<usize> = sw
+        .baseline
+        .into_iter()
+        .chain((0..sw.runs.len()).filter(|&i| Some(i) != sw.baseline))
+        .collect();
+    let read = |i: usize| -> Option<serde_json::Value> {
+        let text = std::fs::read_to_string(sw.run_dir(i).join("results.json")).ok()?;
+        serde_json::from_str(&text).ok()
+    };
+    let results: Vec<(usize, serde_json::Value)> = order.iter().filter_map(|&i| read(i).map(|r| (i, r))).collect();
+    let time = |r: &serde_json::Value| r["timing"]["sim_time_ns"].as_f64();
+    let base_time = sw
+        .baseline
+        .and_then(|b| results.iter().find(|(i, _)| *i == b))
+        .and_then(|(_, r)| time(r));
+    let width = results
+        .iter()
+        .map(|(i, _)| sw.runs[*i].name.len())
+        .max()
+        .unwrap_or(3)
+        .max(3);
+    println!(
+        "{:width$}  {:>12}  {:>8}  {:>28}  {:>9}",
+        "run", "simulated", "speedup", "AMAT ns (unloaded + cont.)", "pool hits"
+    );
+    for (i, r) in &results {
+        let misses = r["totals"]["llc_misses"].as_f64().unwrap_or(0.0);
+        let pool: f64 = r["totals"]["by_class"]["pool"].as_f64().unwrap_or(0.0);
+        let pool = if misses > 0.0 {
+            format!("{:.1} %", 100.0 * pool / misses)
+        } else {
+            "-".into()
+        };
+        let (sim, speedup, amat) = match time(r) {
+            Some(t) => {
+                let a = &r["timing"]["amat_ns"];
+                (
+                    format!("{:.1} µs", t / 1000.0),
+                    base_time.map_or("-".into(), |b| format!("{:.2}×", b / t)),
+                    format!(
+                        "{:.0} ({:.0} + {:.0})",
+                        a["total"].as_f64().unwrap_or(0.0),
+                        a["unloaded"].as_f64().unwrap_or(0.0),
+                        a["contention"].as_f64().unwrap_or(0.0)
+                    ),
+                )
+            }
+            None => ("-".into(), "-".into(), "- (functional)".into()),
+        };
+        println!(
+            "{:width$}  {sim:>12}  {speedup:>8}  {amat:>28}  {pool:>9}",
+            sw.runs[*i].name
+        );
+    }
 }

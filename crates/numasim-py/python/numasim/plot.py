@@ -10,6 +10,35 @@ from ._result import Result
 
 OKABE_ITO = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000"]
 
+# Each access class's colour in the HTML report (numasim-report's palette.rs, `class_colour`;
+# a Rust test checks this table against it), so a class looks the same in both.
+CLASS_COLOURS = {"local": "#009E73", "remote_1hop": "#56B4E9", "remote_2hop": "#0072B2", "remote_3hop": "#CC79A7", "remote_4hop": "#E69F00", "remote_5hop": "#F0E442", "pool": "#D55E00", "block_transfer": "#000000"}
+_REMOTE_CYCLE = ["#56B4E9", "#0072B2", "#CC79A7", "#E69F00", "#F0E442"]
+
+
+def class_order(c: str):
+    """The report's order of access classes: local, remote by hops, pool, block transfer, others."""
+    if c == "local":
+        return (0, c)
+    if c.startswith("remote_") and c.endswith("hop"):
+        h = c[len("remote_"):-len("hop")]
+        return (1 + min(int(h), 50), c) if h.isdigit() else (60, c)
+    if "pool" in c:
+        return (100, c)
+    if "block" in c:
+        return (110, c)
+    return (200, c)
+
+
+def class_colour(c: str) -> str:
+    """The report's colour of an access class."""
+    if c in CLASS_COLOURS:
+        return CLASS_COLOURS[c]
+    rank = class_order(c)[0]
+    if 1 <= rank <= 60:
+        return _REMOTE_CYCLE[max(rank - 2, 0) % len(_REMOTE_CYCLE)]
+    return {0: CLASS_COLOURS["local"], 100: CLASS_COLOURS["pool"], 110: CLASS_COLOURS["block_transfer"]}.get(rank, "#969696")
+
 
 def _figure(figsize=(7, 4)):
     from matplotlib.figure import Figure
@@ -26,16 +55,16 @@ def access_classes(results: Union[Result, Sequence[Result]]):
     """Stacked shares of LLC misses by access class (local, remote by hops, pool), one bar per run
     (the report's "Where accesses go")."""
     runs = _as_list(results)
-    classes = sorted({c for r in runs for c in r.summary["totals"]["by_class"]})
+    classes = sorted({c for r in runs for c in r.summary["totals"]["by_class"]}, key=class_order)
     fig, ax = _figure()
     bottoms = [0.0] * len(runs)
-    for k, c in enumerate(classes):
+    for c in classes:
         shares = []
         for r in runs:
             by = r.summary["totals"]["by_class"]
             total = max(sum(by.values()), 1)
             shares.append(100.0 * by.get(c, 0) / total)
-        ax.bar([r.name for r in runs], shares, bottom=bottoms, label=c, color=OKABE_ITO[k % len(OKABE_ITO)])
+        ax.bar([r.name for r in runs], shares, bottom=bottoms, label=c, color=class_colour(c))
         bottoms = [b + s for b, s in zip(bottoms, shares)]
     ax.set_ylabel("LLC misses (%)")
     ax.set_title("Where accesses go")

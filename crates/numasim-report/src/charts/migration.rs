@@ -150,7 +150,8 @@ fn pool_panel(area: &Area, m: &Migration) -> DrawResult {
 }
 
 pub fn svg(run_label: &str, m: &Migration) -> Result<String, ReportError> {
-    let has_pp = m.total_ping_pongs().is_some();
+    // No panel of zeros: a run without ping-pongs says so in its table's row instead.
+    let has_pp = m.total_ping_pongs().is_some_and(|n| n > 0);
     let has_pool = !m.pools.is_empty();
     let panels = 1 + has_pp as u32 + has_pool as u32;
     let w = (500 + 40 * m.phases.len() as u32).clamp(900, 1400);

@@ -86,7 +86,7 @@ fn experiment_of(inputs: &[PathBuf], kind: InputKind, opts: &SharingOptions) -> 
     let mut exp = if kind == InputKind::Experiment {
         let mut exp = Experiment::load(input)?;
         if let Some(m) = &opts.machine {
-            exp.spec.machine = m.clone();
+            exp.spec.machine = m.as_str().into();
         }
         exp
     } else {

@@ -19,8 +19,9 @@ pub struct ExperimentSpec {
     /// Run name; defaults to the experiment file's stem.
     #[serde(default)]
     pub name: Option<String>,
-    /// Preset name or path to a machine TOML (relative to the experiment file).
-    pub machine: String,
+    /// Preset name or path to a machine TOML (relative to the experiment file), alone or with
+    /// overrides of the machine's keys (`[machine]` with `base = ...`).
+    pub machine: MachineRef,
     #[serde(default = "default_seed")]
     pub seed: u64,
     #[serde(default)]
@@ -62,6 +63,141 @@ pub struct ExperimentSpec {
     /// [`crate::similarity`]); results.json then shows the paper's numbers beside the run's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub similarity: Option<crate::similarity::Reference>,
+}
+
+/// The experiment's machine: `machine = "<preset or file>"`, or a `[machine]` table whose `base`
+/// names it and whose other keys override the machine's keys (`link_types.cxl.latency_ns`,
+/// `memory.pool.channels`) or are shortcuts (`pool_latency_ns`;
+/// [`numasim_machine::overrides`]). `--set machine.<key>=V` and sweep axes over `machine.<key>`
+/// write here, so the resolved experiment records them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MachineRef {
+    /// Preset name or machine file path (relative to the experiment file).
+    pub base: String,
+    /// Overrides as written (nested tables of the machine's keys).
+    pub set: toml::Table,
+}
+
+impl MachineRef {
+    /// The overrides as dotted keys, in the table's order, each labelled as written
+    /// (`machine.pool_latency_ns = 270`).
+    pub fn overrides(&self) -> Vec<numasim_config::Override> {
+        let mut out = Vec::new();
+        fn leaves(prefix: &str, t: &toml::Table, out: &mut Vec<numasim_config::Override>) {
+            for (k, v) in t {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                match v {
+                    toml::Value::Table(inner) => leaves(&key, inner, out),
+                    _ => out.push(numasim_config::Override {
+                        label: format!("machine.{key} = {v}"),
+                        key,
+                        value: v.clone(),
+                    }),
+                }
+            }
+        }
+        leaves("", &self.set, &mut out);
+        out
+    }
+
+    /// The key of the machine's name in the experiment (`machine`, or `machine.base`).
+    pub fn base_key(&self) -> &'static str {
+        if self.set.is_empty() {
+            "machine"
+        } else {
+            "machine.base"
+        }
+    }
+}
+
+impl From<&str> for MachineRef {
+    fn from(base: &str) -> Self {
+        MachineRef {
+            base: base.to_string(),
+            set: toml::Table::new(),
+        }
+    }
+}
+
+impl Serialize for MachineRef {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.set.is_empty() {
+            return s.serialize_str(&self.base);
+        }
+        let mut t = toml::Table::new();
+        t.insert("base".into(), self.base.clone().into());
+        t.extend(self.set.clone());
+        t.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for MachineRef {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        match toml::Value::deserialize(d)? {
+            toml::Value::String(base) => Ok(MachineRef {
+                base,
+                set: toml::Table::new(),
+            }),
+            toml::Value::Table(mut set) => match set.remove("base") {
+                Some(toml::Value::String(base)) => Ok(MachineRef { base, set }),
+                _ => Err(D::Error::custom(
+                    "a [machine] table needs `base = \"<preset or machine file>\"` beside its overrides",
+                )),
+            },
+            other => Err(D::Error::custom(format!(
+                "expected a preset name or machine file path, or a [machine] table; got {}",
+                other.type_str()
+            ))),
+        }
+    }
+}
+
+/// The experiment's text with `overrides` applied. An override of a machine key
+/// (`machine.<key>`) turns `machine = "<name>"` into `machine = { base = "<name>" }` first, and
+/// then `machine = V` sets `machine.base`, so the machine and its overrides can be set in any
+/// order.
+pub fn apply_overrides(source: &Source, overrides: &[numasim_config::Override]) -> Result<Source, ConfigError> {
+    if !overrides.iter().any(|o| o.key.starts_with("machine.")) {
+        return source.with_overrides(overrides);
+    }
+    let mut doc: toml_edit::DocumentMut = match source.text.parse() {
+        Ok(d) => d,
+        // The syntax error is reported, with its line, by applying the overrides.
+        Err(_) => return source.with_overrides(overrides),
+    };
+    let as_table = match doc.get_mut("machine") {
+        Some(item) => match item.as_value_mut() {
+            Some(toml_edit::Value::String(name)) => {
+                let decor = name.decor().clone();
+                let mut t = toml_edit::InlineTable::new();
+                t.insert("base", name.value().as_str().into());
+                let mut v = toml_edit::Value::InlineTable(t);
+                *v.decor_mut() = decor;
+                *item = toml_edit::Item::Value(v);
+                true
+            }
+            _ => item.is_table_like(),
+        },
+        None => false,
+    };
+    let mut converted = Source::from_text(source.origin.clone(), doc.to_string());
+    converted.base_dir = source.base_dir.clone();
+    let overrides: Vec<numasim_config::Override> = overrides
+        .iter()
+        .map(|o| {
+            let mut o = o.clone();
+            if as_table && o.key == "machine" {
+                o.key = "machine.base".into();
+            }
+            o
+        })
+        .collect();
+    converted.with_overrides(&overrides)
 }
 
 /// One program of a multi-process experiment (`[[process]]`).
@@ -239,7 +375,7 @@ impl Experiment {
         path: &std::path::Path,
         overrides: &[numasim_config::Override],
     ) -> Result<Self, ConfigError> {
-        let source = Source::from_file(path)?.with_overrides(overrides)?;
+        let source = apply_overrides(&Source::from_file(path)?, overrides)?;
         let stem = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())

@@ -3,7 +3,8 @@
 //! `config` is the file's schema, `resolve` turns names into machine indices and live sources
 //! and the whole experiment into a [`crate::driver::Run`] (once), `run` has the driver simulate
 //! it and writes the results, `results_dir` makes the output directory appear only when
-//! complete, and `analyses` loads a trace or experiment file for `analyze sharing`.
+//! complete, `analyses` loads a trace or experiment file for `analyze sharing`, and `warnings`
+//! explains results a reader should not take at face value.
 
 pub mod analyses;
 pub mod config;
@@ -11,6 +12,7 @@ pub mod resolve;
 pub mod results_dir;
 pub mod run;
 pub mod sweep;
+pub mod warnings;
 
 pub use analyses::{analyze_sharing, analyze_sharing_inputs};
 pub use config::{Experiment, ExperimentSpec, Mode};

@@ -92,28 +92,52 @@ pub fn timing_config(exp: &Experiment) -> crate::timing::TimingConfig {
     }
 }
 
-/// Loads the machine an experiment names (preset, or a path relative to the experiment).
+/// Loads the machine an experiment names (preset, or a path relative to the experiment), with
+/// the experiment's machine overrides applied.
 pub fn machine(exp: &Experiment) -> Result<Machine, ConfigError> {
-    let name = &exp.spec.machine;
-    if numasim_machine::presets::get(name).is_some() {
-        let m = Machine::load(name)?;
-        check_machine_fits(exp, &m)?;
-        return Ok(m);
-    }
-    let path = exp.source.resolve_path(name);
-    if !path.exists() {
-        let known: Vec<&str> = numasim_machine::presets::list().iter().map(|(n, _)| *n).collect();
-        return Err(exp.source.error(
-            "machine",
-            format!(
-                "`{name}` is neither a preset ({}) nor an existing file",
-                known.join(", ")
-            ),
-        ));
-    }
-    let m = Machine::load(&path.to_string_lossy())?;
+    machine_and_source(exp).map(|(m, _)| m)
+}
+
+/// [`machine`], with the machine's overridden source: its
+/// [`resolved_text`](numasim_machine::overrides::resolved_text) is the machine as simulated.
+/// An error in an override names the experiment key that set it (`machine.<key>`, or the
+/// `--set` or sweep axis that set that), with the machine's own key path when it differs.
+pub fn machine_and_source(exp: &Experiment) -> Result<(Machine, numasim_config::Source), ConfigError> {
+    let mref = &exp.spec.machine;
+    let name = &mref.base;
+    let target = if numasim_machine::presets::get(name).is_some() {
+        name.clone()
+    } else {
+        let path = exp.source.resolve_path(name);
+        if !path.exists() {
+            let known: Vec<&str> = numasim_machine::presets::list().iter().map(|(n, _)| *n).collect();
+            return Err(exp.source.error(
+                mref.base_key(),
+                format!(
+                    "`{name}` is neither a preset ({}) nor an existing file ({}; a relative path is relative to the experiment file's folder)",
+                    known.join(", "),
+                    path.display()
+                ),
+            ));
+        }
+        path.to_string_lossy().into_owned()
+    };
+    let overrides = mref.overrides();
+    let (m, source) = Machine::load_with_overrides(&target, &overrides).map_err(|e| {
+        match overrides.iter().find(|o| o.label == e.file) {
+            Some(o) => {
+                let message = if e.key.is_empty() || e.key == o.key {
+                    e.message
+                } else {
+                    format!("{} (machine key `{}`)", e.message, e.key)
+                };
+                exp.source.error(format!("machine.{}", o.key), message)
+            }
+            None => e,
+        }
+    })?;
     check_machine_fits(exp, &m)?;
-    Ok(m)
+    Ok((m, source))
 }
 
 /// Largest machine StarNUMA's migration policy supports: it keeps each region's sharer sockets
@@ -200,8 +224,8 @@ fn check_hydm_fast_node(exp: &Experiment, m: &Machine) -> Result<(), ConfigError
 /// machine file (none for a preset). Writers use this to refuse overwriting an input.
 pub fn input_files(exp: &Experiment) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    if numasim_machine::presets::get(&exp.spec.machine).is_none() {
-        files.push(exp.source.resolve_path(&exp.spec.machine));
+    if numasim_machine::presets::get(&exp.spec.machine.base).is_none() {
+        files.push(exp.source.resolve_path(&exp.spec.machine.base));
     }
     for (_, table) in exp.workloads() {
         if table.contains_key("trace") {
@@ -535,5 +559,125 @@ pub fn functional_config(exp: &Experiment, machine: &Machine) -> crate::sim::Fun
         }),
         page_bytes: spec.placement.page_bytes,
         observer_thread: exp.worker_threads >= 2,
+    }
+}
+
+#[cfg(test)]
+mod machine_override_tests {
+    use super::*;
+    use numasim_config::Override;
+
+    const EXP: &str = "machine = \"starnuma16-pool\"\nseed = 3\nphase_instructions = 20000\nmax_phases = 1\n\
+        [workload]\nkind = \"synthetic\"\nthreads = 4\npattern = \"uniform\"\naccesses_per_thread = 500\n";
+
+    fn write(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    fn load(text: &str, sets: &[&str]) -> Result<Experiment, ConfigError> {
+        let d = tempfile::tempdir().unwrap();
+        let p = write(d.path(), "e.toml", text);
+        let o: Vec<Override> = sets.iter().map(|s| Override::parse_set(s).unwrap()).collect();
+        Experiment::load_with_overrides(&p, &o)
+    }
+
+    #[test]
+    fn set_machine_keys_on_a_named_machine() {
+        let exp = load(
+            EXP,
+            &["machine.link_types.cxl.latency_ns=95", "machine.memory.pool.channels=2"],
+        )
+        .unwrap();
+        assert_eq!(exp.spec.machine.base, "starnuma16-pool");
+        let m = machine(&exp).unwrap();
+        let p = m.memory_index("pool").unwrap();
+        assert_eq!(m.load_latency_ns(0, p), 270.0);
+        assert_eq!(m.memory_nodes[p].channels, 2);
+        // The resolved experiment records the overrides and reloads to the same machine.
+        let resolved = exp.resolved_toml();
+        assert!(
+            resolved.contains("[machine]") && resolved.contains("base = \"starnuma16-pool\""),
+            "{resolved}"
+        );
+        let again = load(&resolved, &[]).unwrap();
+        assert_eq!(machine(&again).unwrap(), m);
+        // `machine = NAME` after a machine key sets the base, keeping the overrides.
+        let exp = load(EXP, &["machine.pool_latency_ns=300", "machine=starnuma16-pool-scaled"]).unwrap();
+        assert_eq!(exp.spec.machine.base, "starnuma16-pool-scaled");
+        let m = machine(&exp).unwrap();
+        assert_eq!(m.load_latency_ns(0, m.memory_index("pool").unwrap()), 300.0);
+    }
+
+    #[test]
+    fn a_machine_table_in_the_file_and_its_errors_name_file_line_and_key() {
+        let text = EXP.replace(
+            "machine = \"starnuma16-pool\"\n",
+            "[machine]\nbase = \"starnuma16-pool\"\npool_latency_ns = 270\n",
+        );
+        // A table must come after the top-level keys.
+        let text = format!(
+            "{}\n{}",
+            &text[text.find("seed").unwrap()..],
+            &text[..text.find("seed").unwrap()]
+        );
+        let exp = load(&text, &[]).unwrap();
+        let m = machine(&exp).unwrap();
+        assert_eq!(m.load_latency_ns(5, m.memory_index("pool").unwrap()), 270.0);
+        let bad = text.replace(
+            "pool_latency_ns = 270",
+            "pool_latency_ns = 270\nlink_types.cxl.latency_ns = -1",
+        );
+        let exp = load(&bad, &[]).unwrap();
+        let e = machine(&exp).unwrap_err();
+        assert!(e.file.ends_with("e.toml"), "{e}");
+        assert_eq!(e.key, "machine.link_types.cxl.latency_ns", "{e}");
+        let line = bad.lines().position(|l| l.starts_with("link_types.cxl")).unwrap() + 1;
+        assert_eq!(e.line, Some(line), "{e}");
+        assert!(e.message.contains("positive"), "{e}");
+        // A table without `base`.
+        let e = load(&text.replace("base = \"starnuma16-pool\"\n", ""), &[]).unwrap_err();
+        assert!(e.message.contains("needs `base"), "{e}");
+    }
+
+    #[test]
+    fn invalid_set_machine_keys_name_the_set_and_the_key() {
+        let exp = load(EXP, &["machine.link_types.cxl.latency_ns=-1"]).unwrap();
+        let e = machine(&exp).unwrap_err();
+        assert_eq!(
+            (e.file.as_str(), e.key.as_str(), e.line),
+            (
+                "--set machine.link_types.cxl.latency_ns=-1",
+                "machine.link_types.cxl.latency_ns",
+                None
+            ),
+            "{e}"
+        );
+        let exp = load(EXP, &["machine.memory.pool.chanels=2"]).unwrap();
+        let e = machine(&exp).unwrap_err();
+        assert_eq!(e.file, "--set machine.memory.pool.chanels=2", "{e}");
+        assert!(
+            e.message.contains("unknown field") && e.message.contains("memory[16].chanels"),
+            "{e}"
+        );
+        let exp = load(EXP, &["machine.memory.nope.channels=2"]).unwrap();
+        let e = machine(&exp).unwrap_err();
+        assert!(e.message.contains("no entry named `nope`"), "{e}");
+        let exp = load(EXP, &["machine=starnuma16-baseline", "machine.pool_latency_ns=300"]).unwrap();
+        let e = machine(&exp).unwrap_err();
+        assert_eq!(e.file, "--set machine.pool_latency_ns=300", "{e}");
+        assert!(e.message.contains("no memory node of kind cxl-pool"), "{e}");
+    }
+
+    #[test]
+    fn the_machine_as_simulated_is_written_beside_the_results() {
+        let d = tempfile::tempdir().unwrap();
+        let exp = load(EXP, &["machine.pool_latency_ns=250"]).unwrap();
+        let (dir, _) = super::super::run(&exp, &d.path().join("out"), &mut |_| {}).unwrap();
+        let text = std::fs::read_to_string(dir.join(super::super::run::MACHINE_RESOLVED)).unwrap();
+        assert!(text.contains("#   machine.pool_latency_ns = 250"), "{text}");
+        let m = Machine::from_text("resolved", &text).unwrap();
+        assert_eq!(m.load_latency_ns(0, m.memory_index("pool").unwrap()), 250.0);
     }
 }

@@ -17,6 +17,9 @@ pub fn simulate(exp: &Experiment, progress: &mut dyn FnMut(&Progress)) -> Result
     Ok((run.machine, results))
 }
 
+/// The machine as simulated, beside the results (a machine file, overrides applied).
+pub const MACHINE_RESOLVED: &str = "machine.resolved.toml";
+
 /// Default results directory of an experiment: `results/<name>`.
 pub fn default_out_dir(exp: &Experiment) -> PathBuf {
     PathBuf::from("results").join(&exp.name)
@@ -32,6 +35,12 @@ pub fn run(
     let (machine, results) = simulate(exp, progress)?;
     dir.write("experiment.resolved.toml", exp.resolved_toml())?;
     dir.write("machine.json", machine.summary().to_json_pretty())?;
+    // The machine as simulated, overrides applied: loads again as a machine file.
+    let (_, machine_source) = super::resolve::machine_and_source(exp)?;
+    dir.write(
+        MACHINE_RESOLVED,
+        numasim_machine::overrides::resolved_text(&machine_source),
+    )?;
     let json = serde_json::to_string_pretty(&results).map_err(std::io::Error::other)?;
     dir.write("phases.csv", phases_csv(&results)?)?;
     dir.write("results.json", json + "\n")?;

@@ -13,15 +13,25 @@
 //! [[zip]]                           # these lists vary together (equal lengths)
 //! workload.threads = [16, 64]
 //! phase_instructions = [100000, 400000]
+//! [baseline]                        # one more run, the reference of speedups
+//! machine = "starnuma16-baseline"
 //! ```
 //!
 //! Every axis value becomes an [`Override`] of the base file, so a run is validated exactly like
-//! `numasim run --set`, and the whole sweep is checked before anything runs. A run's directory
-//! is `OUT/<id>`, `id` a stable hash (64-bit FNV-1a, hex) of its resolved experiment: the same
-//! configuration always lands in the same directory, so a rerun skips what is complete
+//! `numasim run --set`, and the whole sweep is checked before anything runs: every point's
+//! experiment, its machine with its overrides, and the files it reads. A run is named by its
+//! axis values (`pool_latency_ns=270+policy=starnuma`: the last part of each key, the whole key
+//! where two axes share it), its directory is `OUT/<name>`, and its `id` is a stable hash
+//! (64-bit FNV-1a, hex) of its resolved experiment: a rerun skips a directory whose results are
+//! complete and whose experiment has that hash, and reruns one whose experiment changed
 //! ([`ResultsDir`](super::results_dir::ResultsDir) makes a directory appear only when every file
-//! is written) and an interrupted sweep loses only the runs in flight. Executors (the CLI's
+//! is written, so an interrupted sweep loses only the runs in flight). Executors (the CLI's
 //! local one, the Python package's Ray and Slurm ones) only choose *where* `run_one` is called.
+//!
+//! Paths: `base` is relative to the sweep file and `out` to the working directory. A value of an
+//! experiment key (`machine = "my-machine.toml"`, a trace path) is the experiment's, wherever it
+//! is written (`[set]`, an axis, `[baseline]`, `--set`), so it is relative to the base
+//! experiment's folder.
 
 use super::config::Experiment;
 use super::run::{run, Progress, RunError};
@@ -46,12 +56,19 @@ struct SweepSpec {
     grid: toml::Table,
     #[serde(default)]
     zip: Vec<toml::Table>,
+    /// Overrides (on top of `[set]`) of one more run, named `baseline`: the reference that
+    /// reports take speedups over.
+    #[serde(default)]
+    baseline: Option<toml::Table>,
 }
 
 /// One point of a sweep.
 #[derive(Debug, Clone)]
 pub struct SweepRun {
-    /// Hash of the resolved experiment; the run's directory name under the sweep's root.
+    /// The run's name, from its axis values (`pool_latency_ns=270`), or `baseline`: its
+    /// directory under the sweep's root and its label in tables and reports.
+    pub name: String,
+    /// Hash of the resolved experiment (which holds the name).
     pub id: String,
     /// Swept key → value, in axis order.
     pub params: Vec<(String, toml::Value)>,
@@ -67,6 +84,8 @@ pub struct Sweep {
     /// Swept keys: grid axes first, then each zip group's (sorted by key within a table).
     pub axes: Vec<String>,
     pub runs: Vec<SweepRun>,
+    /// Index of the baseline run (`[baseline]`), the reference of speedups.
+    pub baseline: Option<usize>,
 }
 
 /// Manifest written at the sweep's root, read by `sweep collect` for the swept keys.
@@ -194,8 +213,22 @@ impl Sweep {
             .try_fold(1usize, |a, &b| a.checked_mul(b))
             .filter(|&t| t <= MAX_RUNS)
             .ok_or_else(|| src.error("", format!("the sweep expands to more than {MAX_RUNS} runs")))?;
-        let mut runs = Vec::with_capacity(total);
-        let mut seen = std::collections::HashSet::new();
+        let short = short_names(&axes);
+        let mut points: Vec<(Vec<Override>, Vec<(String, toml::Value)>, String)> = Vec::new();
+        if let Some(b) = &spec.baseline {
+            let mut flat = Vec::new();
+            leaves("", b, &mut flat);
+            let mut overrides = fixed_overrides.clone();
+            for (key, value) in flat {
+                numasim_config::overrides::check_key(&key).map_err(|m| src.error(format!("baseline.{key}"), m))?;
+                overrides.push(Override {
+                    label: format!("{} [baseline] {key} = {value}", src.origin),
+                    key,
+                    value,
+                });
+            }
+            points.push((overrides, Vec::new(), BASELINE.to_string()));
+        }
         for n in 0..total {
             let mut rest = n;
             let mut pick = vec![0; groups.len()];
@@ -216,14 +249,40 @@ impl Sweep {
                     params.push((a.key.clone(), v));
                 }
             }
-            let experiment = Experiment::from_source(base.with_overrides(&overrides)?, &stem)?;
+            let name = run_name(&short, &params, &name);
+            points.push((overrides, params, name));
+        }
+        let mut runs: Vec<SweepRun> = Vec::with_capacity(points.len());
+        let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let mut baseline = None;
+        for (overrides, params, run_name) in points {
+            let experiment = Experiment::from_source(super::config::apply_overrides(&base, &overrides)?, &stem)?;
             check_workload_keys(&experiment, &overrides)?;
-            let id = config_hash(&experiment.resolved_toml());
-            // Two points that resolve to the same experiment (a key swept to its default) are
-            // one run.
-            if seen.insert(id.clone()) {
-                runs.push(SweepRun { id, params, experiment });
+            check_inputs(&experiment)?;
+            // Two points that resolve to the same experiment (a key swept to its default, the
+            // baseline equal to a point) are one run.
+            let same = config_hash(&experiment.resolved_toml());
+            if let Some(&i) = seen.get(&same) {
+                if run_name == BASELINE {
+                    baseline = Some(i);
+                }
+                continue;
             }
+            let mut experiment = experiment;
+            let unique = unique_name(&run_name, &runs);
+            experiment.spec.name = Some(unique.clone());
+            experiment.name = unique.clone();
+            let id = config_hash(&experiment.resolved_toml());
+            seen.insert(same, runs.len());
+            if run_name == BASELINE {
+                baseline = Some(runs.len());
+            }
+            runs.push(SweepRun {
+                name: unique,
+                id,
+                params,
+                experiment,
+            });
         }
         let out_dir = match (out, &spec.out) {
             (Some(o), _) => o.to_path_buf(),
@@ -236,17 +295,31 @@ impl Sweep {
             out_dir,
             axes,
             runs,
+            baseline,
         })
+    }
+
+    /// What is on disk for run `i`.
+    pub fn state(&self, i: usize) -> RunState {
+        let dir = self.run_dir(i);
+        if !dir.join("results.json").is_file() {
+            return RunState::Pending;
+        }
+        match std::fs::read_to_string(dir.join("experiment.resolved.toml")) {
+            Ok(text) if config_hash(&text) == self.runs[i].id => RunState::Done,
+            _ => RunState::Stale,
+        }
     }
 
     /// Directory of run `i`.
     pub fn run_dir(&self, i: usize) -> PathBuf {
-        self.out_dir.join(&self.runs[i].id)
+        self.out_dir.join(&self.runs[i].name)
     }
 
-    /// Whether run `i` has complete results (its directory exists only once complete).
+    /// Whether run `i` has complete results of its experiment as it is now (its directory
+    /// exists only once complete).
     pub fn is_complete(&self, i: usize) -> bool {
-        self.run_dir(i).join("results.json").is_file()
+        self.state(i) == RunState::Done
     }
 
     /// Writes `sweep.json` at the root (merged with an existing one, so runs of earlier
@@ -277,9 +350,24 @@ impl Sweep {
                 .iter()
                 .map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or(serde_json::Value::Null)))
                 .collect();
-            runs.insert(r.id.clone(), serde_json::Value::Object(params));
+            runs.insert(r.name.clone(), serde_json::Value::Object(params));
         }
-        let doc = serde_json::json!({ "name": self.name, "axes": axes, "runs": runs });
+        // The sweep's own runs in sweep order (the baseline first): the order of reports.
+        let order: Vec<&str> = self
+            .baseline
+            .iter()
+            .map(|&b| self.runs[b].name.as_str())
+            .chain(
+                self.runs
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, _)| Some(i) != self.baseline)
+                    .map(|(_, r)| r.name.as_str()),
+            )
+            .collect();
+        let baseline = self.baseline.map(|b| self.runs[b].name.clone());
+        let doc =
+            serde_json::json!({ "name": self.name, "axes": axes, "baseline": baseline, "order": order, "runs": runs });
         let tmp = self.out_dir.join(format!(".{MANIFEST}.tmp-{}", std::process::id()));
         std::fs::write(
             &tmp,
@@ -299,11 +387,152 @@ impl Sweep {
         if self.is_complete(i) {
             return Ok(false);
         }
+        // A directory of an earlier version of this point (the base experiment changed) is
+        // replaced: `run` replaces only a directory numasim wrote.
         let mut exp = self.runs[i].experiment.clone();
         exp.worker_threads = worker_threads.max(1);
         run(&exp, &self.run_dir(i), progress)?;
         Ok(true)
     }
+
+    /// [`run_one`](Self::run_one), also returning the run's
+    /// [warnings](super::warnings::warnings) (none when it was already complete).
+    pub fn run_one_warned(
+        &self,
+        i: usize,
+        worker_threads: usize,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<Vec<String>, RunError> {
+        if self.is_complete(i) {
+            return Ok(Vec::new());
+        }
+        let mut exp = self.runs[i].experiment.clone();
+        exp.worker_threads = worker_threads.max(1);
+        let (_, r) = run(&exp, &self.run_dir(i), progress)?;
+        Ok(super::warnings::warnings(&exp, &r))
+    }
+}
+
+/// Name of the `[baseline]` run.
+pub const BASELINE: &str = "baseline";
+
+/// What is on disk for a point of a sweep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunState {
+    /// No complete results.
+    Pending,
+    /// Complete results of this point's experiment.
+    Done,
+    /// Complete results of another experiment under this point's name (the base experiment
+    /// or `[set]` changed since): the next run replaces them.
+    Stale,
+}
+
+impl RunState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunState::Pending => "pending",
+            RunState::Done => "done",
+            RunState::Stale => "stale",
+        }
+    }
+}
+
+/// Each axis's name in run names: the last part of its key, or the whole key where two axes
+/// share a last part.
+fn short_names(axes: &[String]) -> Vec<String> {
+    let last = |k: &str| k.rsplit('.').next().unwrap_or(k).to_string();
+    axes.iter()
+        .map(|k| {
+            let l = last(k);
+            if axes.iter().filter(|o| last(o) == l).count() > 1 {
+                k.clone()
+            } else {
+                l
+            }
+        })
+        .collect()
+}
+
+/// A run's name from its axis values: `pool_latency_ns=270+policy=starnuma`, made safe as a
+/// directory name; the sweep's name when it has no axes.
+fn run_name(short: &[String], params: &[(String, toml::Value)], sweep_name: &str) -> String {
+    if params.is_empty() {
+        return sweep_name.to_string();
+    }
+    let parts: Vec<String> = short
+        .iter()
+        .zip(params)
+        .map(|(k, (_, v))| {
+            let v = match v {
+                toml::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            format!("{k}={v}")
+        })
+        .collect();
+    let name: String = parts
+        .join("+")
+        .chars()
+        // Safe unquoted in shells, paths and CSV cells.
+        .map(|c| {
+            if c.is_alphanumeric() || "=._+-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    // Not hidden, and within a file name's 255 bytes.
+    let name = name.trim_start_matches('.').to_string();
+    let mut cut = name.len().min(200);
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    if name.is_empty() {
+        "run".into()
+    } else {
+        name[..cut].to_string()
+    }
+}
+
+/// `name`, or `name#2`, `name#3` ... when an earlier run has it (two points whose values
+/// read the same once made safe).
+fn unique_name(name: &str, runs: &[SweepRun]) -> String {
+    let taken = |n: &str| runs.iter().any(|r| r.name == n);
+    if !taken(name) {
+        return name.to_string();
+    }
+    (2..)
+        .map(|k| format!("{name}#{k}"))
+        .find(|n| !taken(n))
+        .expect("an unused suffix")
+}
+
+/// The files a point reads (trace files, its machine file with its overrides) exist and its
+/// machine builds, so a dry run refuses what a run would.
+fn check_inputs(exp: &Experiment) -> Result<(), ConfigError> {
+    super::resolve::machine_and_source(exp)?;
+    for (key, table) in exp.workloads() {
+        let paths: Vec<&str> = match table.get("trace") {
+            Some(toml::Value::String(p)) => vec![p.as_str()],
+            Some(toml::Value::Array(a)) => a.iter().filter_map(toml::Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        for p in paths {
+            let path = exp.source.resolve_path(p);
+            if !path.exists() {
+                return Err(exp.source.error(
+                    format!("{key}.trace"),
+                    format!(
+                        "no trace file {} (a relative path is relative to the experiment file's folder)",
+                        path.display()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Generator parameters are checked when the generator is built, at the start of a run; a
@@ -385,22 +614,25 @@ fn toml_cell(t: &toml::Table, key: &str) -> String {
     }
 }
 
-/// One table of every complete run under `dir`: `run` (the id), the swept keys (from
+/// One table of every complete run under `dir`: `run` (its name), the swept keys (from
 /// `sweep.json`, values read from each run's resolved experiment), then every scalar of
 /// results.json as a dotted column (the union over runs, sorted; `perf.*` are wall-clock
-/// figures and differ between identical runs). Rows in id order.
+/// figures and differ between identical runs). Rows in the sweep's order (the baseline first),
+/// then any other run by name.
 pub fn collect(dir: &Path) -> std::io::Result<(Vec<String>, Vec<Vec<String>>)> {
     let manifest = dir.join(MANIFEST);
-    let axes: Vec<String> = match std::fs::read_to_string(&manifest) {
+    let strings = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+            .unwrap_or_default()
+    };
+    let (axes, order): (Vec<String>, Vec<String>) = match std::fs::read_to_string(&manifest) {
         Ok(text) => {
             let v: serde_json::Value = serde_json::from_str(&text)
                 .map_err(|e| std::io::Error::other(format!("{}: {e}", manifest.display())))?;
-            v["axes"]
-                .as_array()
-                .map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect())
-                .unwrap_or_default()
+            (strings(&v["axes"]), strings(&v["order"]))
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Vec::new(), Vec::new()),
         Err(e) => return Err(std::io::Error::new(e.kind(), format!("{}: {e}", manifest.display()))),
     };
     let mut ids: Vec<String> = std::fs::read_dir(dir)
@@ -408,11 +640,12 @@ pub fn collect(dir: &Path) -> std::io::Result<(Vec<String>, Vec<Vec<String>>)> {
         .flatten()
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
-            let complete = !name.starts_with('.') && !name.contains('.') && e.path().join("results.json").is_file();
+            let partial = name.contains(".partial-") || name.contains(".old-");
+            let complete = !name.starts_with('.') && !partial && e.path().join("results.json").is_file();
             complete.then_some(name)
         })
         .collect();
-    ids.sort();
+    ids.sort_by_key(|n| (order.iter().position(|o| o == n).unwrap_or(usize::MAX), n.clone()));
     let mut records = Vec::new();
     let mut columns = std::collections::BTreeSet::new();
     for id in &ids {
@@ -562,11 +795,11 @@ mod tests {
         assert!(!sw.run_one(0, 1, &mut |_| {}).unwrap(), "a complete run is skipped");
         assert!(sw.is_complete(0) && !sw.is_complete(1));
         // A partial left by a killed run is not a complete run.
-        std::fs::create_dir(out.join(format!("{}.partial-999999", sw.runs[1].id))).unwrap();
+        std::fs::create_dir(out.join(format!("{}.partial-999999", sw.runs[1].name))).unwrap();
         let (header, rows) = collect(&out).unwrap();
         assert_eq!(&header[..2], ["run", "seed"]);
         assert_eq!(rows.len(), 1);
-        assert_eq!(rows[0][0], sw.runs[0].id);
+        assert_eq!(rows[0][0], sw.runs[0].name);
         assert_eq!(rows[0][1], "1");
         let col = header.iter().position(|h| h == "totals.accesses").unwrap();
         assert_eq!(rows[0][col], "8000");
@@ -577,5 +810,103 @@ mod tests {
         let resolved = std::fs::read_to_string(sw.run_dir(1).join("experiment.resolved.toml")).unwrap();
         assert!(resolved.contains("seed = 2"), "{resolved}");
         assert_eq!(config_hash(&resolved), sw.runs[1].id);
+    }
+
+    #[test]
+    fn runs_are_named_by_their_axis_values_with_the_baseline_first() {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), "base.toml", BASE);
+        let s = write(
+            d.path(),
+            "s.toml",
+            "base = \"base.toml\"\n[grid]\nmachine.pool_latency_ns = [200, 270]\nmigration.policy = [\"none\", \"starnuma\"]\n\
+             [baseline]\nmachine = \"starnuma16-baseline\"\n",
+        );
+        let out = d.path().join("out");
+        let sw = Sweep::load(&s, Some(&out)).unwrap();
+        let names: Vec<&str> = sw.runs.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "baseline",
+                "pool_latency_ns=200+policy=none",
+                "pool_latency_ns=200+policy=starnuma",
+                "pool_latency_ns=270+policy=none",
+                "pool_latency_ns=270+policy=starnuma"
+            ]
+        );
+        assert_eq!(sw.baseline, Some(0));
+        assert_eq!(sw.run_dir(1), out.join("pool_latency_ns=200+policy=none"));
+        // The name is the run's name in its results, so reports label it so.
+        assert_eq!(sw.runs[3].experiment.name, "pool_latency_ns=270+policy=none");
+        let m = super::super::resolve::machine(&sw.runs[3].experiment).unwrap();
+        assert_eq!(m.load_latency_ns(0, m.memory_index("pool").unwrap()), 270.0);
+        sw.write_manifest().unwrap();
+        let manifest: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join(MANIFEST)).unwrap()).unwrap();
+        assert_eq!(manifest["baseline"], "baseline");
+        assert_eq!(manifest["order"][0], "baseline");
+        assert_eq!(manifest["order"][4], "pool_latency_ns=270+policy=starnuma");
+        // Two axes with the same last part keep their whole keys.
+        assert_eq!(
+            short_names(&["a.x".into(), "b.x".into(), "c.y".into()]),
+            ["a.x", "b.x", "y"]
+        );
+    }
+
+    #[test]
+    fn a_dry_run_checks_every_point_machine_included() {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), "base.toml", BASE);
+        // A machine file that does not exist, relative to the base experiment's folder.
+        let s = write(
+            d.path(),
+            "s.toml",
+            "base = \"base.toml\"\n[grid]\nmachine = [\"starnuma16-pool\", \"my-machine.toml\"]\n",
+        );
+        let e = Sweep::load(&s, None).unwrap_err();
+        assert_eq!(e.key, "machine", "{e}");
+        assert!(e.file.contains("[grid] machine = \"my-machine.toml\""), "{e}");
+        assert!(
+            e.message
+                .contains(&d.path().join("my-machine.toml").display().to_string()),
+            "{e}"
+        );
+        // A machine override out of range, in one point only.
+        let s = write(
+            d.path(),
+            "s.toml",
+            "base = \"base.toml\"\n[grid]\nmachine.pool_latency_ns = [200, 60]\n",
+        );
+        let e = Sweep::load(&s, None).unwrap_err();
+        assert_eq!(e.key, "machine.pool_latency_ns", "{e}");
+        assert!(e.file.contains("machine.pool_latency_ns = 60"), "{e}");
+        assert!(e.message.contains("must exceed"), "{e}");
+        // A missing trace file.
+        write(
+            d.path(),
+            "trace.toml",
+            "machine = \"starnuma16-pool\"\n[workload]\ntrace = \"t.nsim\"\n",
+        );
+        let s = write(d.path(), "s.toml", "base = \"trace.toml\"\n[grid]\nseed = [1, 2]\n");
+        let e = Sweep::load(&s, None).unwrap_err();
+        assert_eq!(e.key, "workload.trace", "{e}");
+    }
+
+    #[test]
+    fn a_changed_point_is_stale_and_reruns() {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), "base.toml", BASE);
+        let s = write(d.path(), "s.toml", "base = \"base.toml\"\n[grid]\nseed = [1]\n");
+        let out = d.path().join("out");
+        let sw = Sweep::load(&s, Some(&out)).unwrap();
+        assert_eq!(sw.state(0), RunState::Pending);
+        assert!(sw.run_one(0, 1, &mut |_| {}).unwrap());
+        assert_eq!(sw.state(0), RunState::Done);
+        write(d.path(), "base.toml", &BASE.replace("threads = 4", "threads = 2"));
+        let sw = Sweep::load(&s, Some(&out)).unwrap();
+        assert_eq!(sw.state(0), RunState::Stale);
+        assert!(sw.run_one(0, 1, &mut |_| {}).unwrap(), "a stale run is replaced");
+        assert_eq!(sw.state(0), RunState::Done);
     }
 }

@@ -1,0 +1,82 @@
+//! Warnings about a finished run: numbers a reader could take at face value that the run
+//! itself says are doubtful. They explain and suggest a fix; they never stop a run.
+
+use super::config::Experiment;
+use crate::driver::RunResults;
+
+/// Page copies above this share of the run's own LLC misses (in cache lines) are a first-order
+/// part of its memory traffic: the policy's moves, not the workload, then shape the result.
+pub const HEAVY_MIGRATION_COPY_SHARE: f64 = 0.25;
+
+/// A mean over fewer loads than this is printed as indicative only.
+pub const FEW_SAMPLES: u64 = 100;
+
+/// The warnings of a run, one sentence or two each.
+pub fn warnings(exp: &Experiment, r: &RunResults) -> Vec<String> {
+    let mut out = Vec::new();
+    out.extend(heavy_migration(exp, r));
+    out.extend(few_samples(r));
+    out
+}
+
+/// A policy whose page copies are large against the run's own traffic (StarNUMA's perfect
+/// baseline at short phases moves a page as soon as another socket leads its accesses).
+fn heavy_migration(exp: &Experiment, r: &RunResults) -> Option<String> {
+    let m = &r.migration;
+    let misses = r.totals.summary.llc_misses;
+    if m.total_moves == 0 || misses == 0 {
+        return None;
+    }
+    let lines_per_page = (r.page_bytes / 64).max(1);
+    let copied_lines = m.total_moves.saturating_mul(lines_per_page);
+    let share = copied_lines as f64 / misses as f64;
+    if share < HEAVY_MIGRATION_COPY_SHARE {
+        return None;
+    }
+    let phases = r.totals.phases.max(1);
+    let spec = &exp.spec;
+    let (phase, longer) = match spec.phase_ns {
+        Some(ns) => (format!("{ns} ns"), format!("--set phase_ns={}", ns.saturating_mul(10))),
+        None => (
+            format!("{} instructions per thread", spec.phase_instructions),
+            format!(
+                "--set phase_instructions={}",
+                spec.phase_instructions.saturating_mul(10)
+            ),
+        ),
+    };
+    let limit = if exp.migration.params.contains_key("migration_limit_pages") {
+        format!(
+            ", or cap the moves per phase (--set migration.migration_limit_pages={})",
+            (m.total_moves / phases / 10).max(1)
+        )
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "migration policy {} moved {} pages in {phases} phases of {phase} ({} a phase); copying them moves {copied_lines} cache lines, {:.0} % of the run's own {misses} LLC misses, so page copies rather than the workload shape this run's time and traffic. Longer phases amortise a move over more accesses ({longer}){limit}.",
+        m.policy,
+        m.total_moves,
+        m.total_moves / phases,
+        100.0 * share
+    ))
+}
+
+/// Means over few loads: the AMAT of an access class with fewer than [`FEW_SAMPLES`] loads.
+fn few_samples(r: &RunResults) -> Option<String> {
+    let t = r.timing.as_ref()?;
+    let few: Vec<String> = t
+        .amat_ns
+        .by_class
+        .iter()
+        .filter(|(_, k)| k.count > 0 && k.count < FEW_SAMPLES)
+        .map(|(c, k)| format!("{c} ({} loads)", k.count))
+        .collect();
+    if few.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "the AMAT of {} is a mean of fewer than {FEW_SAMPLES} loads: indicative only (a longer run, or more phases, gives more)",
+        few.join(", ")
+    ))
+}

@@ -632,3 +632,46 @@ fn results_schema_is_generated_from_the_reference_and_validates_runs() {
         assert_eq!(errors, [".totals.undocumented_key"]);
     }
 }
+
+/// Each README headline (section 3, one line per study) quotes numbers its validation page
+/// states, so the README cannot drift from the measured results.
+#[test]
+fn readme_headlines_agree_with_the_validation_pages() {
+    let headlines = section(&read("README.md"), "## 3.");
+    let mut checked = 0;
+    for line in headlines.lines().filter(|l| l.starts_with("- **")) {
+        let study = line
+            .split("(`")
+            .nth(1)
+            .and_then(|s| s.split('`').next())
+            .expect("(`study`)");
+        let page = read(&format!("docs/validation/{study}.md"));
+        // Every number of the line (sign included), as written: "1.35", "+214", "−54", "0.867".
+        let numbers: Vec<String> = line
+            .split(|c: char| c.is_whitespace() || c == '(' || c == ')' || c == ',')
+            .map(|w| {
+                let sign = w
+                    .chars()
+                    .next()
+                    .filter(|c| matches!(c, '+' | '−'))
+                    .map(String::from)
+                    .unwrap_or_default();
+                let digits: String = w[sign.len()..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit() || *c == '.')
+                    .collect();
+                format!("{sign}{}", digits.trim_end_matches('.'))
+            })
+            .filter(|n| n.chars().any(|c| c.is_ascii_digit()))
+            .collect();
+        assert!(!numbers.is_empty(), "README headline without a number: {line}");
+        for n in numbers {
+            assert!(
+                page.contains(&n),
+                "README headline number {n} is not in docs/validation/{study}.md"
+            );
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 5, "one headline per study");
+}

@@ -675,3 +675,58 @@ fn readme_headlines_agree_with_the_validation_pages() {
     }
     assert_eq!(checked, 5, "one headline per study");
 }
+
+/// The command synopses (`text` blocks of README.md and docs/guide/) name subcommands and
+/// flags the binary has: each `numasim SUB [SUB2]` line's `--flag`s appear in that
+/// subcommand's `--help`. (The `sh` blocks are run outright, above.)
+#[test]
+fn synopses_name_real_subcommands_and_flags() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut pages = vec![root().join("README.md")];
+    files(&root().join("docs/guide"), &[".md"], &mut pages);
+    let mut checked = 0;
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap();
+        let mut in_text = false;
+        for line in text.lines() {
+            if line.starts_with("```") {
+                in_text = line == "```text";
+                continue;
+            }
+            let Some(rest) = line.strip_prefix("numasim ").filter(|_| in_text) else {
+                continue;
+            };
+            let cmd = rest.split(" #").next().unwrap();
+            let words: Vec<&str> = cmd.split_whitespace().collect();
+            let is_word = |w: &&&str| w.chars().all(|c| c.is_ascii_lowercase() || c == '-') && !w.starts_with('-');
+            // The deepest subcommand path whose --help succeeds.
+            let mut help = None;
+            for depth in (1..=words.iter().take_while(is_word).count().min(2)).rev() {
+                let mut args: Vec<&str> = words[..depth].to_vec();
+                args.push("--help");
+                let out = numasim(&args, tmp.path());
+                if out.status.success() {
+                    help = Some(String::from_utf8_lossy(&out.stdout).to_string());
+                    break;
+                }
+            }
+            let help = help.unwrap_or_else(|| panic!("{}: not a subcommand: numasim {cmd}", page.display()));
+            for w in &words {
+                let flag: String = w
+                    .trim_start_matches('[')
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                    .collect();
+                if flag.starts_with("--") && flag.len() > 2 {
+                    assert!(
+                        help.contains(&flag),
+                        "{}: `numasim {cmd}`: {flag} is not in its --help",
+                        page.display()
+                    );
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20, "checked {checked} synopsis lines");
+}

@@ -496,3 +496,237 @@ fn key_patterns_match_as_documented() {
     assert!(holds("phases[].by_class.*", "phases[].by_class"));
     assert!(!holds("phases[].by_class.*", "phases[].by_node"));
 }
+
+/// The rows of docs/reference/results.md's results.json table: key pattern, unit, meaning.
+fn reference_rows() -> Vec<(String, String, String)> {
+    let text = read("docs/reference/results.md");
+    let table = section(&text, "## results.json");
+    table
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split(" | ").map(str::trim).collect();
+            (
+                cells[0].trim_matches('`').to_string(),
+                cells[1].to_string(),
+                cells[2].to_string(),
+            )
+        })
+        .collect()
+}
+
+/// A JSON Schema (draft 2020-12) of results.json built from the reference's rows: named
+/// segments are `properties`, `*` is `additionalProperties`, `[]` is `items`, `**` accepts
+/// anything; each documented key carries its meaning (`description`) and unit (`x-unit`).
+/// Objects accept no undocumented key.
+fn schema_from_reference() -> serde_json::Value {
+    use serde_json::{json, Map, Value};
+    fn node(v: &mut Value) -> &mut Map<String, Value> {
+        v.as_object_mut().unwrap()
+    }
+    let mut root = json!({});
+    for (pattern, unit, meaning) in reference_rows() {
+        let segs: Vec<String> = pattern.replace("[]", ".[]").split('.').map(str::to_string).collect();
+        let mut cur = &mut root;
+        for seg in &segs {
+            let here = node(cur);
+            cur = match seg.as_str() {
+                "[]" => here.entry("items").or_insert_with(|| json!({})),
+                "*" => here.entry("additionalProperties").or_insert_with(|| json!({})),
+                "**" => here.entry("x-any-below").or_insert(json!(true)),
+                name => {
+                    here.entry("additionalProperties").or_insert(json!(false));
+                    let props = here.entry("properties").or_insert_with(|| json!({}));
+                    node(props).entry(name.to_string()).or_insert_with(|| json!({}))
+                }
+            };
+        }
+        if let Some(leaf) = cur.as_object_mut() {
+            leaf.insert("description".into(), json!(meaning));
+            leaf.insert("x-unit".into(), json!(unit));
+        }
+    }
+    let mut schema = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "numasim results.json",
+        "description": "Generated from docs/reference/results.md by `cargo test -p numasim-cli --test docs` (NUMASIM_BLESS=1 rewrites it).",
+    });
+    for (k, v) in root.as_object().unwrap() {
+        schema[k] = v.clone();
+    }
+    schema
+}
+
+/// Validates `v` against a schema of [`schema_from_reference`]'s subset (properties,
+/// additionalProperties, items), collecting the paths it rejects.
+fn validate(schema: &serde_json::Value, v: &serde_json::Value, path: &str, errors: &mut Vec<String>) {
+    if schema.get("x-any-below").is_some() {
+        return;
+    }
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m {
+                let p = format!("{path}.{k}");
+                match schema.get("properties").and_then(|ps| ps.get(k)) {
+                    Some(sub) => validate(sub, x, &p, errors),
+                    None => match schema.get("additionalProperties") {
+                        Some(serde_json::Value::Bool(false)) | None => errors.push(p),
+                        Some(sub) => validate(sub, x, &p, errors),
+                    },
+                }
+            }
+        }
+        serde_json::Value::Array(a) => {
+            for x in a {
+                match schema.get("items") {
+                    Some(sub) => validate(sub, x, &format!("{path}[]"), errors),
+                    None => errors.push(format!("{path}[]")),
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// docs/reference/results.schema.json is the schema the reference's table defines, and it
+/// accepts the results.json of every shipped experiment small enough for a test (the demo
+/// pair, at reduced size) and rejects an undocumented key.
+#[test]
+fn results_schema_is_generated_from_the_reference_and_validates_runs() {
+    let generated = serde_json::to_string_pretty(&schema_from_reference()).unwrap() + "\n";
+    let path = root().join("docs/reference/results.schema.json");
+    if std::env::var_os("NUMASIM_BLESS").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        generated == committed,
+        "docs/reference/results.schema.json is stale: NUMASIM_BLESS=1 cargo test -p numasim-cli --test docs results_schema"
+    );
+    let schema: serde_json::Value = serde_json::from_str(&committed).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&root().join("configs"), &tmp.path().join("configs"));
+    for exp in ["quickstart", "quickstart-rr"] {
+        let toml = format!("configs/experiments/{exp}.toml");
+        ok(&numasim(
+            &[
+                "run",
+                &toml,
+                "-o",
+                exp,
+                "--quiet",
+                "--set",
+                "workload.accesses_per_thread=2000",
+            ],
+            tmp.path(),
+        ));
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(tmp.path().join(exp).join("results.json")).unwrap()).unwrap();
+        let mut errors = Vec::new();
+        validate(&schema, &v, "", &mut errors);
+        assert!(errors.is_empty(), "{exp}: keys the schema rejects: {errors:?}");
+        let mut bad = v.clone();
+        bad["totals"]["undocumented_key"] = serde_json::json!(1);
+        let mut errors = Vec::new();
+        validate(&schema, &bad, "", &mut errors);
+        assert_eq!(errors, [".totals.undocumented_key"]);
+    }
+}
+
+/// Each README headline (section 3, one line per study) quotes numbers its validation page
+/// states, so the README cannot drift from the measured results.
+#[test]
+fn readme_headlines_agree_with_the_validation_pages() {
+    let headlines = section(&read("README.md"), "## 3.");
+    let mut checked = 0;
+    for line in headlines.lines().filter(|l| l.starts_with("- **")) {
+        let study = line
+            .split("(`")
+            .nth(1)
+            .and_then(|s| s.split('`').next())
+            .expect("(`study`)");
+        let page = read(&format!("docs/validation/{study}.md"));
+        // Every number of the line (sign included), as written: "1.35", "+214", "−54", "0.867".
+        let numbers: Vec<String> = line
+            .split(|c: char| c.is_whitespace() || c == '(' || c == ')' || c == ',')
+            .map(|w| {
+                let sign = w
+                    .chars()
+                    .next()
+                    .filter(|c| matches!(c, '+' | '−'))
+                    .map(String::from)
+                    .unwrap_or_default();
+                let digits: String = w[sign.len()..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit() || *c == '.')
+                    .collect();
+                format!("{sign}{}", digits.trim_end_matches('.'))
+            })
+            .filter(|n| n.chars().any(|c| c.is_ascii_digit()))
+            .collect();
+        assert!(!numbers.is_empty(), "README headline without a number: {line}");
+        for n in numbers {
+            assert!(
+                page.contains(&n),
+                "README headline number {n} is not in docs/validation/{study}.md"
+            );
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 5, "one headline per study");
+}
+
+/// The command synopses (`text` blocks of README.md and docs/guide/) name subcommands and
+/// flags the binary has: each `numasim SUB [SUB2]` line's `--flag`s appear in that
+/// subcommand's `--help`. (The `sh` blocks are run outright, above.)
+#[test]
+fn synopses_name_real_subcommands_and_flags() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut pages = vec![root().join("README.md")];
+    files(&root().join("docs/guide"), &[".md"], &mut pages);
+    let mut checked = 0;
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap();
+        let mut in_text = false;
+        for line in text.lines() {
+            if line.starts_with("```") {
+                in_text = line == "```text";
+                continue;
+            }
+            let Some(rest) = line.strip_prefix("numasim ").filter(|_| in_text) else {
+                continue;
+            };
+            let cmd = rest.split(" #").next().unwrap();
+            let words: Vec<&str> = cmd.split_whitespace().collect();
+            let is_word = |w: &&&str| w.chars().all(|c| c.is_ascii_lowercase() || c == '-') && !w.starts_with('-');
+            // The deepest subcommand path whose --help succeeds.
+            let mut help = None;
+            for depth in (1..=words.iter().take_while(is_word).count().min(2)).rev() {
+                let mut args: Vec<&str> = words[..depth].to_vec();
+                args.push("--help");
+                let out = numasim(&args, tmp.path());
+                if out.status.success() {
+                    help = Some(String::from_utf8_lossy(&out.stdout).to_string());
+                    break;
+                }
+            }
+            let help = help.unwrap_or_else(|| panic!("{}: not a subcommand: numasim {cmd}", page.display()));
+            for w in &words {
+                let flag: String = w
+                    .trim_start_matches('[')
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                    .collect();
+                if flag.starts_with("--") && flag.len() > 2 {
+                    assert!(
+                        help.contains(&flag),
+                        "{}: `numasim {cmd}`: {flag} is not in its --help",
+                        page.display()
+                    );
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20, "checked {checked} synopsis lines");
+}

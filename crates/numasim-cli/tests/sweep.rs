@@ -170,3 +170,55 @@ fn an_interrupted_sweep_loses_only_the_runs_in_flight() {
     );
     assert_eq!(complete(), 12);
 }
+
+/// A sweep over a machine parameter with a baseline, as a user runs it: the dry run lists the
+/// runs by name and fails on a missing machine file, the sweep prints a table with the
+/// baseline first, and `report` and `plot` take the sweep's root.
+#[test]
+fn a_machine_sweep_with_a_baseline_end_to_end() {
+    let tmp = tempfile::tempdir().unwrap();
+    let timing = SMALL.replace("seed = 5\n", "seed = 5\nmode = \"timing\"\n");
+    std::fs::write(tmp.path().join("e.toml"), timing).unwrap();
+    std::fs::write(
+        tmp.path().join("s.toml"),
+        "base = \"e.toml\"\n[grid]\nmachine.pool_latency_ns = [180, 360]\n[baseline]\nmachine = \"starnuma16-baseline\"\n",
+    )
+    .unwrap();
+    let dry = ok(&numasim(&["sweep", "s.toml", "-o", "out", "--dry-run"], tmp.path()));
+    let names: Vec<&str> = dry.lines().filter_map(|l| l.split_whitespace().next()).collect();
+    assert_eq!(
+        names[..3],
+        ["baseline", "pool_latency_ns=180", "pool_latency_ns=360"],
+        "{dry}"
+    );
+    assert!(dry.contains("with pool_latency_ns=360"), "{dry}");
+    let out = ok(&numasim(&["sweep", "s.toml", "-o", "out", "-j", "2"], tmp.path()));
+    let table: Vec<&str> = out.lines().skip_while(|l| !l.starts_with("run ")).collect();
+    assert!(table[1].starts_with("baseline ") && table[1].contains("1.00×"), "{out}");
+    assert!(table[2].starts_with("pool_latency_ns=180 "), "{out}");
+    let resolved = std::fs::read_to_string(tmp.path().join("out/pool_latency_ns=360/machine.resolved.toml")).unwrap();
+    assert!(resolved.contains("#   machine.pool_latency_ns = 360"), "{resolved}");
+    ok(&numasim(&["report", "out", "-o", "r.html"], tmp.path()));
+    let html = std::fs::read_to_string(tmp.path().join("r.html")).unwrap();
+    assert!(
+        html.contains("speedup over baseline"),
+        "the speedup table is over the baseline"
+    );
+    ok(&numasim(
+        &["plot", "out", "--figure", "speedup", "-o", "s.svg"],
+        tmp.path(),
+    ));
+    // A machine file that does not exist fails the dry run, naming where it was looked for.
+    std::fs::write(
+        tmp.path().join("s2.toml"),
+        "base = \"e.toml\"\n[grid]\nmachine = [\"my-machine.toml\"]\n",
+    )
+    .unwrap();
+    let out = numasim(&["sweep", "s2.toml", "--dry-run"], tmp.path());
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("my-machine.toml") && err.contains("relative to the experiment file's folder"),
+        "{err}"
+    );
+}

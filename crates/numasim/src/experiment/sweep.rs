@@ -214,7 +214,7 @@ impl Sweep {
             .filter(|&t| t <= MAX_RUNS)
             .ok_or_else(|| src.error("", format!("the sweep expands to more than {MAX_RUNS} runs")))?;
         let short = short_names(&axes);
-        let mut points: Vec<(Vec<Override>, Vec<(String, toml::Value)>, String)> = Vec::new();
+        let mut points: Vec<Point> = Vec::new();
         if let Some(b) = &spec.baseline {
             let mut flat = Vec::new();
             leaves("", b, &mut flat);
@@ -412,6 +412,9 @@ impl Sweep {
         Ok(super::warnings::warnings(&exp, &r))
     }
 }
+
+/// A point before it is checked: its overrides, its axis values, its name.
+type Point = (Vec<Override>, Vec<(String, toml::Value)>, String);
 
 /// Name of the `[baseline]` run.
 pub const BASELINE: &str = "baseline";

@@ -80,3 +80,64 @@ fn few_samples(r: &RunResults) -> Option<String> {
         few.join(", ")
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXP: &str = "machine = \"starnuma16-pool\"\nseed = 7\nphase_instructions = 2000\n\
+        [workload]\nkind = \"synthetic\"\nthreads = 16\npattern = \"uniform\"\naccesses_per_thread = 4000\n";
+
+    fn run(text: &str) -> (Experiment, RunResults) {
+        let exp = Experiment::from_source(numasim_config::Source::from_text("e.toml", text), "e").unwrap();
+        let r = super::super::simulate(&exp, &mut |_| {}).unwrap().1;
+        (exp, r)
+    }
+
+    #[test]
+    fn the_perfect_baseline_at_short_phases_is_warned_about_with_its_numbers_and_the_fix() {
+        let (exp, r) = run(&format!("{EXP}[migration]\npolicy = \"perfect-baseline\"\n"));
+        let lines = r.migration.total_moves * 64;
+        assert!(lines as f64 >= HEAVY_MIGRATION_COPY_SHARE * r.totals.summary.llc_misses as f64);
+        let w = warnings(&exp, &r);
+        let heavy = w
+            .iter()
+            .find(|w| w.contains("perfect-baseline"))
+            .expect("a migration warning");
+        assert!(
+            heavy.contains(&format!("moved {} pages", r.migration.total_moves)),
+            "{heavy}"
+        );
+        assert!(heavy.contains(&format!("{lines} cache lines")), "{heavy}");
+        assert!(heavy.contains("--set phase_instructions=20000"), "{heavy}");
+        assert!(heavy.contains("migration.migration_limit_pages"), "{heavy}");
+        // Without migration, nothing to say.
+        let (exp, r) = run(EXP);
+        assert!(warnings(&exp, &r).is_empty());
+    }
+
+    #[test]
+    fn means_over_few_loads_say_so() {
+        let (exp, r) = run(&format!(
+            "mode = \"timing\"\n{}",
+            EXP.replace("accesses_per_thread = 4000", "accesses_per_thread = 300")
+        ));
+        let t = r.timing.as_ref().unwrap();
+        let few: Vec<&String> = t
+            .amat_ns
+            .by_class
+            .iter()
+            .filter(|(_, k)| k.count > 0 && k.count < FEW_SAMPLES)
+            .map(|(c, _)| c)
+            .collect();
+        let w = warnings(&exp, &r);
+        match few.first() {
+            Some(c) => assert!(
+                w.iter()
+                    .any(|w| w.contains("fewer than 100 loads") && w.contains(c.as_str())),
+                "{w:?}"
+            ),
+            None => panic!("want a class with few loads: {:?}", t.amat_ns.by_class.keys()),
+        }
+    }
+}

@@ -15,13 +15,35 @@ fn value(quantity_starts: &str) -> f64 {
     common::comparison_value(&quick_study().1, |q| q.starts_with(quantity_starts), quantity_starts)
 }
 
+/// The paper's value, or its direction with at least half its effect (5 % of the bound, 1
+/// point for percentages, when the paper gives no number), by the scorecard.
+fn holds(quantity_starts: &str) {
+    let rows = quick_study().1["scorecard"].as_array().unwrap();
+    let row = rows
+        .iter()
+        .find(|r| r["quantity"].as_str().unwrap().starts_with(quantity_starts))
+        .unwrap_or_else(|| panic!("no row {quantity_starts}"));
+    let v = row["verdict"].as_str().unwrap();
+    assert!(
+        v == "match" || v == "direction only",
+        "{quantity_starts}: {v} ({})",
+        row["numasim"]
+    );
+}
+
+/// Every headline of the paper has a row in the quick study (or is full-size only).
+#[test]
+fn repro_starnuma_quick_scores_every_headline() {
+    common::assert_headlines_complete(&quick_study().1);
+}
+
 #[test]
 fn repro_starnuma_quick_writes_configs_runs_comparison_and_report() {
     let (tmp, v) = quick_study();
     let dir = tmp.path().join("sq");
     let csv = std::fs::read_to_string(dir.join("comparison.csv")).unwrap();
-    assert!(csv.starts_with("source,quantity,unit,paper,numasim,difference_percent"));
-    assert_eq!(csv.lines().count(), v["comparisons"].as_array().unwrap().len() + 1);
+    assert!(csv.starts_with("headline,source,quantity,unit,paper,numasim,difference,difference_unit,band"));
+    assert_eq!(csv.lines().count(), v["scorecard"].as_array().unwrap().len() + 1);
     assert!(dir.join("report.html").exists());
     // Every experiment it ran is kept as a config that runs by hand, with its results beside it.
     let mut configs = 0;
@@ -114,15 +136,21 @@ fn repro_starnuma_quick_writes_configs_runs_comparison_and_report() {
 /// Directions the quick study reproduces (never the paper's magnitudes).
 #[test]
 fn repro_starnuma_quick_directions() {
-    // Fig. 2: accesses concentrate on the few widely shared pages.
-    assert!(value("concentration") > 1.0);
-    // Fig. 8b: the pool lowers BFS's AMAT.
-    assert!(value("BFS AMAT change") < 0.0);
-    // Fig. 8c: with the pool, fewer of BFS's misses cross chassis (3 hops).
-    assert!(value("BFS 3-hop share, T16 minus baseline") < 0.0);
+    // Fig. 2: accesses concentrate on the few widely shared pages (10.2×, paper 9.7×).
+    holds("concentration");
+    // Fig. 8c: with the pool, fewer of BFS's misses cross chassis (3 hops), by a point or more.
+    holds("BFS 3-hop share, T16 minus baseline");
     // Fig. 9: with oracle static placement (no moves charged) the pool machine beats the
-    // baseline machine.
-    assert!(value("bfs: oracle static placement, StarNUMA over baseline machine") > 1.0);
+    // baseline machine by 5 % or more.
+    holds("bfs: oracle static placement, StarNUMA over baseline machine");
+}
+
+/// Fig. 8b: the pool lowers BFS's AMAT, but by 9.1 % at quick scale, under half the paper's
+/// 48 % mean.
+#[test]
+#[ignore = "at quick scale BFS's AMAT falls 9.1 % with T16 (paper: 48 % on average; half its effect needs 24 %)"]
+fn repro_starnuma_quick_pool_halves_amat() {
+    holds("BFS AMAT change");
 }
 
 /// Fig. 8a at quick scale: StarNUMA with T0 trackers beats the perfect-knowledge baseline on
@@ -132,8 +160,9 @@ fn repro_starnuma_quick_directions() {
 /// before that, with every window stretched to its boundary's last landing, 0.91× and 0.87×.
 #[test]
 fn repro_starnuma_quick_t0_gains_over_baseline() {
-    assert!(value("BFS speedup, StarNUMA T0") > 1.0);
-    assert!(value("geomean speedup over the eight workloads, T0") > 1.0);
+    holds("BFS speedup, StarNUMA T0");
+    // Within 15 % of the paper's 1.35×.
+    holds("geomean speedup over the eight workloads, T0");
 }
 
 /// The same for T16, with Algorithm 1's thresholds scaled for each workload's measured
@@ -144,9 +173,10 @@ fn repro_starnuma_quick_t0_gains_over_baseline() {
 /// touched region passed HI) it was 0.95×: `tc` 0.54× and `sssp` 0.79× moved mostly socket to
 /// socket on little evidence.
 #[test]
+#[ignore = "at quick scale the T16 geomean is 1.21× (paper 1.54×; half its effect needs 1.27×), and FMI moves no page, so Table IV's geomean over the paper's seven workloads has no data (the share pooled over every move: 72.6 %)"]
 fn repro_starnuma_quick_gains_over_baseline() {
-    assert!(value("geomean speedup over the eight workloads, T16") > 1.0);
-    assert!(value("geomean share of migrations to the pool, excluding POA") > 50.0);
+    holds("geomean speedup over the eight workloads, T16");
+    holds("geomean share of migrations to the pool, excluding POA");
 }
 
 /// Algorithm 1's thresholds follow from each workload's footprint, measured by its functional
@@ -206,10 +236,11 @@ fn repro_starnuma_quick_t16_directions() {
 #[test]
 fn repro_starnuma_quick_paper_footprint_per_phase_gains() {
     let what = "bfs at the paper's footprint per phase";
-    assert!(value(&format!("{what}: speedup, StarNUMA T16")) > 1.0);
-    assert!(value(&format!("{what}: speedup, StarNUMA T0")) > 1.0);
+    // Within 15 % of the paper's 1.7×.
+    holds(&format!("{what}: speedup, StarNUMA T16"));
+    holds(&format!("{what}: speedup, StarNUMA T0"));
     assert!(value(&format!("{what}: LLC misses to the pool")) > 20.0);
-    assert!(value(&format!("{what}: AMAT change")) < 0.0);
+    holds(&format!("{what}: AMAT change"));
     // The phase follows from the footprint: 1 B instructions per 50 GB.
     let phase = value(&format!("{what}: phase length"));
     assert!((0.05..2.0).contains(&phase), "{phase} M instructions");

@@ -22,7 +22,7 @@ fn repro_hydm_quick_writes_its_outputs_and_runs_every_program() {
     let (tmp, v) = quick_study();
     let dir = tmp.path().join("hq");
     let csv = std::fs::read_to_string(dir.join("comparison.csv")).unwrap();
-    assert_eq!(csv.lines().count(), v["comparisons"].as_array().unwrap().len() + 1);
+    assert_eq!(csv.lines().count(), v["scorecard"].as_array().unwrap().len() + 1);
     assert!(dir.join("report.html").exists());
     let config = std::fs::read_to_string(dir.join("configs/mix8-s1-hydm.toml")).unwrap();
     assert_eq!(config.matches("[[process]]").count(), 8);
@@ -79,6 +79,22 @@ fn hydm_moves_whole_programs_and_keeps_mcdram_under_its_threshold() {
 #[test]
 #[ignore = "HyDM slows the quick mix down (1.21x mean, paper 0.935): migration cost against millisecond programs; see docs/validation/hydm.md"]
 fn hydm_reduces_the_mean_execution_time() {
-    assert!(value("mix8: mean time over default, hydm") < 1.0);
-    assert!(value("mix8: cg.0 time over default, hydm") < 1.0);
+    // Half the paper's effect at least: 0.9675 and 0.925.
+    assert!(value("mix8: mean time over default, hydm") < 0.9675);
+    assert!(value("mix8: cg.0 time over default, hydm") < 0.925);
+}
+
+/// Every headline has a row; the quick mix has one copy of each program, so CG.1 and FT.1
+/// are no data (not 0), and the MCDRAM share, computed from the paper's Table I and given to
+/// the runs, is an input, never scored.
+#[test]
+fn repro_hydm_quick_scores_every_headline() {
+    let v = &quick_study().1;
+    common::assert_headlines_complete(v);
+    assert_eq!(common::verdict(v, "mix8: cg.1 time over default, hydm"), "no data");
+    assert_eq!(common::verdict(v, "mix8: ft.1 time over default, hydm"), "no data");
+    assert_eq!(
+        common::verdict(v, "mix8: MCDRAM share of the mix's memory (Table I class C)"),
+        "input"
+    );
 }

@@ -18,7 +18,7 @@ fn repro_talbot_quick_writes_every_run_and_the_comparison() {
     let (tmp, v) = quick_study();
     let dir = tmp.path().join("tq");
     let csv = std::fs::read_to_string(dir.join("comparison.csv")).unwrap();
-    assert_eq!(csv.lines().count(), v["comparisons"].as_array().unwrap().len() + 1);
+    assert_eq!(csv.lines().count(), v["scorecard"].as_array().unwrap().len() + 1);
     // 4 workloads × 2 placements × 4 buffer/proxy set-ups, each a config with its results.
     let mut configs = 0;
     for e in std::fs::read_dir(dir.join("configs")).unwrap() {
@@ -41,14 +41,41 @@ fn repro_talbot_quick_writes_every_run_and_the_comparison() {
     assert_eq!(configs, 32);
 }
 
+/// The paper's direction with at least half its effect (or its value), by the scorecard.
+fn holds(quantity_starts: &str) {
+    let rows = quick_study().1["scorecard"].as_array().unwrap();
+    let row = rows
+        .iter()
+        .find(|r| r["quantity"].as_str().unwrap().starts_with(quantity_starts))
+        .unwrap_or_else(|| panic!("no row {quantity_starts}"));
+    let v = row["verdict"].as_str().unwrap();
+    assert!(
+        v == "match" || v == "direction only",
+        "{quantity_starts}: {v} ({})",
+        row["numasim"]
+    );
+}
+
+/// Every headline of the paper has a row in the quick study (or is full-size only).
+#[test]
+fn repro_talbot_quick_scores_every_headline() {
+    common::assert_headlines_complete(&quick_study().1);
+}
+
 #[test]
 fn ge_proxies_speed_up_and_cut_remote_read_response() {
-    assert!(value("GE: basic proxies speedup, first-touch") > 0.0);
-    assert!(value("GE: basic proxies speedup, round-robin") > 0.0);
-    assert!(value("GE: remote read response with basic proxies") < 0.0);
-    assert!(value("GE: reactive proxies speedup, first-touch") > 0.0);
-    // Fig. 1.9: reactive proxies stop the repeated bouncing, so fewer messages.
-    assert!(value("GE: messages with reactive proxies") < 0.0);
+    // Fig. 1.5: more than half the paper's 27 % over first-touch without proxies, both
+    // placements; Fig. 1.7: more than half its 90 % cut.
+    holds("GE: first-touch with basic proxies, speedup over first-touch without proxies");
+    holds("GE: round-robin with basic proxies, speedup over first-touch without proxies");
+    holds("GE: remote read response with basic proxies");
+    holds("GE: messages with basic proxies");
+    holds("GE: reactive proxies speedup, first-touch");
+    // Fig. 1.9: reactive proxies stop the repeated bouncing, so fewer messages (by 1 % at
+    // least: the paper gives no number).
+    holds("GE: messages with reactive proxies");
+    // Fig. 1.6: round-robin sends nearly 10 % more messages.
+    holds("GE: messages with round-robin vs first-touch");
 }
 
 /// Table 1.4: GE's mean input-buffer queueing rises with reactive proxies (more messages
@@ -66,15 +93,16 @@ fn ge_reactive_proxies_raise_input_buffer_queueing() {
 /// of FFT's data is marked), and FFT is marginally faster under round-robin.
 #[test]
 fn fft_gains_from_proxies_and_marginally_from_round_robin() {
-    assert!(value("FFT: basic proxies speedup, first-touch") > 0.0);
-    assert!(value("FFT: round-robin speedup over first-touch, infinite") > 0.0);
-    assert!(value("FFT: first-touch + reactive") > 0.0);
+    holds("FFT: basic proxies speedup, first-touch");
+    holds("FFT: round-robin speedup over first-touch, infinite");
+    holds("FFT: first-touch + reactive vs best placement");
 }
 
 #[test]
 fn ocean_contig_is_slower_under_round_robin() {
-    assert!(value("Ocean-Contig: round-robin slowdown vs first-touch, infinite") > 0.0);
-    assert!(value("Ocean-Contig: round-robin slowdown vs first-touch, finite") > 0.0);
+    // Half the paper's 19 % at least; finite buffers: 1 % at least.
+    holds("Ocean-Contig: round-robin slowdown vs first-touch, infinite");
+    holds("Ocean-Contig: round-robin slowdown vs first-touch, finite");
 }
 
 /// Fig. 1.5: GE is 7.3 % faster under round-robin with infinite buffers. Reproduced at the

@@ -8,8 +8,28 @@ fn quick_study() -> &'static (tempfile::TempDir, serde_json::Value) {
     STUDY.get_or_init(|| common::run_quick_study("tikir", "tq"))
 }
 
-fn comparisons() -> &'static [serde_json::Value] {
-    quick_study().1["comparisons"].as_array().unwrap()
+fn scorecard() -> &'static [serde_json::Value] {
+    quick_study().1["scorecard"].as_array().unwrap()
+}
+
+fn verdict(quantity: &str) -> String {
+    common::verdict(&quick_study().1, quantity)
+}
+
+/// The paper's value or its direction with at least half its effect.
+fn holds(quantity: &str) {
+    let v = verdict(quantity);
+    assert!(
+        v == "match" || v == "direction only",
+        "{quantity}: {v} ({})",
+        value(quantity)
+    );
+}
+
+/// Every headline of the paper has a row in the quick study (or is full-size only).
+#[test]
+fn repro_tikir_quick_scores_every_headline() {
+    common::assert_headlines_complete(&quick_study().1);
 }
 
 fn value(quantity: &str) -> f64 {
@@ -21,7 +41,7 @@ fn repro_tikir_quick_writes_its_outputs() {
     let (tmp, v) = quick_study();
     let dir = tmp.path().join("tq");
     let csv = std::fs::read_to_string(dir.join("comparison.csv")).unwrap();
-    assert_eq!(csv.lines().count(), v["comparisons"].as_array().unwrap().len() + 1);
+    assert_eq!(csv.lines().count(), v["scorecard"].as_array().unwrap().len() + 1);
     assert!(dir.join("report.html").exists());
     assert!(dir.join("runs/table1-cg-profile.json").exists());
     assert!(dir.join("configs/mg-tikir-perfect-next.toml").exists());
@@ -56,54 +76,94 @@ fn execution_time_runs_use_the_papers_number_of_intervals_in_simulated_time() {
 }
 
 #[test]
+/// Table 6 on MG and FT: every source lowers the non-local share by at least half the
+/// paper's reduction for that source (or to within the band of its value); MG's TLB misses
+/// and CG are not reproduced at this size (below).
 fn every_profile_source_lowers_the_non_local_share() {
-    for app in ["mg", "cg", "ft"] {
-        let original = value(&format!("{app} non-local, original"));
-        for source in [
-            "interconnect",
-            "cache-miss",
-            "tlb-miss",
-            "tlb-content",
-            "atc",
-            "perfect-next",
-            "perfect",
-        ] {
-            let with = value(&format!("{app} non-local, {source}"));
-            if source == "tlb-miss" {
-                // Every 512th TLB miss (the paper's Table 5) is under one sample per page per
-                // interval at this size: it may move nothing, but never makes things worse here.
-                assert!(with <= original, "{app} {source}: {with} against {original}");
-            } else {
-                assert!(with < original, "{app} {source}: {with} against {original}");
-            }
+    for (app, sources) in [
+        (
+            "mg",
+            &[
+                "interconnect",
+                "cache-miss",
+                "tlb-content",
+                "atc",
+                "perfect-next",
+                "perfect",
+            ][..],
+        ),
+        (
+            "ft",
+            &[
+                "interconnect",
+                "cache-miss",
+                "tlb-miss",
+                "tlb-content",
+                "atc",
+                "perfect-next",
+                "perfect",
+            ][..],
+        ),
+    ] {
+        for source in sources {
+            holds(&format!("{app} non-local, {source}"));
+        }
+    }
+    holds("mg non-local, migration (interconnect 1024)");
+    holds("mean reduction of non-local accesses");
+}
+
+#[test]
+#[ignore = "not reproduced at --quick: CG's non-local share falls 75.4 -> 49.0-52.5 % with the sampled sources (paper 79.5 -> 11.3-13.7 %; half its reduction needs <= 42.5 %), FT's with interconnect 1024 only 67.5 -> 65.1 % (needs <= 50.2 %), and every 512th TLB miss moves no MG page (81.4 %, needs <= 64.3 %): under one sample per page per interval at this size; see docs/validation/tikir.md"]
+fn every_profile_source_lowers_cg_s_non_local_share_as_the_paper() {
+    for source in ["interconnect", "cache-miss", "tlb-miss", "tlb-content", "atc"] {
+        holds(&format!("cg non-local, {source}"));
+    }
+    holds("cg non-local, migration (interconnect 1024)");
+    holds("ft non-local, migration (interconnect 1024)");
+    holds("mg non-local, tlb-miss");
+}
+
+#[test]
+fn tlb_misses_are_the_weakest_source_on_mg() {
+    // At least half the paper's 31.5-point gap.
+    holds("mg: TLB-miss non-local minus the worst other source");
+}
+
+#[test]
+fn max_rate_sampling_samples_more_than_interval_sampling() {
+    assert!(value("CG D max-rate minus D every 1024") > 0.0);
+    // It samples far more than every 1024th transaction.
+    assert!(value("CG transactions sampled, max-rate") > 5.0 * value("CG transactions sampled, every 1024"));
+}
+
+#[test]
+#[ignore = "not reproduced at --quick: D max-rate minus D every 1024 is 0.249 (paper 0.56 - 0.02 = 0.54; half its effect needs >= 0.27)"]
+fn max_rate_sampling_is_less_representative_than_interval_sampling() {
+    holds("CG D max-rate minus D every 1024");
+}
+
+/// Every row stating a direction is scored (match, direction only or wrong), never left
+/// unjudged.
+#[test]
+fn every_direction_is_scored() {
+    for c in scorecard() {
+        if !c["paper_direction"].as_str().unwrap().is_empty() && c["verdict"] != "invariant" {
+            let v = c["verdict"].as_str().unwrap();
+            assert!(
+                ["match", "direction only", "wrong"].contains(&v),
+                "{}: {v}",
+                c["quantity"]
+            );
         }
     }
 }
 
 #[test]
-fn tlb_misses_are_the_weakest_source_on_mg() {
-    let gap = value("mg: TLB-miss non-local minus the worst other source");
-    assert!(gap > 0.0, "{gap}");
-}
-
-#[test]
-fn max_rate_sampling_is_less_representative_than_interval_sampling() {
-    let d = value("CG D max-rate minus D every 1024");
-    assert!(d > 0.0, "{d}");
-    // It samples far more than every 1024th transaction nonetheless.
-    assert!(value("CG transactions sampled, max-rate") > value("CG transactions sampled, every 1024"));
-}
-
-#[test]
+#[ignore = "not reproduced at --quick: 17 of 35 rows with a direction fail half the paper's effect: CG's and FT's Table 2/6 reductions and MG's TLB misses (see above), static placement reduces non-local accesses more than dynamic migration (-70 %, paper +28.6 %), MG runs 0.4-76 % slower with migration in timing (paper 13-18 % faster), D max-rate minus D every 1024"]
 fn every_direction_the_quick_study_states_holds() {
-    for c in comparisons() {
-        let (n, e) = (c["numasim"].as_f64().unwrap(), &c["expect"]);
-        if let Some(b) = e.get("above").and_then(|b| b.as_f64()) {
-            assert!(n > b, "{}: {n} not above {b}", c["quantity"]);
-        }
-        if let Some(b) = e.get("below").and_then(|b| b.as_f64()) {
-            assert!(n < b, "{}: {n} not below {b}", c["quantity"]);
-        }
+    for c in scorecard() {
+        assert_ne!(c["verdict"], "wrong", "{}", c["quantity"]);
     }
 }
 

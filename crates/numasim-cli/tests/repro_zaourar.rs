@@ -12,12 +12,22 @@ fn value(quantity: &str) -> f64 {
     common::comparison_value(&quick_study().1, |q| q == quantity, quantity)
 }
 
+fn verdict(quantity: &str) -> String {
+    common::verdict(&quick_study().1, quantity)
+}
+
+/// Every headline of the paper has a row in the quick study.
+#[test]
+fn repro_zaourar_quick_scores_every_headline() {
+    common::assert_headlines_complete(&quick_study().1);
+}
+
 #[test]
 fn repro_zaourar_quick_writes_configs_runs_and_the_mesh_report() {
     let (tmp, v) = quick_study();
     let dir = tmp.path().join("zq");
     let csv = std::fs::read_to_string(dir.join("comparison.csv")).unwrap();
-    assert_eq!(csv.lines().count(), v["comparisons"].as_array().unwrap().len() + 1);
+    assert_eq!(csv.lines().count(), v["scorecard"].as_array().unwrap().len() + 1);
     let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
     let mut runs = 0;
     for e in std::fs::read_dir(dir.join("configs")).unwrap() {
@@ -47,20 +57,26 @@ fn fig2_numa_partitioning_shortens_and_speeds_up_packets() {
     for l in ["L0", "L2"] {
         for vnet in ["REQ", "DAT"] {
             assert!(value(&format!("{vnet} average hops N2 / N1, {l}")) < 0.8, "{vnet} {l}");
-            assert!(
-                value(&format!("{vnet} packet latency N2 / N1, {l}")) < 1.0,
+            // At least the 5 % a direction without a paper number needs.
+            assert_eq!(
+                verdict(&format!("{vnet} packet latency N2 / N1, {l}")),
+                "direction only",
                 "{vnet} {l}"
             );
         }
     }
-    assert!(value("bandwidth N2 / N1, L0") > 1.0);
+    // "No effect" at L2.
+    assert_eq!(verdict("bandwidth N2 / N1, L2"), "match");
+}
+
+#[test]
+#[ignore = "not reproduced at --quick: N2 / N1 bandwidth at L0 is 1.018 (needs ≥ 1.05 for \"a great improvement\"); both L0 runs reach 83-84 % of peak, so in the model DRAM, not the one shared link, bounds STREAM"]
+fn fig2a_numa_partitioning_raises_l0_bandwidth() {
+    assert_eq!(verdict("bandwidth N2 / N1, L0"), "direction only");
 }
 
 #[test]
 fn fig3_a_remote_buffer_does_not_raise_bandwidth() {
-    // numasim's bandwidth drop is far smaller than the paper's (DRAM-bound, see
-    // docs/validation/zaourar.md); only its sign is held.
-    assert!(value("bandwidth node 1 / node 0 buffer") < 1.0);
     // The controllers' read trackers bind (the 16 cores keep 256 misses in flight, node 0's
     // four controllers track 4 x 64): requests wait for them at the injecting router.
     assert!(value("controller tracker wait, buffer on node 0") > 1.0);
@@ -70,7 +86,15 @@ fn fig3_a_remote_buffer_does_not_raise_bandwidth() {
             "4 misses in flight per core: HBM2 bandwidth, buffer on node {n}"
         ))
     };
-    assert!(share(1) < share(0) && share(3) < share(1));
+    // ... by at least 5 % from the nearest to the farthest node (the paper's drop, 0.495x,
+    // is not reproduced: see the ignored test below).
+    assert!(
+        share(1) < share(0) && share(3) < 0.95 * share(0),
+        "{} {} {}",
+        share(0),
+        share(1),
+        share(3)
+    );
     // Requests waiting in the network instead of at the source (a sensitivity run): measured,
     // not a direction the model reproduces (docs/validation/zaourar.md).
     for n in [0, 1, 3] {
@@ -79,6 +103,12 @@ fn fig3_a_remote_buffer_does_not_raise_bandwidth() {
         ));
         assert!(s > 10.0 && s <= 100.0, "node {n}: {s}");
     }
+}
+
+#[test]
+#[ignore = "not reproduced at --quick: bandwidth node 1 / node 0 buffer 0.998 (paper 0.495; half its effect needs ≤ 0.748), 0.966 with 4 misses in flight per core; the controllers' read trackers, not the distance, bound the bandwidth (87.5 % of node peak on every node); see docs/validation/zaourar.md"]
+fn fig3_a_remote_buffer_halves_bandwidth() {
+    assert_ne!(verdict("bandwidth node 1 / node 0 buffer"), "wrong");
 }
 
 #[test]
@@ -92,8 +122,14 @@ fn fig4_5_cache_groups_shorten_packets_but_starve_an_unbalanced_program() {
     assert!(value("stream: average packet distance C2 / C1") < 0.8);
     assert!(value("stream: average packet distance C3 / C1") > 0.95);
     assert!(value("unbalanced: SLC hit ratio C2 / C1") < 0.9);
-    assert!(value("unbalanced: DDR activity C2 / C1") > 1.0);
-    assert!(value("unbalanced: busiest node's share of DDR activity, C2") > 95.0);
+    // More DDR activity by at least half the paper's 31 %.
+    assert!(value("unbalanced: DDR activity C2 / C1") > 1.155);
+    // (The synthetic unbalanced program's share on one node is 100 % by construction: an
+    // invariant row, not checked here.)
+    assert_eq!(
+        verdict("unbalanced: busiest node's share of DDR activity, C2"),
+        "invariant"
+    );
     assert!(value("stream: busiest node's share of DDR activity, C2") < 30.0);
 }
 
@@ -129,6 +165,7 @@ fn fig6_one_core_moves_pages_at_a_small_share_of_the_interconnect() {
             ));
             assert!(share > 0.1 && share < 10.0, "{method} {pair}: {share}");
         }
-        assert!(value(&format!("{method}: far / near copy bandwidth")) < 1.0);
+        // Far is slower than near by at least 5 %.
+        assert!(value(&format!("{method}: far / near copy bandwidth")) < 0.95);
     }
 }

@@ -5,8 +5,10 @@
 //! back, and lines every number up against the paper's: paper value, numasim value, difference.
 //! A study never adjusts the model to the paper; a number that does not match is reported as it
 //! is. Each comparison also states the *direction* the paper reports (which configuration is
-//! faster, which share is larger); `--quick` runs are checked on directions only, since small
-//! inputs are not expected to give the paper's magnitudes.
+//! faster, which share is larger), and every row is scored ([`score`]): a match within a band
+//! of the paper's value, the paper's direction with at least half its effect, or wrong; the
+//! scorecard ([`scorecard`]) counts the verdicts, and each paper's headlines ([`headlines`])
+//! must all have a row.
 //!
 //! Adding a study is one module implementing [`Study`] plus one line in [`registry`].
 
@@ -178,7 +180,8 @@ impl Comparison {
 /// Options of one study run.
 #[derive(Debug, Clone)]
 pub struct StudyOptions {
-    /// Small inputs: minutes on a laptop, checked on directions only.
+    /// Small inputs: minutes on a laptop (scored like the full study; small inputs rarely give
+    /// the paper's magnitudes).
     pub quick: bool,
     /// Output directory: `configs/`, `runs/`, `comparison.csv`, `report.html`.
     pub out: PathBuf,

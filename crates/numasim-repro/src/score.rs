@@ -3,7 +3,8 @@
 //!
 //! A row with a paper value **matches** when numasim's value lies within its band (default
 //! ±15 % of the paper's value; for quantities in percent or points, ±15 % of the paper's value
-//! but at least 2 points, and the difference is given in points). Outside the band, a row
+//! widened to 2 points, or to half the paper's value when that is less, and the difference is
+//! given in points). Outside the band, a row
 //! that states a direction gets **direction only** when numasim's value lies on the paper's
 //! side of the bound by at least half the paper's own effect (the paper's value minus the
 //! bound), and **wrong** otherwise: a value a hair past the bound is noise, not agreement.
@@ -43,7 +44,10 @@ impl Band {
     /// The default band of a quantity in `unit` whose paper value is `paper`.
     pub fn default_for(unit: &str, paper: f64) -> Band {
         if is_percentage(unit) {
-            Band::Points((0.15 * paper.abs()).max(2.0))
+            // ±15 % of the value, widened to 2 points for small percentages (a 3 % gain is
+            // not judged to ±0.45 pt) but never past half the value (0.1 % sampled is not
+            // within 2 points of 0.78 %).
+            Band::Points((0.15 * paper.abs()).max((0.5 * paper.abs()).min(2.0)))
         } else {
             Band::Relative(0.15)
         }
@@ -312,11 +316,19 @@ mod tests {
         let c = cmp("Table 7", "gain", "%", Some(3.2), 0.2, Expect::None);
         assert_eq!(c.difference_unit(), "pt");
         assert!((c.difference().unwrap() + 3.0).abs() < 1e-12);
-        // ±2 points at least: 3.2 ± 2.
-        assert_eq!(c.band(), Some(Band::Points(2.0)));
+        // Widened to half the value below 4 %: 3.2 ± 1.6.
+        assert_eq!(c.band(), Some(Band::Points(1.6)));
         assert_eq!(c.verdict(), Verdict::Wrong);
-        let c = cmp("Table 7", "gain", "%", Some(3.2), 1.3, Expect::None);
+        let c = cmp("Table 7", "gain", "%", Some(3.2), 1.7, Expect::None);
         assert_eq!(c.verdict(), Verdict::Match);
+        // ... and to 2 points above: 7.3 ± 2.
+        assert_eq!(
+            cmp("s", "q", "%", Some(7.3), 0.0, Expect::None).band(),
+            Some(Band::Points(2.0))
+        );
+        // A small share is not within 2 points of an 8× larger one.
+        let c = cmp("Table 1", "sampled", "%", Some(0.78), 0.098, Expect::None);
+        assert_eq!(c.verdict(), Verdict::Wrong);
         // Within the band but past the wrong side of a stated bound: not a match.
         let c = cmp("Fig. 1.8", "gain", "%", Some(1.2), -0.5, Expect::Above(0.0));
         assert_eq!(c.verdict(), Verdict::Wrong);

@@ -98,3 +98,37 @@ fn repro_hydm_quick_scores_every_headline() {
         "input"
     );
 }
+
+/// `--scorecard DIR` re-prints a finished study's scorecard without running anything: the
+/// same counts as the study printed, as text, markdown or JSON; the report starts with it.
+#[test]
+fn repro_scorecard_reprints_a_finished_study() {
+    let (tmp, v) = quick_study();
+    let dir = tmp.path().join("hq");
+    let dir_arg = dir.to_str().unwrap();
+    let text = common::ok(&common::numasim(&["repro", "hydm", "--scorecard", dir_arg], tmp.path()));
+    assert!(text.starts_with("scorecard: "), "{text}");
+    assert!(text.contains("no data") && text.contains("input"), "{text}");
+    let md = common::ok(&common::numasim(
+        &["repro", "hydm", "--scorecard", dir_arg, "--markdown"],
+        tmp.path(),
+    ));
+    assert!(
+        md.starts_with("# Scorecard: hydm") && md.contains("| no data | 2 | 2 |"),
+        "{md}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&common::ok(&common::numasim(
+        &["repro", "hydm", "--scorecard", dir_arg, "--json"],
+        tmp.path(),
+    )))
+    .unwrap();
+    assert_eq!(json["scorecard"], v["scorecard"]);
+    let report = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    // The scorecard opens the report's body, before the runs.
+    let body = &report[report.find("<body").unwrap()..];
+    assert!(body.find("id=\"scorecard\"").unwrap() < 20, "{}", &body[..200]);
+    // No comparison.csv: a clear error naming the file.
+    let out = common::numasim(&["repro", "hydm", "--scorecard", "nowhere"], tmp.path());
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nowhere/comparison.csv"));
+}

@@ -151,10 +151,10 @@ mod tests {
 
     #[test]
     fn finishing_right_after_starting_never_waits_for_the_printer() {
-        // A `finish` that came before the printer thread first took its lock was a lost
-        // wake-up: the run then waited a whole interval (17 of 100 runs took 10 s longer under
-        // load). With an interval of an hour, one lost wake-up in this loop would hang it; the
-        // watchdog turns that into a failure instead of timing anything.
+        // A `finish` that comes before the printer thread first takes its lock must not be a
+        // lost wake-up (the run would wait a whole interval). With an interval of an hour, one
+        // lost wake-up in this loop would hang it; the watchdog turns that into a failure
+        // instead of timing anything.
         let (done_tx, done_rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             for _ in 0..500 {

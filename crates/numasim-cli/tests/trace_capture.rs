@@ -263,7 +263,7 @@ fn gone(pid: i32) -> bool {
 
 #[test]
 fn a_killed_capture_leaves_no_qemu_running() {
-    // QEMU ignores SIGTERM while it runs the program: a SIGTERM to numasim used to leave it
+    // QEMU ignores SIGTERM while it runs the program: a SIGTERM to numasim must not leave it
     // (and the program) running. A stand-in "QEMU" that ignores SIGTERM and starts a child
     // shows whether the whole group goes.
     let dir = tempfile::tempdir().unwrap();

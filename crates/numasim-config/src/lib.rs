@@ -303,7 +303,7 @@ mod tests {
 
     #[test]
     fn an_integer_above_2_63_names_its_key() {
-        // The parser refuses it before any key is known: the error had a line but no key.
+        // The parser refuses it before any key is known: the key is read from its line.
         let src = Source::from_text(
             "m.toml",
             "name = \"x\"\n[[links]]\na = \"s0\"\n[[links]]\nlatency_ns = 18446744073709551616\n",

@@ -404,7 +404,7 @@ mod tests {
 
     #[test]
     fn a_fifo_is_written_into_never_replaced() {
-        // Stands in for a device node such as /dev/null, which `report -o` used to replace.
+        // Stands in for a device node such as /dev/null, which must never become a regular file.
         let d = tempfile::tempdir().unwrap();
         let fifo = d.path().join("pipe");
         mkfifo(&fifo);

@@ -611,7 +611,7 @@ mod tests {
     #[test]
     fn a_subset_of_the_legacy_names_is_a_users_directory() {
         // With --force, a directory holding only results.json (or any subset of the four names
-        // numasim wrote before the marker) was replaced.
+        // numasim wrote before the marker) is the user's and must stay.
         let tmp = tempfile::tempdir().unwrap();
         let subsets: [&[&str]; 3] = [&["results.json"], &["results.json", "phases.csv"], &LEGACY_FILES[..3]];
         for (i, files) in subsets.iter().enumerate() {
@@ -634,8 +634,8 @@ mod tests {
 
     #[test]
     fn a_path_through_the_target_itself_is_resolved_first() {
-        // `-o d/../d` moved `d` aside, then could not name it again: `d` vanished until the
-        // next run restored it.
+        // With `-o d/../d`, moving `d` aside makes the path stop resolving: it is resolved
+        // first, so `d` is replaced in place and never goes missing.
         let tmp = tempfile::tempdir().unwrap();
         let target = tmp.path().join("d");
         complete(&target, "old");
@@ -677,8 +677,8 @@ mod tests {
 
     #[test]
     fn an_empty_partial_left_by_a_signal_is_removed_by_the_next_run() {
-        // A signal between creating the partial directory and writing its marker left an
-        // unmarked directory that no later run removed.
+        // A signal between creating the partial directory and writing its marker leaves an
+        // empty, unmarked directory: it holds nothing to lose, so the next run removes it.
         let tmp = tempfile::tempdir().unwrap();
         let target = tmp.path().join("run");
         let partial = tmp.path().join(format!("run.partial-{}", dead_pid()));

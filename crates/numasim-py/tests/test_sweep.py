@@ -111,7 +111,7 @@ def test_parquet_and_csv(cli, sweep_file, tmp_path):
 
 
 def test_python_writers_never_replace_a_runs_results(cli, sweep_file, tmp_path):
-    # write_csv used to replace ROOT/<id>/results.json with the CSV.
+    # The writers must never replace ROOT/<id>/results.json with a table.
     cli("sweep", sweep_file, "-o", "out")
     run = next(p for p in (tmp_path / "out").iterdir() if p.is_dir())
     results = run / "results.json"

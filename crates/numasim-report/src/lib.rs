@@ -123,8 +123,8 @@ mod tests {
 
     #[test]
     fn a_report_to_a_fifo_streams_into_it_and_leaves_it_a_fifo() {
-        // `report DIR -o /dev/null` replaced the device node with a regular file; a FIFO
-        // stands in for the device here.
+        // `report DIR -o /dev/null` must write into the device, never replace it with a
+        // regular file; a FIFO stands in for the device here.
         use std::os::unix::fs::FileTypeExt;
         let d = tempfile::tempdir().unwrap();
         std::fs::write(d.path().join("results.json"), MINIMAL).unwrap();

@@ -601,8 +601,8 @@ mod tests {
 
     #[test]
     fn a_study_never_writes_over_files_it_did_not_write() {
-        // `repro STUDY -o DIR` overwrote DIR/comparison.csv, DIR/report.html and
-        // DIR/configs/<id>.toml of whatever was there.
+        // `repro STUDY -o DIR` must not overwrite a DIR/comparison.csv, DIR/report.html or
+        // DIR/configs/<id>.toml that numasim did not write.
         let d = tempfile::tempdir().unwrap();
         let options = |out: &Path| StudyOptions {
             quick: true,

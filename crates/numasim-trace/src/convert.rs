@@ -253,7 +253,7 @@ mod tests {
 
     #[test]
     fn exporting_into_the_directory_of_the_inputs_is_refused_before_anything_is_written() {
-        // `convert --from native X --to starnuma -o DIR` truncated inputs living in DIR.
+        // `convert --from native X --to starnuma -o DIR` must not touch inputs living in DIR.
         let dir = tempfile::tempdir().unwrap();
         let t0 = dir.path().join("memtrace_t0.out");
         starnuma_file(&t0, &[(0x1000, 1), (0x2001, 5)]);

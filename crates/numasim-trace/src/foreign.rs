@@ -422,7 +422,7 @@ mod tests {
 
     #[test]
     fn a_shown_line_carries_no_control_bytes() {
-        // Text-trace errors echoed raw control bytes (terminal escape sequences) to the terminal.
+        // Control bytes of a trace line (terminal escape sequences) must not reach the terminal.
         let shown = show_line(b"LD 0x10\x1b[2J\x07\tx\r\0 \xc3\xa9");
         assert!(!shown.chars().any(char::is_control), "{shown:?}");
         assert_eq!(shown, "LD 0x10\\u{1b}[2J\\u{7}\\tx\\r\\u{0} \u{e9}");

@@ -638,8 +638,8 @@ mod tests {
 
     #[test]
     fn a_sweep_never_replaces_a_sweep_json_it_did_not_write() {
-        // `sweep -o DIR` overwrote an existing DIR/sweep.json; a sweep file's `out` can point
-        // anywhere.
+        // `sweep -o DIR` must not overwrite a DIR/sweep.json of the user's; a sweep file's `out`
+        // can point anywhere.
         let d = tempfile::tempdir().unwrap();
         write(d.path(), "base.toml", BASE);
         let s = write(d.path(), "s.toml", "base = \"base.toml\"\n[grid]\nseed = [1, 2]\n");
@@ -667,7 +667,7 @@ mod tests {
 
     #[test]
     fn collect_never_writes_onto_a_runs_results() {
-        // `sweep collect ROOT -o ROOT/<id>/results.json` replaced a run's results with the CSV.
+        // `sweep collect ROOT -o ROOT/<id>/results.json` must not replace a run's results.
         let d = tempfile::tempdir().unwrap();
         write(d.path(), "base.toml", BASE);
         let s = write(d.path(), "s.toml", "base = \"base.toml\"\n[grid]\nseed = [1]\n");

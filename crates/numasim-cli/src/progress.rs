@@ -21,9 +21,13 @@ pub struct RunProgress {
 
 impl RunProgress {
     pub fn new(quiet: bool) -> Self {
+        Self::with(quiet, std::io::stderr().is_terminal(), LINE_EVERY)
+    }
+
+    /// `tty`: draw a bar (else print a line every `every`).
+    fn with(quiet: bool, tty: bool, every: Duration) -> Self {
         let state = Arc::new(Mutex::new(None::<Progress>));
         let stop = Arc::new((Mutex::new(false), std::sync::Condvar::new()));
-        let tty = std::io::stderr().is_terminal();
         let bar = (tty && !quiet).then(|| {
             let b = indicatif::ProgressBar::new_spinner();
             b.set_style(
@@ -40,8 +44,11 @@ impl RunProgress {
                 let (lock, cvar) = &*stop;
                 let mut stopped = lock.lock().unwrap_or_else(|e| e.into_inner());
                 loop {
+                    // The flag is checked before every wait (`wait_timeout_while`): a `finish`
+                    // that ran before this thread first took the lock has already notified, and
+                    // waiting regardless would hold the run up for a whole interval.
                     let (s, _) = cvar
-                        .wait_timeout(stopped, LINE_EVERY)
+                        .wait_timeout_while(stopped, every, |stop| !*stop)
                         .unwrap_or_else(|e| e.into_inner());
                     stopped = s;
                     if *stopped {
@@ -139,6 +146,26 @@ mod tests {
         assert_eq!(
             line(Some(&open), Duration::from_secs(20)),
             "progress: 20 s · phase 3 · 1200 accesses"
+        );
+    }
+
+    #[test]
+    fn finishing_right_after_starting_never_waits_for_the_printer() {
+        // A `finish` that comes before the printer thread first takes its lock must not be a
+        // lost wake-up (the run would wait a whole interval). With an interval of an hour, one
+        // lost wake-up in this loop would hang it; the watchdog turns that into a failure
+        // instead of timing anything.
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for _ in 0..500 {
+                let p = RunProgress::with(false, false, Duration::from_secs(3600));
+                p.finish();
+            }
+            let _ = done_tx.send(());
+        });
+        assert!(
+            done_rx.recv_timeout(Duration::from_secs(120)).is_ok(),
+            "a progress printer missed its stop signal"
         );
     }
 }

@@ -336,4 +336,88 @@ fn capture_json_is_the_only_thing_on_stdout_while_the_program_prints() {
     // The program's own output went to stderr.
     let stderr = String::from_utf8_lossy(&o.stderr);
     printed(&stderr, "array");
+/// Whether process `pid` is gone (or a zombie nobody has reaped yet).
+fn gone(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    }
+}
+
+#[test]
+fn a_killed_capture_leaves_no_qemu_running() {
+    // QEMU ignores SIGTERM while it runs the program: a SIGTERM to numasim must not leave it
+    // (and the program) running. A stand-in "QEMU" that ignores SIGTERM and starts a child
+    // shows whether the whole group goes.
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    let fake = dir.path().join("fake-qemu");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\ntrap '' TERM INT HUP\nsleep 300 &\necho $$ $! > {}.tmp\nmv {0}.tmp {0}\nwait\n",
+            pids.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let trace = dir.path().join("t.trace");
+    let mut numasim = Command::new(env!("CARGO_BIN_EXE_numasim"))
+        .args(["trace", "capture", "-o"])
+        .arg(&trace)
+        .arg("--qemu")
+        .arg(&fake)
+        .args(["--", "/bin/true"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !pids.exists() {
+        if let Some(status) = numasim.try_wait().unwrap() {
+            let mut err = String::new();
+            std::io::Read::read_to_string(numasim.stderr.as_mut().unwrap(), &mut err).unwrap();
+            if err.contains("built without its QEMU tracer") && skip(&err) {
+                return;
+            }
+            panic!("numasim ended before the stand-in started: {status}: {err}");
+        }
+        assert!(std::time::Instant::now() < deadline, "the stand-in QEMU never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let started: Vec<i32> = std::fs::read_to_string(&pids)
+        .unwrap()
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    assert_eq!(started.len(), 2);
+    // SAFETY: signalling the child this test started.
+    unsafe { libc::kill(numasim.id() as i32, libc::SIGTERM) };
+    let status = numasim.wait().unwrap();
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&status),
+        Some(libc::SIGTERM)
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !started.iter().all(|&p| gone(p)) {
+        if std::time::Instant::now() > deadline {
+            for &p in &started {
+                // SAFETY: cleaning up what the test started.
+                unsafe { libc::kill(p, libc::SIGKILL) };
+            }
+            panic!("the stand-in QEMU or its child outlived numasim: {started:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // Nothing of the output or the tracer plugin is left.
+    assert!(!trace.exists());
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
 }

@@ -84,6 +84,12 @@ impl Source {
             let key = if key == "." { String::new() } else { key };
             let inner = err.into_inner();
             let span_line = inner.span().map(|s| line_of_offset(&self.text, s.start));
+            // A syntax error (an integer above 2^63 - 1) comes before any key is known: the key
+            // is read from the line it points at.
+            let key = match (key.is_empty(), span_line) {
+                (true, Some(l)) => key_on_line(&self.text, l).unwrap_or_default(),
+                _ => key,
+            };
             // A span covering a whole table points at its header; the key's own line is better.
             let line = locate_key(&self.text, &key).or(span_line);
             ConfigError {
@@ -151,6 +157,44 @@ pub fn locate_key(text: &str, path: &str) -> Option<usize> {
         node = child;
     }
     best.map(|offset| line_of_offset(text, offset))
+}
+
+/// The dotted key written on 1-based `line` (`key = value`), under the table header above it
+/// (`[a.b]`, or `[[a]]` as `a[i]`), for errors the parser reports with a position only.
+fn key_on_line(text: &str, line: usize) -> Option<String> {
+    let mut table = String::new();
+    let mut arrays: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (i, l) in text.lines().enumerate() {
+        let t = l.trim();
+        if i + 1 == line {
+            let (k, _) = t.split_once('=')?;
+            let k: String = k
+                .split('.')
+                .map(|p| p.trim().trim_matches('"'))
+                .collect::<Vec<_>>()
+                .join(".");
+            if k.is_empty() || k.starts_with('[') {
+                return None;
+            }
+            return Some(if table.is_empty() { k } else { format!("{table}.{k}") });
+        }
+        if let Some(name) = t
+            .strip_prefix("[[")
+            .and_then(|r| r.split_once("]]"))
+            .map(|(n, _)| n.trim())
+        {
+            let n = arrays.entry(name.to_string()).or_insert(0);
+            table = format!("{name}[{n}]");
+            *n += 1;
+        } else if let Some(name) = t
+            .strip_prefix('[')
+            .and_then(|r| r.split_once(']'))
+            .map(|(n, _)| n.trim())
+        {
+            table = name.to_string();
+        }
+    }
+    None
 }
 
 /// One step of a key path as `serde_path_to_error` prints it.
@@ -255,6 +299,21 @@ mod tests {
         let err = src.parse::<Doc>().unwrap_err();
         assert_eq!(err.line, Some(4), "{err}");
         assert_eq!(err.key, "links[0].latency_ns");
+    }
+
+    #[test]
+    fn an_integer_above_2_63_names_its_key() {
+        // The parser refuses it before any key is known: the key is read from its line.
+        let src = Source::from_text(
+            "m.toml",
+            "name = \"x\"\n[[links]]\na = \"s0\"\n[[links]]\nlatency_ns = 18446744073709551616\n",
+        );
+        let err = src.parse::<Doc>().unwrap_err();
+        assert_eq!(err.line, Some(5), "{err}");
+        assert_eq!(err.key, "links[1].latency_ns", "{err}");
+        let src = Source::from_text("e.toml", "[workload]\nkind = \"x\"\nseed = 9223372036854775808\n");
+        let err = src.parse::<toml::Table>().unwrap_err();
+        assert_eq!((err.line, err.key.as_str()), (Some(3), "workload.seed"), "{err}");
     }
 
     #[test]

@@ -143,6 +143,18 @@ pub fn sweep_run(path: &Path, out: Option<&Path>, index: usize, threads: usize) 
     })
 }
 
+/// Writes `sweep collect`'s CSV of `dir` to `out` under numasim's output policy (never onto a
+/// run's files; a link followed, a device or FIFO streamed into); returns the row count.
+pub fn sweep_collect_write(dir: &Path, out: &Path) -> Result<usize, String> {
+    sweep::write_collected(dir, out).map_err(|e| e.to_string())
+}
+
+/// Writes `bytes` (a table made from `dir`'s runs, e.g. Parquet) to `out` under numasim's output
+/// policy, refusing the files of `dir` that the table was read from.
+pub fn write_collected_bytes(dir: &Path, out: &Path, bytes: &[u8]) -> Result<(), String> {
+    numasim_output::write_file(out, bytes, &sweep::collect_inputs(dir)).map_err(|e| e.to_string())
+}
+
 #[cfg(feature = "python")]
 mod python {
     use super::{load_experiment, run_experiment, sweep, ConfigInput};
@@ -215,6 +227,18 @@ mod python {
         Ok(PyBytes::new(py, &csv))
     }
 
+    /// Writes the collected CSV of `dir` to `out` (output policy); returns the row count.
+    #[pyfunction]
+    fn sweep_collect_write(py: Python<'_>, dir: PathBuf, out: PathBuf) -> PyResult<usize> {
+        py.detach(move || super::sweep_collect_write(&dir, &out)).map_err(err)
+    }
+
+    /// Writes `data` (a table collected from `dir`) to `out` (output policy).
+    #[pyfunction]
+    fn write_collected_bytes(dir: PathBuf, out: PathBuf, data: &[u8]) -> PyResult<()> {
+        super::write_collected_bytes(&dir, &out, data).map_err(err)
+    }
+
     #[pymodule]
     fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("NumasimError", m.py().get_type::<NumasimError>())?;
@@ -224,6 +248,8 @@ mod python {
         m.add_function(wrap_pyfunction!(sweep_plan, m)?)?;
         m.add_function(wrap_pyfunction!(sweep_run, m)?)?;
         m.add_function(wrap_pyfunction!(sweep_collect_csv, m)?)?;
+        m.add_function(wrap_pyfunction!(sweep_collect_write, m)?)?;
+        m.add_function(wrap_pyfunction!(write_collected_bytes, m)?)?;
         Ok(())
     }
 }

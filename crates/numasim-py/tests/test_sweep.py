@@ -110,6 +110,23 @@ def test_parquet_and_csv(cli, sweep_file, tmp_path):
     assert (tmp_path / "t.csv").read_text() == cli("sweep", "collect", "out").stdout
 
 
+def test_python_writers_never_replace_a_runs_results(cli, sweep_file, tmp_path):
+    # The writers must never replace ROOT/<id>/results.json with a table.
+    cli("sweep", sweep_file, "-o", "out")
+    run = next(p for p in (tmp_path / "out").iterdir() if p.is_dir())
+    results = run / "results.json"
+    before = results.read_bytes()
+    for write in (sweeps.write_csv, sweeps.write_parquet):
+        with pytest.raises(numasim.NumasimError):
+            write(tmp_path / "out", results)
+    assert results.read_bytes() == before
+    link = tmp_path / "link.csv"
+    link.symlink_to(tmp_path / "real.csv")
+    (tmp_path / "real.csv").write_text("old")
+    assert sweeps.write_csv(tmp_path / "out", link) == 4
+    assert link.is_symlink() and (tmp_path / "real.csv").read_text().startswith("run,")
+
+
 def test_ray_executor(cli, sweep_file, tmp_path):
     require("ray", "the Ray executor")
     cli("sweep", sweep_file, "-o", "cli")

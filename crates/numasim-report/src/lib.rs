@@ -45,53 +45,25 @@ const INPUT_FILES: [&str; 5] = [
     "machine.resolved.toml",
 ];
 
-/// Writes `bytes` to `out` through a temporary file in the same directory renamed at the end,
-/// after refusing an `out` that is one of the input files (same device and inode): `report DIR
-/// -o DIR/results.json` would otherwise replace the run's results with HTML.
+/// Writes `bytes` to `out` under numasim's output policy ([`numasim_output::file`]): through a
+/// temporary file renamed at the end, directly into a device or FIFO, never replacing a link,
+/// one of the input files (`report DIR -o DIR/results.json`), or a file in a results directory.
 fn write_output<P: AsRef<Path>>(dirs: &[P], out: &Path, bytes: &[u8]) -> Result<(), ReportError> {
-    use std::os::unix::fs::MetadataExt;
-    let write_err = |source| ReportError::Write {
+    // A sweep root stands for its runs: their files are inputs too.
+    let inputs: Vec<std::path::PathBuf> = dirs
+        .iter()
+        .flat_map(|d| results::expand_sweep_root(d.as_ref()))
+        .flat_map(|d| {
+            INPUT_FILES
+                .iter()
+                .chain([&numasim_output::results_dir::MARKER])
+                .map(move |f| d.join(f))
+        })
+        .collect();
+    numasim_output::write_file(out, bytes, &inputs).map_err(|source| ReportError::Write {
         path: out.to_path_buf(),
         source,
-    };
-    if let Ok(o) = std::fs::metadata(out) {
-        let dirs: Vec<std::path::PathBuf> = dirs
-            .iter()
-            .flat_map(|d| results::expand_sweep_root(d.as_ref()))
-            .collect();
-        for d in &dirs {
-            for f in INPUT_FILES
-                .iter()
-                .map(|f| d.join(f))
-                .chain([d.join(".numasim-results")])
-            {
-                if let Ok(i) = std::fs::metadata(&f) {
-                    if i.dev() == o.dev() && i.ino() == o.ino() {
-                        return Err(write_err(std::io::Error::new(
-                            std::io::ErrorKind::InvalidInput,
-                            format!("it is the input {}; choose another output file", f.display()),
-                        )));
-                    }
-                }
-            }
-        }
-    }
-    let name = out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = out.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .and_then(|mut f| std::io::Write::write_all(&mut f, bytes))
-        .and_then(|()| std::fs::rename(&tmp, out));
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(write_err(e));
-    }
-    Ok(())
+    })
 }
 
 /// Output format of a figure, from the file extension.
@@ -156,5 +128,25 @@ mod tests {
             .collect();
         names.sort();
         assert_eq!(names, ["report.html", "results.json"]);
+    }
+
+    #[test]
+    fn a_report_to_a_fifo_streams_into_it_and_leaves_it_a_fifo() {
+        // `report DIR -o /dev/null` must write into the device, never replace it with a
+        // regular file; a FIFO stands in for the device here.
+        use std::os::unix::fs::FileTypeExt;
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("results.json"), MINIMAL).unwrap();
+        let fifo = d.path().join("out.html");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read_to_string(&fifo).unwrap())
+        };
+        write_report(&[d.path()], &fifo).unwrap();
+        assert!(reader.join().unwrap().contains("<html"));
+        assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
     }
 }

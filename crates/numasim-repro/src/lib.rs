@@ -228,6 +228,9 @@ pub fn find(name: &str) -> Result<&'static dyn Study, ReproError> {
 /// Runs experiments for a study and keeps track of what was written.
 pub struct StudyContext {
     pub options: StudyOptions,
+    /// `options.out`, a directory numasim manages: files are written only where numasim
+    /// listed them ([`numasim_output::ManagedDir`]).
+    pub dir: numasim_output::ManagedDir,
     /// Results directories in run order (for the report).
     pub runs: Vec<PathBuf>,
     progress: Box<dyn FnMut(&str)>,
@@ -235,12 +238,14 @@ pub struct StudyContext {
 
 impl StudyContext {
     pub fn new(options: StudyOptions, progress: Box<dyn FnMut(&str)>) -> Result<Self, ReproError> {
+        let dir = numasim_output::ManagedDir::open(&options.out, "repro output directory", &[], &recognise_out)
+            .map_err(io_err(&options.out))?;
         for d in ["configs", "runs"] {
-            let p = options.out.join(d);
-            std::fs::create_dir_all(&p).map_err(io_err(&p))?;
+            dir.create_dir(d).map_err(io_err(&options.out.join(d)))?;
         }
         Ok(StudyContext {
             options,
+            dir,
             runs: Vec::new(),
             progress,
         })
@@ -262,9 +267,7 @@ impl StudyContext {
     pub fn run_experiments(&mut self, batch: &[(String, String)]) -> Result<Vec<serde_json::Value>, ReproError> {
         let mut configs = Vec::with_capacity(batch.len());
         for (id, toml) in batch {
-            let config = self.options.out.join("configs").join(format!("{id}.toml"));
-            std::fs::write(&config, toml).map_err(io_err(&config))?;
-            configs.push(config);
+            configs.push(self.write(&format!("configs/{id}.toml"), toml.as_bytes())?);
         }
         let threads_per_run = (numasim::experiment::config::available_cores() / self.jobs_for(batch.len())).max(1);
         let ids: Vec<&str> = batch.iter().map(|(id, _)| id.as_str()).collect();
@@ -295,6 +298,12 @@ impl StudyContext {
             results.push(value);
         }
         Ok(results)
+    }
+
+    /// Writes `bytes` as `rel` in the output directory (never over a file numasim did not
+    /// write there); returns its path.
+    pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<PathBuf, ReproError> {
+        write_in(&self.dir, rel, bytes)
     }
 
     /// How many runs of a batch of `len` go at once.
@@ -417,6 +426,49 @@ pub fn score(
     (rows, missing)
 }
 
+/// [`StudyContext::write`] for code that holds only the directory (parallel runs).
+pub fn write_in(dir: &numasim_output::ManagedDir, rel: &str, bytes: &[u8]) -> Result<PathBuf, ReproError> {
+    dir.write_file(rel, bytes, &[]).map_err(io_err(&dir.path().join(rel)))
+}
+
+/// Recognises a `repro` output directory written before it carried a marker: `comparison.csv`,
+/// `configs/` and `runs/`, besides them only `report.html`, `report.md` and hidden files. Lists
+/// the files numasim wrote there.
+fn recognise_out(dir: &Path) -> Option<Vec<String>> {
+    let mut names = Vec::new();
+    let mut seen = 0;
+    for e in std::fs::read_dir(dir).ok()?.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        match name.as_str() {
+            "comparison.csv" | "report.html" | "report.md" => {
+                seen += usize::from(name == "comparison.csv");
+                names.push(name);
+            }
+            "configs" | "runs" => {
+                if !e.file_type().is_ok_and(|t| t.is_dir()) {
+                    return None;
+                }
+                seen += 1;
+                for f in std::fs::read_dir(e.path()).ok()?.flatten() {
+                    let fname = f.file_name().to_string_lossy().into_owned();
+                    let is_file = f.file_type().is_ok_and(|t| t.is_file());
+                    if is_file && (fname.ends_with(".toml") || fname.ends_with(".json")) {
+                        names.push(format!("{name}/{fname}"));
+                    } else if name == "runs" && f.path().join("results.json").is_file() {
+                        // A hand-written results file (repro zaourar's mesh runs).
+                        if !f.path().join(numasim_output::results_dir::MARKER).exists() {
+                            names.push(format!("runs/{fname}/results.json"));
+                        }
+                    }
+                }
+            }
+            n if n.starts_with('.') => {}
+            _ => return None,
+        }
+    }
+    (seen == 3).then_some(names)
+}
+
 /// Runs `study` into `options.out`: the experiments, `comparison.csv` (the scorecard) and
 /// `report.html` (the scorecard, then the runs).
 pub fn run_study(
@@ -431,9 +483,7 @@ pub fn run_study(
     numasim_workload::graph::cache::keep_graphs(0);
     let comparisons = comparisons?;
     let (rows, missing_headlines) = score(&comparisons, study.headlines(), ctx.options.quick);
-    let csv = ctx.options.out.join("comparison.csv");
-    scorecard::write_csv(&csv, &rows)?;
-    let path = ctx.options.out.join("report.html");
+    let csv = ctx.write("comparison.csv", &scorecard::csv_bytes(&rows)?)?;
     let section = scorecard::render_html(&rows);
     let html = if ctx.runs.is_empty() {
         format!(
@@ -441,20 +491,23 @@ pub fn run_study(
             study.name()
         )
     } else {
-        numasim_report::write_report(&ctx.runs, &path).map_err(|e| ReproError::Results {
+        let runs = numasim_report::load_runs(&ctx.runs).map_err(|e| ReproError::Results {
             id: "report".into(),
             message: e.to_string(),
         })?;
-        let text = std::fs::read_to_string(&path).map_err(io_err(&path))?;
+        let text = numasim_report::html::render(&runs).map_err(|e| ReproError::Results {
+            id: "report".into(),
+            message: e.to_string(),
+        })?;
         scorecard::insert_after_body(&text, &section)
     };
-    std::fs::write(&path, html).map_err(io_err(&path))?;
+    let report = ctx.write("report.html", html.as_bytes())?;
     Ok(StudyOutcome {
         comparisons,
         rows,
         missing_headlines,
         csv,
-        report: Some(path),
+        report: Some(report),
     })
 }
 
@@ -595,5 +648,46 @@ mod tests {
         let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
         ctx.run_batch(&ids, Ok);
         assert_eq!(heard.lock().unwrap()[0], "running 20 runs, run-0 … run-19");
+    }
+
+    #[test]
+    fn a_study_never_writes_over_files_it_did_not_write() {
+        // `repro STUDY -o DIR` must not overwrite a DIR/comparison.csv, DIR/report.html or
+        // DIR/configs/<id>.toml that numasim did not write.
+        let d = tempfile::tempdir().unwrap();
+        let options = |out: &Path| StudyOptions {
+            quick: true,
+            out: out.to_path_buf(),
+            jobs: 1,
+        };
+        std::fs::write(d.path().join("comparison.csv"), "mine").unwrap();
+        let e = StudyContext::new(options(d.path()), Box::new(|_| {}))
+            .err()
+            .expect("refused");
+        assert!(e.to_string().contains("did not make it"), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(d.path().join("comparison.csv")).unwrap(),
+            "mine"
+        );
+        assert!(!d.path().join("configs").exists());
+        // In a directory numasim made, a file the user put there keeps its content.
+        let out = d.path().join("out");
+        let ctx = StudyContext::new(options(&out), Box::new(|_| {})).unwrap();
+        ctx.write("comparison.csv", b"1").unwrap();
+        ctx.write("comparison.csv", b"2").unwrap();
+        std::fs::write(out.join("configs/a.toml"), "mine").unwrap();
+        assert!(ctx.write("configs/a.toml", b"x").is_err());
+        assert_eq!(std::fs::read_to_string(out.join("configs/a.toml")).unwrap(), "mine");
+        assert!(ctx.write("../escape.csv", b"x").is_err());
+        // A directory written before the marker existed is recognised.
+        let legacy = d.path().join("legacy");
+        for sub in ["configs", "runs"] {
+            std::fs::create_dir_all(legacy.join(sub)).unwrap();
+        }
+        std::fs::write(legacy.join("comparison.csv"), "old").unwrap();
+        std::fs::write(legacy.join("configs/b.toml"), "old").unwrap();
+        let ctx = StudyContext::new(options(&legacy), Box::new(|_| {})).unwrap();
+        ctx.write("comparison.csv", b"new").unwrap();
+        ctx.write("configs/b.toml", b"new").unwrap();
     }
 }

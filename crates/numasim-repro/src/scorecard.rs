@@ -267,16 +267,20 @@ fn csv_err(path: &Path) -> impl Fn(csv::Error) -> ReproError + '_ {
     }
 }
 
-/// Writes `rows` as `comparison.csv`.
-pub fn write_csv(path: &Path, rows: &[ScoreRow]) -> Result<(), ReproError> {
-    let mut w = csv::Writer::from_path(path).map_err(csv_err(path))?;
+/// `rows` as the bytes of `comparison.csv` (written under the output policy by the caller).
+pub fn csv_bytes(rows: &[ScoreRow]) -> Result<Vec<u8>, ReproError> {
+    let name = Path::new("comparison.csv");
+    let mut w = csv::Writer::from_writer(Vec::new());
     for r in rows {
-        w.serialize(r).map_err(csv_err(path))?;
+        w.serialize(r).map_err(csv_err(name))?;
     }
-    w.flush().map_err(|e| crate::io_err(path)(e))
+    w.into_inner().map_err(|e| ReproError::Io {
+        path: name.into(),
+        source: std::io::Error::other(e.to_string()),
+    })
 }
 
-/// Reads a `comparison.csv` written by [`write_csv`]; a bad row is an error naming the file
+/// Reads a `comparison.csv` written from [`csv_bytes`]; a bad row is an error naming the file
 /// and its line.
 pub fn read_csv(path: &Path) -> Result<Vec<ScoreRow>, ReproError> {
     let mut r = csv::Reader::from_path(path).map_err(csv_err(path))?;
@@ -314,7 +318,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("comparison.csv");
         let rows = rows();
-        write_csv(&path, &rows).unwrap();
+        std::fs::write(&path, csv_bytes(&rows).unwrap()).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(
             text.starts_with("headline,source,quantity,unit,paper,numasim,difference,"),
@@ -342,7 +346,7 @@ mod tests {
     fn a_bad_csv_names_its_line() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("comparison.csv");
-        write_csv(&path, &rows()).unwrap();
+        std::fs::write(&path, csv_bytes(&rows()).unwrap()).unwrap();
         let mut text = std::fs::read_to_string(&path).unwrap();
         text = text.replacen(",match\n", ",maybe\n", 1);
         std::fs::write(&path, text).unwrap();

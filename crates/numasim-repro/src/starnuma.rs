@@ -1603,16 +1603,12 @@ fn scaled_links_machine(
     let name = format!("{preset}-{suffix}");
     t.insert("name".into(), name.clone().into());
     let file = format!("{name}.toml");
-    let path = ctx.options.out.join("configs").join(&file);
     let body = toml::to_string(&t).map_err(|e| fail(e.to_string()))?;
-    std::fs::write(
-        &path,
-        format!(
-            "# {preset} with link bandwidths {} (StarNUMA Fig. 11)\n{body}",
-            note.join(", ")
-        ),
-    )
-    .map_err(|source| ReproError::Io { path, source })?;
+    let text = format!(
+        "# {preset} with link bandwidths {} (StarNUMA Fig. 11)\n{body}",
+        note.join(", ")
+    );
+    ctx.write(&format!("configs/{file}"), text.as_bytes())?;
     Ok(file)
 }
 
@@ -1656,13 +1652,10 @@ fn slower_pool_machine(ctx: &StudyContext, pool_ns: f64) -> Result<String, Repro
     let name = format!("{PRESET}-pool-{pool_ns}ns");
     t.insert("name".into(), name.clone().into());
     let file = format!("{name}.toml");
-    let path = ctx.options.out.join("configs").join(&file);
     let body = toml::to_string(&t).map_err(|e| fail(e.to_string()))?;
-    std::fs::write(
-        &path,
-        format!("# {PRESET} with the pool at {pool_ns} ns unloaded, {extra_ns} ns slower (StarNUMA Fig. 10)\n{body}"),
-    )
-    .map_err(|source| ReproError::Io { path, source })?;
+    let text =
+        format!("# {PRESET} with the pool at {pool_ns} ns unloaded, {extra_ns} ns slower (StarNUMA Fig. 10)\n{body}");
+    ctx.write(&format!("configs/{file}"), text.as_bytes())?;
     Ok(file)
 }
 

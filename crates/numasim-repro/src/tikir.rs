@@ -203,9 +203,8 @@ fn non_local(r: &serde_json::Value) -> f64 {
 /// maximum-rate sampling, on CG (the paper's Table 1 workload).
 fn table1(ctx: &mut StudyContext, cg: &App) -> Result<Vec<Comparison>, ReproError> {
     let id = "table1-cg-profile";
-    let config = ctx.options.out.join("configs").join(format!("{id}.toml"));
     let text = experiment(cg, cg.phase_instructions, "policy = \"none\"\n");
-    std::fs::write(&config, &text).map_err(crate::io_err(&config))?;
+    let config = ctx.write(&format!("configs/{id}.toml"), text.as_bytes())?;
     let fail = |message: String| ReproError::Run {
         id: id.into(),
         config: config.clone(),
@@ -217,9 +216,8 @@ fn table1(ctx: &mut StudyContext, cg: &App) -> Result<Vec<Comparison>, ReproErro
     let mut specs: Vec<(ProfilerKind, u64)> = intervals.iter().map(|&n| (ProfilerKind::Interconnect, n)).collect();
     specs.push((ProfilerKind::MaxRate, 1));
     let a = numasim::analyze::profile::analyze_sources(&mut run, &specs, 64).map_err(|e| fail(e.to_string()))?;
-    let path = ctx.options.out.join("runs").join(format!("{id}.json"));
     let json = serde_json::to_string_pretty(&a).map_err(|e| fail(e.to_string()))?;
-    std::fs::write(&path, json).map_err(crate::io_err(&path))?;
+    ctx.write(&format!("runs/{id}.json"), json.as_bytes())?;
     let mut out = Vec::new();
     let paper_d = |n: u64| match n {
         64 => Some(0.11),

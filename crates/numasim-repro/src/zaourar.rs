@@ -19,7 +19,7 @@
 //! the caches still matter at that size, the SLC slices and the private caches (both from
 //! 1 MiB to 64 KiB, every other parameter as the preset); it is checked on directions only.
 
-use crate::{cmp, io_err, Comparison, Expect, ReproError, Study, StudyContext};
+use crate::{cmp, Comparison, Expect, ReproError, Study, StudyContext};
 use numasim::timing::mesh_sim::{MeshCoreParams, MeshResults, MeshSim};
 use numasim_machine::Machine;
 use std::fmt::Write as _;
@@ -208,7 +208,8 @@ const PHASE_INSTRUCTIONS: u64 = 1_000;
 /// Runs `r` on its own (it reads nothing another run writes, so a study's runs go in
 /// parallel batches): writes its record to `configs/<id>.toml` and its outputs to
 /// `runs/<id>/results.json` under `out`, and returns them with its section of `report.md`.
-fn simulate(out: &std::path::Path, size: &Size, r: &Run) -> Result<(MeshResults, String), ReproError> {
+fn simulate(dir: &numasim_output::ManagedDir, size: &Size, r: &Run) -> Result<(MeshResults, String), ReproError> {
+    let out = dir.path();
     let fail = |message: String| ReproError::Run {
         id: r.id.clone(),
         config: out.join("configs").join(format!("{}.toml", r.id)),
@@ -255,19 +256,16 @@ fn simulate(out: &std::path::Path, size: &Size, r: &Run) -> Result<(MeshResults,
     record.push_str(&toml::to_string(&r.params).unwrap_or_default());
     record.push_str("\n[core]\n");
     record.push_str(&toml::to_string(&p).unwrap_or_default());
-    let cfg_path = out.join("configs").join(format!("{}.toml", r.id));
-    std::fs::write(&cfg_path, &record).map_err(io_err(&cfg_path))?;
+    crate::write_in(dir, &format!("configs/{}.toml", r.id), record.as_bytes())?;
     let mut src: Box<dyn numasim::trace::AccessSource> = match &r.copy {
         Some(c) => Box::new(c.stream()),
         None => numasim_workload::build(r.workload, r.params.clone(), 1).map_err(|e| fail(e.to_string()))?,
     };
     let sim = MeshSim::new(&m, p).map_err(fail)?;
     let res = sim.run(&mut *src).map_err(fail)?;
-    let dir = out.join("runs").join(&r.id);
-    std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
-    let path = dir.join("results.json");
     let json = serde_json::json!({ "machine": m.name, "workload": r.workload, "mesh": &res });
-    std::fs::write(&path, serde_json::to_string_pretty(&json).unwrap_or_default()).map_err(io_err(&path))?;
+    let text = serde_json::to_string_pretty(&json).unwrap_or_default();
+    crate::write_in(dir, &format!("runs/{}/results.json", r.id), text.as_bytes())?;
     let mut section = String::new();
     describe(&r.id, &res, &mut section);
     Ok((res, section))
@@ -567,7 +565,7 @@ impl Study for Zaourar {
         }
 
         let ids: Vec<&str> = runs.iter().map(|r| r.id.as_str()).collect();
-        let out_dir = ctx.options.out.clone();
+        let out_dir = ctx.dir.clone();
         let mut rs = Vec::with_capacity(runs.len());
         for r in ctx.run_batch(&ids, |i| simulate(&out_dir, size, &runs[i])) {
             let (res, section) = r?;
@@ -909,8 +907,7 @@ impl Study for Zaourar {
             ));
         }
 
-        let path = ctx.options.out.join("report.md");
-        std::fs::write(&path, report).map_err(io_err(&path))?;
+        ctx.write("report.md", report.as_bytes())?;
         Ok(out)
     }
 }

@@ -8,7 +8,6 @@
 //! only when complete, so a failed conversion never leaves a truncated trace and never destroys
 //! an existing file; [`refuse_output_among_inputs`] keeps `-o` from naming one of the inputs.
 
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::native::{NativeWriter, WriteSummary, DEFAULT_CHUNK_RECORDS};
@@ -95,78 +94,54 @@ pub fn drain_round_robin<E: From<SourceError>>(
     Ok(())
 }
 
-/// Refuses an output path that is the same file (device and inode) as one of `inputs`: writing
-/// it would destroy the input before it is read.
-pub fn refuse_output_among_inputs(out: &Path, inputs: &[PathBuf]) -> Result<(), SourceError> {
-    let Ok(o) = std::fs::metadata(out) else {
-        return Ok(());
-    };
-    for input in inputs {
-        if let Ok(i) = std::fs::metadata(input) {
-            if i.dev() == o.dev() && i.ino() == o.ino() {
-                return Err(SourceError::Invalid(format!(
-                    "{}: the output is the input {}; choose another output file",
-                    out.display(),
-                    input.display()
-                )));
-            }
+/// How the output policy treats a device or FIFO given as a native trace's `-o`.
+const NATIVE_SPECIAL: numasim_output::Special =
+    numasim_output::Special::Refuse("a native trace is finished by rewriting its header, so it needs a regular file");
+
+/// An output-policy error as a [`SourceError`]: a refusal says everything itself.
+pub(crate) fn output_error(out: &Path, e: std::io::Error) -> SourceError {
+    if e.kind() == std::io::ErrorKind::InvalidInput {
+        SourceError::Invalid(e.to_string())
+    } else {
+        SourceError::Io {
+            path: out.display().to_string(),
+            source: e,
         }
     }
-    Ok(())
 }
 
-/// A file reserved beside the final output (`.<name>.tmp-<pid>-<n>`), removed unless persisted.
+/// Checks `out` against numasim's output policy ([`numasim_output::file`]) for a native trace
+/// read from `inputs`, before anything is opened: refuses an input (same device and inode,
+/// through links and `..` detours), a link to nothing, a directory, a device or FIFO, and a
+/// file of a results directory.
+pub fn refuse_output_among_inputs(out: &Path, inputs: &[PathBuf]) -> Result<(), SourceError> {
+    numasim_output::plan(out, inputs, NATIVE_SPECIAL)
+        .map(drop)
+        .map_err(|e| output_error(out, e))
+}
+
+/// A native trace being written beside its final name, removed unless persisted (also on
+/// SIGINT/SIGTERM/SIGHUP).
 pub(crate) struct TempOutput {
     pub(crate) path: PathBuf,
+    file: numasim_output::OutputFile,
     out: PathBuf,
-    persisted: bool,
 }
 
 impl TempOutput {
     pub(crate) fn reserve(out: &Path) -> Result<Self, SourceError> {
-        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let io_err = |source| SourceError::Io {
-            path: out.display().to_string(),
-            source,
-        };
-        let name = out
-            .file_name()
-            .ok_or_else(|| SourceError::Invalid(format!("{}: not a file name", out.display())))?
-            .to_string_lossy()
-            .into_owned();
-        loop {
-            let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let path = out.with_file_name(format!(".{name}.tmp-{}-{n}", std::process::id()));
-            // create_new: never follows or reuses something already at that name.
-            match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(_) => {
-                    return Ok(TempOutput {
-                        path,
-                        out: out.to_path_buf(),
-                        persisted: false,
-                    })
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(io_err(e)),
-            }
-        }
+        let file = numasim_output::plan(out, &[], NATIVE_SPECIAL)
+            .and_then(numasim_output::OutputPlan::open)
+            .map_err(|e| output_error(out, e))?;
+        Ok(TempOutput {
+            path: file.path().to_path_buf(),
+            file,
+            out: out.to_path_buf(),
+        })
     }
 
-    pub(crate) fn persist(mut self) -> Result<(), SourceError> {
-        std::fs::rename(&self.path, &self.out).map_err(|source| SourceError::Io {
-            path: self.out.display().to_string(),
-            source,
-        })?;
-        self.persisted = true;
-        Ok(())
-    }
-}
-
-impl Drop for TempOutput {
-    fn drop(&mut self) {
-        if !self.persisted {
-            let _ = std::fs::remove_file(&self.path);
-        }
+    pub(crate) fn persist(self) -> Result<(), SourceError> {
+        self.file.commit().map_err(|e| output_error(&self.out, e))
     }
 }
 
@@ -190,18 +165,25 @@ pub const STARNUMA_MARKER_INSTRUCTIONS: u64 = 100_000_000;
 /// phase marker each time a thread's instruction count passes a multiple of
 /// [`STARNUMA_MARKER_INSTRUCTIONS`], as the artifact's tracer does. Addresses lose their low 4
 /// bits, sizes and flops (the format has no room for them). Returns the file paths.
-pub fn export_starnuma(src: &mut dyn AccessSource, dir: &Path) -> Result<Vec<PathBuf>, SourceError> {
+///
+/// `dir` is a directory numasim writes whole ([`numasim_output::ResultsDir`]): it appears only
+/// when every file is complete (a failed export leaves no shorter traces that read as valid),
+/// it replaces only a directory numasim wrote, and one holding any of `inputs` is refused
+/// before anything is written.
+pub fn export_starnuma(
+    src: &mut dyn AccessSource,
+    dir: &Path,
+    inputs: &[PathBuf],
+) -> Result<Vec<PathBuf>, SourceError> {
     use crate::starnuma::StarnumaWriter;
-    std::fs::create_dir_all(dir).map_err(|source| SourceError::Io {
-        path: dir.display().to_string(),
-        source,
-    })?;
+    let out = numasim_output::ResultsDir::begin_with_inputs(dir, inputs).map_err(|e| output_error(dir, e))?;
     let threads = src.threads();
-    let paths: Vec<PathBuf> = (0..threads).map(|t| dir.join(format!("memtrace_t{t}.out"))).collect();
-    let mut writers = paths
-        .iter()
-        .map(StarnumaWriter::create)
-        .collect::<Result<Vec<_>, _>>()?;
+    let names: Vec<String> = (0..threads).map(|t| format!("memtrace_t{t}.out")).collect();
+    let mut writers = Vec::with_capacity(threads);
+    for name in &names {
+        let (path, file) = out.create(name).map_err(|e| output_error(dir, e))?;
+        writers.push(StarnumaWriter::from_file(path, file));
+    }
     let mut next_marker = vec![STARNUMA_MARKER_INSTRUCTIONS; threads];
     drain_round_robin(src, |t, batch| {
         for a in batch {
@@ -216,7 +198,8 @@ pub fn export_starnuma(src: &mut dyn AccessSource, dir: &Path) -> Result<Vec<Pat
     for w in writers {
         w.finish()?;
     }
-    Ok(paths)
+    let done = out.finish().map_err(|e| output_error(dir, e))?;
+    Ok(names.iter().map(|n| done.join(n)).collect())
 }
 
 #[cfg(test)]
@@ -266,5 +249,45 @@ mod tests {
         let stats = convert_starnuma(&[t0], &out, &WriteSettings::default()).unwrap();
         assert_eq!(stats.records, 1);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn exporting_into_the_directory_of_the_inputs_is_refused_before_anything_is_written() {
+        // `convert --from native X --to starnuma -o DIR` must not touch inputs living in DIR.
+        let dir = tempfile::tempdir().unwrap();
+        let t0 = dir.path().join("memtrace_t0.out");
+        starnuma_file(&t0, &[(0x1000, 1), (0x2001, 5)]);
+        let before = std::fs::read(&t0).unwrap();
+        let inputs = vec![t0.clone()];
+        let mut src = StarnumaReader::open(&inputs).unwrap();
+        let e = export_starnuma(&mut src, dir.path(), &inputs).unwrap_err();
+        assert!(e.to_string().contains("holds the input"), "{e}");
+        assert_eq!(std::fs::read(&t0).unwrap(), before);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_failed_export_leaves_no_shorter_traces_and_a_good_one_replaces_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let t0 = dir.path().join("in.out");
+        starnuma_file(&t0, &[(0x1000, 1), (0x2000, 2), (0x3007, 3)]);
+        let out = dir.path().join("exported");
+        let mut src = StarnumaReader::open(std::slice::from_ref(&t0)).unwrap();
+        assert!(export_starnuma(&mut src, &out, std::slice::from_ref(&t0)).is_err());
+        assert!(!out.exists());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        starnuma_file(&t0, &[(0x1000, 1), (0x2000, 2)]);
+        for _ in 0..2 {
+            let mut src = StarnumaReader::open(std::slice::from_ref(&t0)).unwrap();
+            let paths = export_starnuma(&mut src, &out, std::slice::from_ref(&t0)).unwrap();
+            assert_eq!(std::fs::read(&paths[0]).unwrap(), std::fs::read(&t0).unwrap());
+        }
+        // A directory of the user's is not replaced.
+        let mine = dir.path().join("mine");
+        std::fs::create_dir(&mine).unwrap();
+        std::fs::write(mine.join("memtrace_t0.out"), "mine").unwrap();
+        let mut src = StarnumaReader::open(std::slice::from_ref(&t0)).unwrap();
+        assert!(export_starnuma(&mut src, &mine, std::slice::from_ref(&t0)).is_err());
+        assert_eq!(std::fs::read_to_string(mine.join("memtrace_t0.out")).unwrap(), "mine");
     }
 }

@@ -396,9 +396,19 @@ pub(crate) fn parse_u64_radix(tok: &[u8], radix: u32) -> Option<u64> {
 }
 
 /// A line shown in an error message: at most 60 bytes, lossily decoded.
+///
+/// Control characters are escaped (`\u{1b}`, `\t`): a line of a binary file or of a program's
+/// terminal output must not reach the user's terminal as escape sequences.
 pub(crate) fn show_line(line: &[u8]) -> String {
     let cut = &line[..line.len().min(60)];
-    let mut s = String::from_utf8_lossy(cut).into_owned();
+    let mut s = String::new();
+    for c in String::from_utf8_lossy(cut).chars() {
+        if c.is_control() {
+            s.extend(c.escape_default());
+        } else {
+            s.push(c);
+        }
+    }
     if line.len() > 60 {
         s.push('…');
     }
@@ -409,6 +419,14 @@ pub(crate) fn show_line(line: &[u8]) -> String {
 mod tests {
     use super::*;
     use std::io::Write;
+
+    #[test]
+    fn a_shown_line_carries_no_control_bytes() {
+        // Control bytes of a trace line (terminal escape sequences) must not reach the terminal.
+        let shown = show_line(b"LD 0x10\x1b[2J\x07\tx\r\0 \xc3\xa9");
+        assert!(!shown.chars().any(char::is_control), "{shown:?}");
+        assert_eq!(shown, "LD 0x10\\u{1b}[2J\\u{7}\\tx\\r\\u{0} \u{e9}");
+    }
 
     #[test]
     fn numbers_parse_like_strtoull_base_0_and_refuse_overflow() {

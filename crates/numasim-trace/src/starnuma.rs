@@ -384,6 +384,14 @@ impl StarnumaWriter {
         })
     }
 
+    /// Writes into `file`, already open (`path` names it in errors).
+    pub fn from_file(path: impl AsRef<Path>, file: File) -> Self {
+        StarnumaWriter {
+            path: path.as_ref().display().to_string(),
+            out: BufWriter::new(file),
+        }
+    }
+
     fn put(&mut self, addr_rw: u64, instr: u64) -> Result<(), SourceError> {
         let mut rec = [0u8; STARNUMA_RECORD_BYTES];
         rec[0..8].copy_from_slice(&addr_rw.to_le_bytes());

@@ -99,7 +99,7 @@ fn sharing(args: SharingArgs) -> anyhow::Result<()> {
         std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("creating {}: {e}", dir.display()))?;
     }
     let json = serde_json::to_string_pretty(&a)?;
-    std::fs::write(&out, json.clone() + "\n").map_err(|e| anyhow::anyhow!("writing {}: {e}", out.display()))?;
+    numasim_output::write_file(&out, (json.clone() + "\n").as_bytes(), &args.inputs)?;
     if args.json {
         println!("{json}");
         return Ok(());

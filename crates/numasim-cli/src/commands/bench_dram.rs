@@ -189,12 +189,11 @@ pub fn dram_bench(args: DramArgs) -> anyhow::Result<()> {
         ),
     };
     if let Some(path) = &args.emit_trace {
-        let file = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
-        let mut w = std::io::BufWriter::new(file);
+        let mut w = std::io::BufWriter::new(numasim_output::plan(path, &[], numasim_output::Special::Stream)?.open()?);
         for &(line, write) in &requests {
             writeln!(w, "{} 0x{:x}", if write { "ST" } else { "LD" }, line * LINE_BYTES)?;
         }
-        w.flush()?;
+        w.into_inner().map_err(|e| e.into_error())?.commit()?;
         eprintln!("wrote {} requests to {}", requests.len(), path.display());
         return Ok(());
     }

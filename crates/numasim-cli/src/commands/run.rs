@@ -162,6 +162,20 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             "AMAT of LLC-miss loads by data source (loads; mean = unloaded + contention): {}",
             by.join(" · ")
         );
+        // A node's `access_latency_ns` below what the model's lookup path and DRAM timings take
+        // cannot be represented: the model charges its own minimum instead, and says so here.
+        for (node, c) in tm.calibration.iter().filter(|(_, c)| c.excess_ns > 0.0) {
+            eprintln!(
+                "note: memory node {node}: access_latency_ns {:.1} is below what the model can represent \
+                 ({:.1} ns: lookup path {:.1} + idle-bank DRAM access {:.1}); its unloaded accesses take {:.1} ns more \
+                 (timing.calibration.{node}.excess_ns)",
+                c.access_latency_ns,
+                c.lookup_path_ns + c.dram_idle_access_ns,
+                c.lookup_path_ns,
+                c.dram_idle_access_ns,
+                c.excess_ns
+            );
+        }
         let mt = &tm.migration;
         if mt.pages > 0 || mt.core_stall_ns > 0.0 {
             println!(

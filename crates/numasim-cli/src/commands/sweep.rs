@@ -45,23 +45,16 @@ enum SweepCommand {
 
 pub fn run(args: SweepArgs) -> anyhow::Result<()> {
     if let Some(SweepCommand::Collect { dir, out }) = args.command {
-        let csv = sweep::collect_csv(&dir)?;
         return match out {
             Some(path) => {
-                // Through a temporary file, so a reader never sees half a table.
-                let tmp = path.with_extension(format!("csv.tmp-{}", std::process::id()));
-                std::fs::write(&tmp, &csv)?;
-                std::fs::rename(&tmp, &path)?;
-                eprintln!(
-                    "{} rows written to {}",
-                    csv.iter().filter(|&&b| b == b'\n').count().saturating_sub(1),
-                    path.display()
-                );
+                // Under the output policy: never onto a run's files, `-o /dev/stdout` streams.
+                let rows = sweep::write_collected(&dir, &path)?;
+                eprintln!("{rows} rows written to {}", path.display());
                 Ok(())
             }
             None => {
                 use std::io::Write;
-                std::io::stdout().write_all(&csv)?;
+                std::io::stdout().write_all(&sweep::collect_csv(&dir)?)?;
                 Ok(())
             }
         };

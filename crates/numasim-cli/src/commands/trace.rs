@@ -233,7 +233,7 @@ pub fn run(cmd: TraceCommand) -> anyhow::Result<()> {
                         Box::new(native::NativeReader::open(&files[0])?)
                     }
                 };
-                let paths = numasim::trace::export_starnuma(&mut *src, &out)?;
+                let paths = numasim::trace::export_starnuma(&mut *src, &out, &files)?;
                 println!("wrote {} StarNUMA thread files in {}", paths.len(), out.display());
                 return Ok(());
             }

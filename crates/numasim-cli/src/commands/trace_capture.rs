@@ -102,6 +102,7 @@ impl PluginFile {
                 .open(&path)
             {
                 Ok(mut f) => {
+                    numasim_output::signals::remove_on_signal(&path);
                     let me = PluginFile(path);
                     f.write_all(bytes)
                         .with_context(|| format!("writing the tracer plugin to {}", me.0.display()))?;
@@ -118,6 +119,46 @@ impl PluginFile {
 impl Drop for PluginFile {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.0);
+        numasim_output::signals::forget_file(&self.0);
+    }
+}
+
+/// QEMU in a process group of its own, killed (SIGKILL: QEMU ignores SIGTERM while it runs the
+/// program) on every way out that did not wait for it: an error, a panic, SIGINT/SIGTERM/SIGHUP
+/// (the signal thread kills the group), and numasim's own death (`PR_SET_PDEATHSIG`).
+struct QemuGroup {
+    child: std::process::Child,
+    waited: bool,
+}
+
+impl QemuGroup {
+    fn new(child: std::process::Child) -> Self {
+        numasim_output::signals::kill_on_signal(child.id() as i32);
+        QemuGroup { child, waited: false }
+    }
+
+    fn wait(&mut self) -> std::io::Result<std::process::ExitStatus> {
+        let status = self.child.wait()?;
+        self.waited = true;
+        // The program's own children (a daemon it started) go with it.
+        self.kill_group();
+        numasim_output::signals::forget_process_group(self.child.id() as i32);
+        Ok(status)
+    }
+
+    fn kill_group(&self) {
+        // SAFETY: kill(2) on the process group this process created for QEMU.
+        unsafe { libc::kill(-(self.child.id() as i32), libc::SIGKILL) };
+    }
+}
+
+impl Drop for QemuGroup {
+    fn drop(&mut self) {
+        if !self.waited {
+            self.kill_group();
+            let _ = self.child.wait();
+            numasim_output::signals::forget_process_group(self.child.id() as i32);
+        }
     }
 }
 
@@ -158,11 +199,16 @@ pub fn capture(args: CaptureArgs) -> anyhow::Result<()> {
     cmd.arg("-plugin")
         .arg(&plugin_arg)
         .arg(&resolved)
-        .args(&args.command[1..]);
-    // SAFETY: only fcntl, async-signal-safe, between fork and exec: QEMU inherits the write end.
+        .args(&args.command[1..])
+        .process_group(0);
+    // SAFETY: only fcntl and prctl, async-signal-safe, between fork and exec: QEMU inherits the
+    // write end, and is killed if numasim dies without reaching its cleanup (SIGKILL).
     unsafe {
         cmd.pre_exec(move || {
             if libc::fcntl(wfd, libc::F_SETFD, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())
@@ -179,7 +225,7 @@ pub fn capture(args: CaptureArgs) -> anyhow::Result<()> {
     }
     let started = std::time::Instant::now();
     let mut child = match cmd.spawn() {
-        Ok(c) => c,
+        Ok(c) => QemuGroup::new(c),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
             "{} not found: numasim trace capture needs QEMU user-mode emulation (Debian/Ubuntu: \
              apt-get install qemu-user), or give --qemu PATH",

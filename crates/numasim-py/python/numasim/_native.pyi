@@ -29,3 +29,9 @@ def sweep_run(path: str, index: int, out: Optional[str] = None, threads: int = 1
 
 def sweep_collect_csv(dir: str) -> bytes:
     """`numasim sweep collect DIR` as CSV bytes."""
+
+def sweep_collect_write(dir: str, out: str) -> int:
+    """Writes the collected CSV of `dir` to `out` under numasim's output policy; returns the rows."""
+
+def write_collected_bytes(dir: str, out: str, data: bytes) -> None:
+    """Writes `data`, a table collected from `dir`, to `out` under numasim's output policy."""

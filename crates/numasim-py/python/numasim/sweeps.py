@@ -158,21 +158,20 @@ def collect(results_root: PathLike, backend: str = "pandas"):
 
 
 def write_parquet(results_root: PathLike, path: PathLike) -> int:
-    """Writes the collected table as Parquet (through a temporary file); returns the row count."""
+    """Writes the collected table as Parquet under numasim's output policy (through a temporary
+    file renamed into place; never onto a run's files, a link or a device); returns the row
+    count."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     table = collect(results_root, backend="arrow")
-    tmp = Path(f"{os.fspath(path)}.tmp-{os.getpid()}")
-    pq.write_table(table, tmp)
-    os.replace(tmp, path)
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    _native.write_collected_bytes(os.fspath(results_root), os.fspath(path), sink.getvalue().to_pybytes())
     return table.num_rows
 
 
 def write_csv(results_root: PathLike, path: PathLike) -> int:
-    """Writes the CSV ``numasim sweep collect`` prints (through a temporary file); returns the
-    row count."""
-    data = _native.sweep_collect_csv(os.fspath(results_root))
-    tmp = Path(f"{os.fspath(path)}.tmp-{os.getpid()}")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-    return collect_frame(data, "arrow").num_rows
+    """Writes the CSV ``numasim sweep collect`` prints under numasim's output policy (as
+    ``write_parquet``); returns the row count."""
+    return _native.sweep_collect_write(os.fspath(results_root), os.fspath(path))

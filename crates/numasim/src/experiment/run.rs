@@ -31,7 +31,7 @@ pub fn run(
     out: &Path,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<(PathBuf, RunResults), RunError> {
-    let dir = ResultsDir::begin(out)?;
+    let dir = ResultsDir::begin_with_inputs(out, &inputs(exp))?;
     let (machine, results) = simulate(exp, progress)?;
     dir.write("experiment.resolved.toml", exp.resolved_toml())?;
     dir.write("machine.json", machine.summary().to_json_pretty())?;
@@ -46,6 +46,17 @@ pub fn run(
     dir.write("results.json", json + "\n")?;
     let path = dir.finish()?;
     Ok((path, results))
+}
+
+/// The files a run reads (experiment, machine file, traces): a results directory holding one of
+/// them is never replaced.
+fn inputs(exp: &Experiment) -> Vec<PathBuf> {
+    let mut files = super::resolve::input_files(exp);
+    let origin = PathBuf::from(&exp.source.origin);
+    if origin.is_file() {
+        files.push(origin);
+    }
+    files
 }
 
 /// Migration columns of phases.csv (after the per-node page columns), then `moves_to_<node>`.

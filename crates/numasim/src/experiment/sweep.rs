@@ -322,11 +322,29 @@ impl Sweep {
         self.state(i) == RunState::Done
     }
 
+    /// The files the sweep reads: the sweep file, the base experiment and its inputs.
+    pub fn inputs(&self) -> Vec<PathBuf> {
+        let mut files = vec![self.file.clone()];
+        if let Some(r) = self.runs.first() {
+            files.push(PathBuf::from(&r.experiment.source.origin));
+            files.extend(super::resolve::input_files(&r.experiment));
+        }
+        files
+    }
+
+    /// The results root, checked and created: a directory numasim manages
+    /// ([`numasim_output::ManagedDir`]), so an existing directory of the user's (a sweep file's
+    /// `out` can point anywhere) is refused before anything is written, and so is one holding
+    /// the sweep's inputs.
+    pub fn open_root(&self) -> std::io::Result<numasim_output::ManagedDir> {
+        numasim_output::ManagedDir::open(&self.out_dir, "sweep root", &self.inputs(), &recognise_root)
+    }
+
     /// Writes `sweep.json` at the root (merged with an existing one, so runs of earlier
     /// versions of the sweep stay described), through a temporary file renamed into place.
     pub fn write_manifest(&self) -> std::io::Result<()> {
-        std::fs::create_dir_all(&self.out_dir)?;
-        let path = self.out_dir.join(MANIFEST);
+        let root = self.open_root()?;
+        let path = root.path().join(MANIFEST);
         let mut axes: Vec<String> = Vec::new();
         let mut runs: BTreeMap<String, serde_json::Value> = BTreeMap::new();
         if let Ok(text) = std::fs::read_to_string(&path) {
@@ -368,12 +386,9 @@ impl Sweep {
         let baseline = self.baseline.map(|b| self.runs[b].name.clone());
         let doc =
             serde_json::json!({ "name": self.name, "axes": axes, "baseline": baseline, "order": order, "runs": runs });
-        let tmp = self.out_dir.join(format!(".{MANIFEST}.tmp-{}", std::process::id()));
-        std::fs::write(
-            &tmp,
-            serde_json::to_string_pretty(&doc).map_err(std::io::Error::other)? + "\n",
-        )?;
-        std::fs::rename(&tmp, &path)
+        let text = serde_json::to_string_pretty(&doc).map_err(std::io::Error::other)? + "\n";
+        root.write_file(MANIFEST, text.as_bytes(), &self.inputs())?;
+        Ok(())
     }
 
     /// Runs point `i` into its directory unless it is already complete; returns whether it ran.
@@ -538,6 +553,24 @@ fn check_inputs(exp: &Experiment) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// Recognises a sweep root written before roots carried a marker: a `sweep.json` that is a
+/// manifest (`axes` and `runs`), and otherwise only run directories and numasim's hidden files.
+fn recognise_root(dir: &Path) -> Option<Vec<String>> {
+    let text = std::fs::read_to_string(dir.join(MANIFEST)).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    if !(v["axes"].is_array() && v["runs"].is_object()) {
+        return None;
+    }
+    for e in std::fs::read_dir(dir).ok()?.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+        if !(name == MANIFEST || name.starts_with('.') || is_dir) {
+            return None;
+        }
+    }
+    Some(vec![MANIFEST.to_string()])
+}
+
 /// Generator parameters are checked when the generator is built, at the start of a run; a
 /// sweep checks the workload keys it sets against the generator's documented parameters up
 /// front, so a misspelt axis is refused before hundreds of runs start, not in each of them.
@@ -688,6 +721,30 @@ pub fn collect(dir: &Path) -> std::io::Result<(Vec<String>, Vec<Vec<String>>)> {
         })
         .collect();
     Ok((header, rows))
+}
+
+/// Every file [`collect`] reads under `dir` (so that an output can be checked against them).
+pub fn collect_inputs(dir: &Path) -> Vec<PathBuf> {
+    let mut files = vec![dir.join(MANIFEST)];
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            for f in ["results.json", "experiment.resolved.toml"] {
+                let p = e.path().join(f);
+                if p.is_file() {
+                    files.push(p);
+                }
+            }
+        }
+    }
+    files
+}
+
+/// Writes [`collect_csv`] of `dir` to `out` under numasim's output policy (never onto a run's
+/// files, a device replaced or a link replaced; `-o /dev/stdout` streams); returns the rows.
+pub fn write_collected(dir: &Path, out: &Path) -> std::io::Result<usize> {
+    let csv = collect_csv(dir)?;
+    numasim_output::write_file(out, &csv, &collect_inputs(dir))?;
+    Ok(csv.iter().filter(|&&b| b == b'\n').count().saturating_sub(1))
 }
 
 /// [`collect`] as CSV text.
@@ -911,5 +968,55 @@ mod tests {
         assert_eq!(sw.state(0), RunState::Stale);
         assert!(sw.run_one(0, 1, &mut |_| {}).unwrap(), "a stale run is replaced");
         assert_eq!(sw.state(0), RunState::Done);
+    }
+
+    #[test]
+    fn a_sweep_never_replaces_a_sweep_json_it_did_not_write() {
+        // `sweep -o DIR` must not overwrite a DIR/sweep.json of the user's; a sweep file's `out`
+        // can point anywhere.
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), "base.toml", BASE);
+        let s = write(d.path(), "s.toml", "base = \"base.toml\"\n[grid]\nseed = [1, 2]\n");
+        let out = d.path().join("mine");
+        std::fs::create_dir(&out).unwrap();
+        std::fs::write(out.join(MANIFEST), "my own notes").unwrap();
+        let sw = Sweep::load(&s, Some(&out)).unwrap();
+        let e = sw.write_manifest().unwrap_err();
+        assert!(e.to_string().contains("did not make it"), "{e}");
+        assert_eq!(std::fs::read_to_string(out.join(MANIFEST)).unwrap(), "my own notes");
+        // The directory holding the sweep's own files is refused too.
+        let sw = Sweep::load(&s, Some(d.path())).unwrap();
+        assert!(sw.write_manifest().is_err());
+        // A root written before roots carried a marker is recognised and kept up to date.
+        let legacy = d.path().join("legacy");
+        std::fs::create_dir(&legacy).unwrap();
+        std::fs::write(legacy.join(MANIFEST), r#"{"name":"s","axes":["seed"],"runs":{}}"#).unwrap();
+        let sw = Sweep::load(&s, Some(&legacy)).unwrap();
+        sw.write_manifest().unwrap();
+        sw.write_manifest().unwrap();
+        assert!(std::fs::read_to_string(legacy.join(MANIFEST))
+            .unwrap()
+            .contains(&sw.runs[1].name));
+    }
+
+    #[test]
+    fn collect_never_writes_onto_a_runs_results() {
+        // `sweep collect ROOT -o ROOT/<id>/results.json` must not replace a run's results.
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), "base.toml", BASE);
+        let s = write(d.path(), "s.toml", "base = \"base.toml\"\n[grid]\nseed = [1]\n");
+        let out = d.path().join("out");
+        let sw = Sweep::load(&s, Some(&out)).unwrap();
+        sw.write_manifest().unwrap();
+        sw.run_one(0, 1, &mut |_| {}).unwrap();
+        let results = sw.run_dir(0).join("results.json");
+        let before = std::fs::read(&results).unwrap();
+        for target in [results.clone(), out.join(MANIFEST), sw.run_dir(0).join("table.csv")] {
+            assert!(write_collected(&out, &target).is_err(), "{}", target.display());
+        }
+        assert_eq!(std::fs::read(&results).unwrap(), before);
+        assert!(!sw.run_dir(0).join("table.csv").exists());
+        // Beside the runs is fine.
+        assert_eq!(write_collected(&out, &out.join("table.csv")).unwrap(), 1);
     }
 }

@@ -59,6 +59,12 @@ def generate(name, scaled, pool):
         pool_lat=POOL_LAT if pool else "#   (no pool in this baseline)\n",
     )]
     out.append(f'name = "{name}"\ndescription = "{desc}"\n')
+    out.append('''# The directory's protocol. §III-C: "We assume that the pool implements a directory-based
+# MESI coherence protocol"; the artifact's directory (NUMA_Csim/src/coh_directory.cc) moves a
+# line to S on its second reader and serves S lines from memory, as Intel's protocol on the
+# Superdome Flex's Xeons does (a modified line read by another socket is written back).
+coherence = "mesi"
+''')
     links_at = len(out)
     out.append(f"""
 [link_types.upi]

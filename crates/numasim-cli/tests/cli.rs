@@ -157,8 +157,13 @@ fn machine_show_json_has_the_documented_fields() {
     seen.sort_by(f64::total_cmp);
     seen.dedup();
     assert_eq!(seen, vec![80.0, 130.0, 180.0, 360.0]);
+    assert_eq!(v["coherence"], "mesi");
     let table = ok(&numasim(&["machine", "show", "starnuma16-pool"], tmp.path()));
     assert!(table.contains("unloaded load latency"));
+    assert!(
+        table.contains("coherence: mesi, declared by the machine file"),
+        "{table}"
+    );
     let list: serde_json::Value =
         serde_json::from_str(&ok(&numasim(&["machine", "list", "--json"], tmp.path()))).unwrap();
     assert!(list.as_array().unwrap().len() >= 9);
@@ -252,6 +257,43 @@ fn timing_run_with_migration_prints_amat_and_migration_time() {
     let r = results_without_perf(&tmp.path().join("t"));
     assert!(r["timing"]["amat_ns"]["total"].as_f64().unwrap() > 0.0);
     assert_eq!(r["timing"]["migration"]["pages"], r["migration"]["total_moves"]);
+    // The machine file's protocol, and the experiment's [timing] coherence over it.
+    assert_eq!(
+        r["timing"]["coherence"],
+        serde_json::json!({"protocol": "mesi", "from": "machine"})
+    );
+    assert!(out.contains("coherence mesi (the machine's)"), "{out}");
+    assert!(out.contains("summed over 16 cores"), "{out}");
+    write(
+        tmp.path(),
+        "moesi.toml",
+        &text.replace("[migration]", "[timing]\ncoherence = \"moesi\"\n[migration]"),
+    );
+    let out = ok(&numasim(&["run", "moesi.toml", "-o", "m"], tmp.path()));
+    assert!(out.contains("coherence moesi (set by the experiment)"), "{out}");
+    let m = results_without_perf(&tmp.path().join("m"));
+    assert_eq!(
+        m["timing"]["coherence"],
+        serde_json::json!({"protocol": "moesi", "from": "experiment"})
+    );
+    assert_eq!(m["timing"]["params"]["coherence"], "moesi");
+}
+
+/// A timing run whose threads never miss the LLC on a load has no AMAT: "no data", not 0.
+#[test]
+fn timing_run_without_llc_miss_loads_reports_no_data() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = SMALL
+        .replace("mode = \"functional\"", "mode = \"timing\"")
+        .replace("threads = 64", "threads = 2\nwrite_fraction = 1.0")
+        .replace("accesses_per_thread = 20000", "accesses_per_thread = 2000");
+    write(tmp.path(), "w.toml", &text);
+    let out = ok(&numasim(&["run", "w.toml", "-o", "w"], tmp.path()));
+    let r = results_without_perf(&tmp.path().join("w"));
+    let a = &r["timing"]["amat_ns"];
+    assert_eq!(a["loads"], 0, "{a}");
+    assert!(a["total"].is_null() && a["analytical"].is_null(), "{a}");
+    assert!(out.contains("AMAT no data"), "{out}");
 }
 
 /// StarNUMA files are read directly (no temporary file), in thread order from their

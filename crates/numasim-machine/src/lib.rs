@@ -13,6 +13,7 @@
 //! [`summary`] (serialisable report), [`overrides`] (`--set machine.…` and shortcuts). Indices are dense: sockets `0..S`, memory `0..M`.
 
 pub mod classes;
+pub mod coherence;
 pub mod dram;
 pub mod graph;
 mod locate;
@@ -26,6 +27,7 @@ pub mod topology;
 pub mod validate;
 
 pub use classes::{AccessClass, BLOCK_TRANSFER};
+pub use coherence::Coherence;
 pub use dram::{DramKind, DramOverrides, DramTimings, MemoryKind};
 pub use machine::Machine;
 pub use numasim_config::{ConfigError, Source};

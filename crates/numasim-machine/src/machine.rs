@@ -10,6 +10,9 @@ use std::path::Path;
 pub struct Machine {
     pub name: String,
     pub description: String,
+    /// The coherence protocol the machine file declares (`None`: it declares none, and
+    /// [`Machine::coherence`] gives the default).
+    pub declared_coherence: Option<crate::Coherence>,
     pub sockets: Vec<Socket>,
     pub memory_nodes: Vec<MemoryNode>,
     pub switches: Vec<Switch>,
@@ -64,6 +67,7 @@ impl Machine {
         Machine {
             name,
             description,
+            declared_coherence: None,
             sockets,
             memory_nodes,
             switches,
@@ -122,6 +126,11 @@ impl Machine {
             });
         }
         Source::from_file(path)
+    }
+
+    /// The directory's coherence protocol: the declared one, else MOESI.
+    pub fn coherence(&self) -> crate::Coherence {
+        self.declared_coherence.unwrap_or_default()
     }
 
     pub fn num_sockets(&self) -> usize {

@@ -17,6 +17,10 @@ pub struct MachineSpec {
     pub name: String,
     #[serde(default)]
     pub description: String,
+    /// The directory's coherence protocol (`moesi` when absent); an experiment's
+    /// `[timing] coherence` overrides it.
+    #[serde(default)]
+    pub coherence: Option<crate::coherence::Coherence>,
     /// Named link parameters, referenced by `links[i].type`.
     #[serde(default)]
     pub link_types: BTreeMap<String, LinkTypeSpec>,
@@ -122,6 +126,7 @@ fn default_true() -> bool {
 pub const MACHINE_KEY_DOCS: &[(&str, &str, &str, &str, &str)] = &[
     ("", "name", "string", "required", "machine name"),
     ("", "description", "string", "\"\"", "one-line description"),
+    ("", "coherence", "string", "moesi", "the directory's protocol for block transfers: moesi (the supplier keeps the line Owned) | mesi (it writes the line back and shares it clean); an experiment's [timing] coherence overrides it"),
     ("link_types.<T>", "bandwidth_gbps", "float", "required", "per-direction (a→b) bandwidth of links of type T, GB/s"),
     ("link_types.<T>", "bandwidth_gbps_ba", "float", "= bandwidth_gbps", "reverse (b→a) bandwidth when asymmetric, GB/s"),
     ("link_types.<T>", "latency_ns", "float", "required", "one-way latency, ns"),

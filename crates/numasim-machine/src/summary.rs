@@ -9,6 +9,10 @@ use serde::Serialize;
 pub struct MachineSummary {
     pub name: String,
     pub description: String,
+    /// The directory's coherence protocol (`moesi` or `mesi`).
+    pub coherence: crate::Coherence,
+    /// Whether the machine file declares it (false: the default, MOESI).
+    pub coherence_declared: bool,
     /// Socket names by index.
     pub sockets: Vec<String>,
     pub socket_details: Vec<Socket>,
@@ -100,6 +104,8 @@ impl MachineSummary {
         MachineSummary {
             name: m.name.clone(),
             description: m.description.clone(),
+            coherence: m.coherence(),
+            coherence_declared: m.declared_coherence.is_some(),
             sockets: m.sockets.iter().map(|s| s.name.clone()).collect(),
             socket_details: m.sockets.clone(),
             total_cores: m.total_cores(),

@@ -70,6 +70,7 @@ pub(crate) fn build(src: &Source, spec: MachineSpec) -> Result<Machine, ConfigEr
         between,
     );
     machine.mesh = mesh;
+    machine.declared_coherence = spec.coherence;
     Ok(machine)
 }
 

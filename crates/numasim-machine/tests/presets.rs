@@ -146,3 +146,44 @@ fn routes_are_deterministic() {
     assert_eq!(a, b);
     assert_eq!(a.summary().to_json_pretty(), b.summary().to_json_pretty());
 }
+
+/// Every preset declares its directory's protocol; the StarNUMA presets declare the
+/// artifact's MESI-style one, and the summary (`machine show`, machine.json) carries it.
+#[test]
+fn every_preset_declares_its_coherence_protocol() {
+    use numasim_machine::Coherence;
+    for (name, _) in numasim_machine::presets::list() {
+        let m = Machine::load(name).unwrap();
+        let declared = m
+            .declared_coherence
+            .unwrap_or_else(|| panic!("{name} declares no coherence"));
+        let want = if name.starts_with("starnuma16") || *name == "two-socket" || *name == "knl-flat" {
+            Coherence::Mesi
+        } else {
+            Coherence::Moesi
+        };
+        assert_eq!(declared, want, "{name}");
+        let v = serde_json::to_value(m.summary()).unwrap();
+        assert_eq!(v["coherence"], want.name(), "{name}");
+        assert_eq!(v["coherence_declared"], true, "{name}");
+    }
+}
+
+/// A machine file without `coherence` gets MOESI, marked as not declared; a wrong value is
+/// refused naming the key.
+#[test]
+fn coherence_defaults_to_moesi_and_bad_values_name_the_key() {
+    let text = numasim_machine::presets::get("two-socket").unwrap();
+    let without: String = text
+        .lines()
+        .filter(|l| !l.starts_with("coherence"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let m = Machine::from_text("m.toml", &without).unwrap();
+    assert_eq!(m.declared_coherence, None);
+    assert_eq!(m.coherence(), numasim_machine::Coherence::Moesi);
+    assert_eq!(serde_json::to_value(m.summary()).unwrap()["coherence_declared"], false);
+    let bad = text.replace("coherence = \"mesi\"", "coherence = \"mesif\"");
+    let e = Machine::from_text("m.toml", &bad).unwrap_err().to_string();
+    assert!(e.contains("m.toml") && e.contains("coherence"), "{e}");
+}

@@ -326,7 +326,11 @@ fn amat_table(runs: &[Run]) -> Option<TableCtx> {
             rows.push(vec![
                 r.label.clone(),
                 crate::palette::class_label(&c.class),
-                c.count.map_or_else(|| format!("{:.1}%", 100.0 * w), format_count),
+                match c.count {
+                    None => format!("{:.1}%", 100.0 * w),
+                    Some(n) if c.few_samples => format!("{} (too few: mean not representative)", format_count(n)),
+                    Some(n) => format_count(n),
+                },
                 String::new(),
                 format!("{:.1}", c.unloaded_ns + c.contention_ns),
                 format!("{:.1}", c.unloaded_ns),
@@ -338,7 +342,9 @@ fn amat_table(runs: &[Run]) -> Option<TableCtx> {
         caption: "AMAT of LLC-miss loads by class, ns (loads: how many the class's mean is over). \
                   Unloaded and contention are measured per access (row hits lower unloaded); the \
                   \"Fig. 8b split\" row is StarNUMA's: unloaded = Σ class share × nominal latency, \
-                  contention = measured − that"
+                  contention = measured − that (negative when loads are served faster than the \
+                  nominal latencies, e.g. DRAM row hits; results.json splits it into queueing and \
+                  service_vs_nominal)"
             .into(),
         header: [
             "Run",

@@ -17,6 +17,8 @@ pub struct ClassAmat {
     pub contention_ns: f64,
     /// LLC-miss loads of the class the means are over (numasim's `count`), when given.
     pub count: Option<u64>,
+    /// numasim marked the mean as over too few loads to be representative (`few_samples`).
+    pub few_samples: bool,
 }
 
 pub fn amat_by_class(run: &Run) -> Option<Vec<ClassAmat>> {
@@ -41,6 +43,7 @@ pub fn amat_by_class(run: &Run) -> Option<Vec<ClassAmat>> {
                         .filter(|f| f.is_finite())
                         .unwrap_or(0.0),
                     count: x.get("count").and_then(Value::as_u64),
+                    few_samples: x.get("few_samples").and_then(Value::as_bool).unwrap_or(false),
                 })
             })
             .collect();
@@ -59,6 +62,7 @@ pub fn amat_by_class(run: &Run) -> Option<Vec<ClassAmat>> {
                     .filter(|f| f.is_finite())
                     .unwrap_or(0.0),
                 count: x.get("accesses").and_then(Value::as_u64),
+                few_samples: false,
             })
         })
         .collect();

@@ -62,10 +62,10 @@ fn starnuma_in_timing_mode_moves_to_the_pool_and_charges_the_copies() {
     }
     // Moving the shared hot set to the pool makes its misses cheaper than leaving it spread.
     assert!(
-        t.amat_ns.total < none.timing.as_ref().unwrap().amat_ns.total,
+        t.amat_ns.total.unwrap() < none.timing.as_ref().unwrap().amat_ns.total.unwrap(),
         "{} vs {}",
-        t.amat_ns.total,
-        none.timing.unwrap().amat_ns.total
+        t.amat_ns.total.unwrap(),
+        none.timing.unwrap().amat_ns.total.unwrap()
     );
 }
 

@@ -52,6 +52,15 @@ pub fn run(cmd: MachineCommand) -> anyhow::Result<()> {
                 s.switches.len(),
                 s.links.len()
             );
+            println!(
+                "coherence: {}{} (an experiment's [timing] coherence overrides it)\n",
+                s.coherence,
+                if s.coherence_declared {
+                    ", declared by the machine file"
+                } else {
+                    ", the default: the machine file declares none"
+                }
+            );
             let mut t = Table::new(["socket", "cores", "freq_ghz", "llc_bytes", "llc_ways"]);
             for d in &s.socket_details {
                 t.row([

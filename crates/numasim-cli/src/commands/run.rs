@@ -134,58 +134,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         );
     }
     if let Some(tm) = &r.timing {
-        let a = &tm.amat_ns;
-        println!(
-            "simulated {:.1} µs · AMAT {:.1} ns (unloaded {:.1} + contention {:.1}) · IPC {:.3}",
-            tm.sim_time_ns / 1000.0,
-            a.total,
-            a.unloaded,
-            a.contention,
-            tm.ipc.mean
-        );
-        let by: Vec<String> = a
-            .by_class
-            .iter()
-            .map(|(c, k)| {
-                let few = if k.count < numasim::experiment::warnings::FEW_SAMPLES {
-                    ", few"
-                } else {
-                    ""
-                };
-                format!(
-                    "{c} ({} loads{few}) {:.0} ns ({:.0} + {:.0})",
-                    k.count, k.mean, k.unloaded, k.contention
-                )
-            })
-            .collect();
-        println!(
-            "AMAT of LLC-miss loads by data source (loads; mean = unloaded + contention): {}",
-            by.join(" · ")
-        );
-        // A node's `access_latency_ns` below what the model's lookup path and DRAM timings take
-        // cannot be represented: the model charges its own minimum instead, and says so here.
-        for (node, c) in tm.calibration.iter().filter(|(_, c)| c.excess_ns > 0.0) {
-            eprintln!(
-                "note: memory node {node}: access_latency_ns {:.1} is below what the model can represent \
-                 ({:.1} ns: lookup path {:.1} + idle-bank DRAM access {:.1}); its unloaded accesses take {:.1} ns more \
-                 (timing.calibration.{node}.excess_ns)",
-                c.access_latency_ns,
-                c.lookup_path_ns + c.dram_idle_access_ns,
-                c.lookup_path_ns,
-                c.dram_idle_access_ns,
-                c.excess_ns
-            );
-        }
-        let mt = &tm.migration;
-        if mt.pages > 0 || mt.core_stall_ns > 0.0 {
-            println!(
-                "migration time: copies {:.1} µs after their boundaries · core stalls {:.1} µs · {} misses waited {:.1} µs for pages in flight",
-                mt.copy_span_ns / 1000.0,
-                mt.core_stall_ns / 1000.0,
-                mt.inflight_stalls,
-                mt.inflight_stall_ns / 1000.0
-            );
-        }
+        print_timing(tm);
     }
     for p in &r.processes {
         let nodes: Vec<String> = p
@@ -216,4 +165,93 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         r.perf.setup_s
     );
     Ok(())
+}
+
+/// The timing block of `numasim run`'s summary: AMAT ("no data" when no LLC-miss load was
+/// timed), class means with their load counts (marked below the minimum), the analytical split
+/// and migration's time (stalls summed over cores and per core).
+fn print_timing(tm: &numasim::timing::TimingResults) {
+    use numasim::timing::report::MIN_CLASS_LOADS;
+    let a = &tm.amat_ns;
+    let amat = match (a.total, a.unloaded, a.contention) {
+        (Some(t), Some(u), Some(c)) => format!(
+            "AMAT {t:.1} ns (unloaded {u:.1} + contention {c:.1}) over {} LLC-miss loads",
+            a.loads
+        ),
+        _ => "AMAT no data (no LLC-miss load was timed)".to_string(),
+    };
+    println!(
+        "simulated {:.1} µs · {amat} · IPC {:.3} · coherence {} ({})",
+        tm.sim_time_ns / 1000.0,
+        tm.ipc.mean,
+        tm.coherence.protocol,
+        match tm.coherence.from {
+            numasim::timing::CoherenceSource::Experiment => "set by the experiment",
+            numasim::timing::CoherenceSource::Machine => "the machine's",
+            numasim::timing::CoherenceSource::Default => "default",
+        }
+    );
+    if !a.by_class.is_empty() {
+        let by: Vec<String> = a
+            .by_class
+            .iter()
+            .map(|(c, k)| {
+                format!(
+                    "{c} ({} loads{}) {:.0} ns ({:.0} + {:.0})",
+                    k.count,
+                    if k.few_samples { ", too few*" } else { "" },
+                    k.mean,
+                    k.unloaded,
+                    k.contention
+                )
+            })
+            .collect();
+        println!(
+            "AMAT of LLC-miss loads by data source (loads; mean = unloaded + contention): {}",
+            by.join(" · ")
+        );
+        if a.by_class.values().any(|k| k.few_samples) {
+            println!("  * fewer than {MIN_CLASS_LOADS} loads: that mean is not representative");
+        }
+    }
+    if let Some(an) = &a.analytical {
+        println!(
+            "AMAT as StarNUMA Fig. 8b splits it: nominal unloaded {:.1} + contention {:.1} ns (queueing {:.1}, service vs nominal {:+.1}{})",
+            an.unloaded,
+            an.contention,
+            an.queueing,
+            an.service_vs_nominal,
+            if an.contention < 0.0 {
+                ": negative because loads were served faster than the nominal latencies, e.g. DRAM row hits"
+            } else {
+                ""
+            }
+        );
+    }
+    let mt = &tm.migration;
+    if mt.pages > 0 || mt.core_stall_ns > 0.0 {
+        println!(
+            "migration time: copies {:.1} µs after their boundaries · core stalls {:.1} µs summed over {} cores ({:.1} µs per core) · {} misses waited {:.1} µs for pages in flight",
+            mt.copy_span_ns / 1000.0,
+            mt.core_stall_ns / 1000.0,
+            tm.threads.len(),
+            mt.core_stall_ns_per_core / 1000.0,
+            mt.inflight_stalls,
+            mt.inflight_stall_ns / 1000.0
+        );
+    }
+    // A node's `access_latency_ns` below what the model's lookup path and DRAM timings take
+    // cannot be represented: the model charges its own minimum instead, and says so here.
+    for (node, c) in tm.calibration.iter().filter(|(_, c)| c.excess_ns > 0.0) {
+        eprintln!(
+            "note: memory node {node}: access_latency_ns {:.1} is below what the model can represent \
+             ({:.1} ns: lookup path {:.1} + idle-bank DRAM access {:.1}); its unloaded accesses take {:.1} ns more \
+             (timing.calibration.{node}.excess_ns)",
+            c.access_latency_ns,
+            c.lookup_path_ns + c.dram_idle_access_ns,
+            c.lookup_path_ns,
+            c.dram_idle_access_ns,
+            c.excess_ns
+        );
+    }
 }

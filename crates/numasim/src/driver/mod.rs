@@ -196,7 +196,7 @@ impl Engine for TimingSim {
     ) {
         let moved = self.charge_moves(migrator.cost_params(), migration.costs.scan_cycles);
         if let Some(timing) = record.as_mut() {
-            timing.migration = crate::timing::report::MigrationTime::of(&moved, &phase);
+            timing.migration = crate::timing::report::MigrationTime::of(&moved, &phase, TimingSim::threads(self));
             report.migration.add(&timing.migration);
         }
         report.total.add(&phase);

@@ -330,7 +330,7 @@ impl Engine for SampledSim {
         let (c, t) = self.timing_to(src, win_end)?;
         counts.add(&c);
         let mut record = self.tracker.phase(&self.timing, &self.machine, &t);
-        record.migration = MigrationTime::of(&moved, &t);
+        record.migration = MigrationTime::of(&moved, &t, self.timing.threads());
         let dur = t.end_ps - t.start_ps;
         for (k, (i, m)) in self.core_stats().into_iter().enumerate() {
             self.win_instr[k] += i - before[k].0;

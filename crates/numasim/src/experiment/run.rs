@@ -167,9 +167,11 @@ pub fn phases_csv(r: &RunResults) -> std::io::Result<Vec<u8>> {
         if timed {
             let t = p.timing.as_ref();
             row.push(format!("{:.3}", t.map_or(0.0, |t| t.sim_time_ns)));
-            row.push(format!("{:.3}", t.map_or(0.0, |t| t.amat_ns.total)));
-            row.push(format!("{:.3}", t.map_or(0.0, |t| t.amat_ns.unloaded)));
-            row.push(format!("{:.3}", t.map_or(0.0, |t| t.amat_ns.contention)));
+            // An empty cell when the phase timed no LLC-miss load: no data, not 0 ns.
+            let cell = |v: Option<f64>| v.map_or_else(String::new, |x| format!("{x:.3}"));
+            row.push(cell(t.and_then(|t| t.amat_ns.total)));
+            row.push(cell(t.and_then(|t| t.amat_ns.unloaded)));
+            row.push(cell(t.and_then(|t| t.amat_ns.contention)));
             row.push(t.map_or(0, |t| t.block_transfers).to_string());
             let ipc = t.map_or(0.0, |t| {
                 t.ipc_per_socket.values().sum::<f64>() / t.ipc_per_socket.len().max(1) as f64

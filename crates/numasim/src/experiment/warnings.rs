@@ -9,7 +9,7 @@ use crate::driver::RunResults;
 pub const HEAVY_MIGRATION_COPY_SHARE: f64 = 0.25;
 
 /// A mean over fewer loads than this is printed as indicative only.
-pub const FEW_SAMPLES: u64 = 100;
+pub const FEW_SAMPLES: u64 = crate::timing::report::MIN_CLASS_LOADS;
 
 /// The warnings of a run, one sentence or two each.
 pub fn warnings(exp: &Experiment, r: &RunResults) -> Vec<String> {

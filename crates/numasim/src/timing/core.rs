@@ -27,13 +27,6 @@ pub fn is_pending(done: u64) -> bool {
     done & PENDING != 0
 }
 
-/// Time (ps) to issue `instructions` non-memory instructions at `cpi_milli_ps` (thousandths of
-/// a ps per instruction). Saturating: a hostile trace may jump its instruction count by 2^60.
-#[inline]
-pub fn compute_ps(instructions: u64, cpi_milli_ps: u64) -> u64 {
-    instructions.saturating_mul(cpi_milli_ps).saturating_add(500) / 1000
-}
-
 /// Sizes of the structures that bound a core's memory-level parallelism.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CoreLimits {
@@ -86,8 +79,14 @@ pub struct Core {
     pub miss_loads: u64,
     pub miss_load_ps: u64,
     pub end_ps: u64,
-    /// Thousandths of a ps per non-memory instruction (base CPI at the socket's clock).
+    /// Thousandths of a ps per non-memory instruction (base CPI at the socket's clock), rounded
+    /// up so the core never runs faster than `base_cpi`.
     pub cpi_milli_ps: u64,
+    /// Compute time the clock is ahead of the instructions it has run, thousandths of a ps
+    /// (< 1000): each advance is rounded up to a whole ps and the excess carried to the next,
+    /// so rounding neither speeds a core past its IPC ceiling (1 / `base_cpi`) nor slows it by
+    /// more than 1 ps. A stall that moves the clock further drops it.
+    pub compute_credit_milli: u64,
     limits: CoreLimits,
 }
 
@@ -116,7 +115,8 @@ impl Core {
             miss_loads: 0,
             miss_load_ps: 0,
             end_ps: 0,
-            cpi_milli_ps: (base_cpi / freq_ghz * 1e6).round() as u64,
+            cpi_milli_ps: (base_cpi / freq_ghz * 1e6).ceil() as u64,
+            compute_credit_milli: 0,
             limits,
         }
     }
@@ -184,10 +184,9 @@ impl Core {
     pub fn issue(&mut self, instr: u64) -> u64 {
         // Saturating: a hostile trace may jump its instruction count by 2^60. The clock stops
         // at MAX_CLOCK_PS, so adding the bounded latencies of one access can never overflow.
-        let mut t_issue = self
-            .t
-            .saturating_add(compute_ps(instr.saturating_sub(self.last_instr), self.cpi_milli_ps))
-            .min(MAX_CLOCK_PS);
+        let (advance, credit) = self.compute_advance(instr.saturating_sub(self.last_instr));
+        let computed = self.t.saturating_add(advance).min(MAX_CLOCK_PS);
+        let mut t_issue = computed;
         while let Some(&(i, done)) = self.rob.front() {
             if i.saturating_add(self.limits.rob_instructions) > instr {
                 break;
@@ -195,9 +194,24 @@ impl Core {
             t_issue = t_issue.max(done);
             self.rob.pop_front();
         }
+        self.compute_credit_milli = if t_issue > computed { 0 } else { credit };
         self.t = t_issue;
         self.last_instr = instr;
         t_issue
+    }
+
+    /// The clock advance (ps) for `instructions` non-memory instructions, and the credit left
+    /// after it ([`Self::compute_credit_milli`]).
+    #[inline]
+    pub fn compute_advance(&self, instructions: u64) -> (u64, u64) {
+        let need = u128::from(instructions) * u128::from(self.cpi_milli_ps);
+        let credit = u128::from(self.compute_credit_milli);
+        if need <= credit {
+            return (0, (credit - need) as u64);
+        }
+        let rest = need - credit;
+        let ps = rest.div_ceil(1000);
+        (u64::try_from(ps).unwrap_or(u64::MAX), (ps * 1000 - rest) as u64)
     }
 
     /// Runs the instructions between the last access and the phase end `phase_end` (they are
@@ -205,10 +219,9 @@ impl Core {
     #[inline]
     pub fn run_to_barrier(&mut self, phase_end: u64) {
         if self.last_instr < phase_end {
-            self.t = self
-                .t
-                .saturating_add(compute_ps(phase_end - self.last_instr, self.cpi_milli_ps))
-                .min(MAX_CLOCK_PS);
+            let (advance, credit) = self.compute_advance(phase_end - self.last_instr);
+            self.t = self.t.saturating_add(advance).min(MAX_CLOCK_PS);
+            self.compute_credit_milli = credit;
             self.last_instr = phase_end;
         }
     }
@@ -222,6 +235,8 @@ impl Core {
     /// from, so dropping them changes nothing.
     #[inline(never)]
     pub fn stop_at_boundary(&mut self, t: u64, last_instr: u64, instr: u64, boundary_ps: u64) {
+        // The credit left before that issue is lost with it (under 1 ps, rounded up here).
+        self.compute_credit_milli = 0;
         let gap = instr.saturating_sub(last_instr);
         let fit = if self.cpi_milli_ps == 0 {
             gap
@@ -231,7 +246,9 @@ impl Core {
                 .unwrap_or(u64::MAX)
                 .min(gap)
         };
-        self.t = t.saturating_add(compute_ps(fit, self.cpi_milli_ps)).min(MAX_CLOCK_PS);
+        let (advance, credit) = self.compute_advance(fit);
+        self.t = t.saturating_add(advance).min(MAX_CLOCK_PS);
+        self.compute_credit_milli = credit;
         self.last_instr = last_instr + fit;
     }
 
@@ -332,12 +349,47 @@ mod tests {
 
     #[test]
     fn compute_time_is_instructions_times_cpi_and_saturates() {
-        assert_eq!(compute_ps(3, 1_000_000), 3000);
-        assert_eq!(compute_ps(2, 333), 1); // 0.666 ps rounds to 1
-        assert_eq!(compute_ps(u64::MAX, 1_000_000), u64::MAX / 1000);
+        let k = core(4, 1, 1);
+        assert_eq!(k.compute_advance(3), (3000, 0));
+        assert_eq!(k.compute_advance(u64::MAX).0, u64::MAX, "saturates");
+        let mut k = core(4, 1, 1);
+        k.cpi_milli_ps = 333;
+        // 0.666 ps: 1 ps on the clock, 0.334 ps of credit for the next instructions.
+        assert_eq!(k.compute_advance(2), (1, 334));
+        k.compute_credit_milli = 334;
+        assert_eq!(k.compute_advance(1), (0, 1));
         let mut k = core(4, 1, 1);
         k.t = MAX_CLOCK_PS - 10;
         assert_eq!(k.issue(1 << 62), MAX_CLOCK_PS, "the clock stops at MAX_CLOCK_PS");
+    }
+
+    /// Base CPI 0.5 at 1.4 GHz is 357.142857 ps per instruction, not a whole number of ps:
+    /// however the accesses fall, the clock runs no faster than that (IPC ≤ 2) and at most
+    /// 1 ps slower in all.
+    #[test]
+    fn rounding_never_lifts_a_core_above_its_ipc_ceiling() {
+        let limits = CoreLimits {
+            rob_instructions: 256,
+            mshrs: 16,
+            store_buffer: 16,
+        };
+        for gaps in [&[1u64][..], &[1, 2, 3], &[2], &[3, 1], &[7, 1, 1]] {
+            let mut k = Core::new(0, 0.5, 1.4, limits);
+            let mut instr = 0;
+            for i in 0..100_000 {
+                instr += gaps[i % gaps.len()];
+                k.issue(instr);
+            }
+            let exact_ps = instr as f64 * 0.5 / 1.4 * 1000.0;
+            let t = k.t as f64;
+            assert!(t >= exact_ps - 1e-6, "{gaps:?}: {t} ps < {exact_ps}");
+            assert!(
+                t <= exact_ps + 1.0 + instr as f64 * 1e-3,
+                "{gaps:?}: {t} ps vs {exact_ps}"
+            );
+            let ipc = instr as f64 / (t / 1000.0 * 1.4);
+            assert!(ipc <= 2.0, "{gaps:?}: IPC {ipc}");
+        }
     }
 
     #[test]

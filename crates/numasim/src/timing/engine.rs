@@ -29,7 +29,7 @@ use super::booking::{Booking, FetchInFlight, Latency};
 use super::core::{Core, CoreLimits, PENDING};
 use super::directory::{Directory, NO_OWNER};
 use super::dram::ps;
-use super::params::{Coherence, TimingSpec};
+use super::params::{Coherence, CoherenceChoice, TimingSpec};
 use super::private::{Level, PrivateCaches};
 use crate::cache::{Outcome, SetAssocCache};
 use crate::mem::{Memory, Placement};
@@ -166,6 +166,9 @@ struct QueuedMiss {
 /// The engine. Public fields are read by the report and by migration at phase boundaries.
 pub struct TimingSim {
     pub spec: TimingSpec,
+    /// The directory's protocol and where it was chosen (`[timing] coherence`, else the
+    /// machine file's).
+    pub coherence: CoherenceChoice,
     sockets: usize,
     nodes: usize,
     /// Page table, homes and frames, placement and per-page statistics (shared with the
@@ -342,6 +345,7 @@ impl TimingSim {
             miss_cont: vec![None; thread_socket.len()],
             queued_misses: Vec::new(),
             free_tokens: Vec::new(),
+            coherence: CoherenceChoice::of(&spec, m),
             spec,
         })
     }
@@ -491,7 +495,7 @@ impl TimingSim {
             .map(|k| {
                 let gap = k.buf[k.pos].instr.saturating_sub(k.last_instr);
                 k.t.max(start)
-                    .saturating_add(super::core::compute_ps(gap, k.cpi_milli_ps))
+                    .saturating_add(k.compute_advance(gap).0)
                     .min(MAX_CLOCK_PS)
             })
             .min();
@@ -916,7 +920,7 @@ impl TimingSim {
                     self.cores[k as usize].clean_line(line);
                 }
             }
-            if self.spec.coherence == Coherence::Mesi {
+            if self.coherence.protocol == Coherence::Mesi {
                 self.share_clean(miss.supplier as usize, node, page, di, line, t0);
             }
         }
@@ -1504,7 +1508,7 @@ mod tests {
     fn mesi_sends_the_second_reader_to_memory_where_moesi_keeps_the_owner_supplying() {
         let run = |coherence: Coherence| {
             let spec = TimingSpec {
-                coherence,
+                coherence: Some(coherence),
                 ..TimingSpec::default()
             };
             let mut s = sim_on("starnuma16-baseline", spec, vec![0, 1, 2]);

@@ -84,7 +84,9 @@
 //!   `coherence = "mesi"` O instead writes the line back to H (data O→H and a posted DRAM
 //!   write, booked from the request's issue: off the critical path) and keeps a clean shared
 //!   copy, so the next reader's miss is served by memory, as in the StarNUMA artifact's
-//!   directory; `timing.block_transfers.sharing_writebacks` counts these write-backs.
+//!   directory; `timing.block_transfers.sharing_writebacks` counts these write-backs. The
+//!   protocol is the machine file's `coherence` (MOESI when absent) unless the experiment's
+//!   `[timing] coherence` sets it; `timing.coherence` in results.json says which was used.
 //! - Store without exclusive ownership: sharers and owner are invalidated (their LLC and private
 //!   copies dropped now); messages H→S (header) and acks S→R (header) are sent; on an LLC miss
 //!   the data is fetched as for a load (from the owner if any) without stalling the core.
@@ -121,8 +123,10 @@
 //! is exactly 80 + 4 × 50 = 280 ns.
 //!
 //! # Outputs
-//! `amat_ns.total` and `amat_ns.by_class.<class>` (`count`, `mean`, `unloaded`, `contention`:
-//! ns means over that class's LLC-miss loads; unloaded = fixed latencies + the DRAM command
+//! `amat_ns.total` (`null` when no LLC-miss load was timed: no data, not 0; `amat_ns.loads`
+//! counts them) and `amat_ns.by_class.<class>` (`count`, `mean`, `unloaded`, `contention`:
+//! ns means over that class's LLC-miss loads; `few_samples: true` below
+//! [`report::MIN_CLASS_LOADS`] loads; unloaded = fixed latencies + the DRAM command
 //! time of the access's own row outcome, contention = every wait in a link, bank, tRAS or bus
 //! queue; mean = unloaded + contention). Classes are those of functional mode — `local`,
 //! `remote_<h>hop` (h = links on the route: 1 inside a StarNUMA chassis, 3 across chassis via
@@ -174,5 +178,5 @@ pub mod report;
 pub mod timeline;
 
 pub use engine::{TimingConfig, TimingSim};
-pub use params::{Coherence, DramPagePolicy, ProxyMode, TimingSpec};
+pub use params::{Coherence, CoherenceChoice, CoherenceSource, DramPagePolicy, ProxyMode, TimingSpec};
 pub use report::{PhaseTiming, TimingResults};

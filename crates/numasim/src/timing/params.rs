@@ -28,18 +28,47 @@ pub enum ProxyMode {
     Reactive,
 }
 
-/// What the directory does when a block transfer serves a load (timing/mod.rs, "Coherence").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// The directory's protocol for block transfers: a property of the machine
+/// (`coherence = "mesi"` in its file), which `[timing] coherence` overrides.
+pub use numasim_machine::Coherence;
+
+/// Where the protocol a run uses was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Coherence {
-    /// The supplier keeps the line Owned (dirty): every later reader's miss is a block
-    /// transfer from it too, until it writes the line back or another socket stores to it.
-    #[default]
-    Moesi,
-    /// The supplier writes the line back to its home (a posted DRAM write) and keeps a clean
-    /// shared copy: later readers are served by memory. The StarNUMA artifact's directory
-    /// does this (a second reader moves the line to S, and an S line is read from memory).
-    Mesi,
+pub enum CoherenceSource {
+    /// `[timing] coherence` in the experiment (it overrides the machine's).
+    Experiment,
+    /// `coherence` in the machine file.
+    Machine,
+    /// Neither declares one: MOESI.
+    Default,
+}
+
+/// The protocol a timing run uses and where it came from (results.json `timing.coherence`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct CoherenceChoice {
+    pub protocol: Coherence,
+    pub from: CoherenceSource,
+}
+
+impl CoherenceChoice {
+    /// The experiment's `[timing] coherence` if set, else the machine file's, else MOESI.
+    pub fn of(spec: &TimingSpec, machine: &numasim_machine::Machine) -> CoherenceChoice {
+        match (spec.coherence, machine.declared_coherence) {
+            (Some(protocol), _) => CoherenceChoice {
+                protocol,
+                from: CoherenceSource::Experiment,
+            },
+            (None, Some(protocol)) => CoherenceChoice {
+                protocol,
+                from: CoherenceSource::Machine,
+            },
+            (None, None) => CoherenceChoice {
+                protocol: Coherence::default(),
+                from: CoherenceSource::Default,
+            },
+        }
+    }
 }
 
 /// `[timing]` as written by the user (strict keys, defaults documented per field).
@@ -79,9 +108,11 @@ pub struct TimingSpec {
     /// StarNUMA §V-A accounting charges "80ns for memory access and directory lookup" plus the
     /// network and nothing at the owner).
     pub owner_snoop_ns: f64,
-    /// `moesi` (default) or `mesi`: whether a block transfer's supplier keeps the line Owned
-    /// or writes it back and shares it clean ([`Coherence`]).
-    pub coherence: Coherence,
+    /// `moesi` or `mesi`: whether a block transfer's supplier keeps the line Owned or writes
+    /// it back and shares it clean ([`Coherence`]). Unset: the machine file's protocol
+    /// (MOESI when it declares none). Set: overrides the machine's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coherence: Option<Coherence>,
     /// Multiplies every link bandwidth (default 1.0; 0.5 halves all links for studies).
     pub link_bandwidth_scale: f64,
     /// DRAM row (page) size per channel, bytes (default 8192).
@@ -149,6 +180,7 @@ pub struct TimingSpec {
 
 /// `[timing]` keys with no default value (unset means "off"); listed by `numasim params timing`.
 pub const OPTIONAL_TIMING_KEYS: &[&str] = &[
+    "coherence",
     "sample_instructions",
     "warmup_instructions",
     "charged_migration_fraction",
@@ -185,7 +217,7 @@ impl Default for TimingSpec {
             page_walk_cycles: 30,
             header_bytes: 16,
             owner_snoop_ns: 0.0,
-            coherence: Coherence::Moesi,
+            coherence: None,
             link_bandwidth_scale: 1.0,
             dram_row_bytes: 8192,
             dram_refresh: true,
@@ -391,7 +423,7 @@ pub const TIMING_KEY_DOCS: &[(&str, &str)] = &[
     ),
     (
         "coherence",
-        "moesi | mesi: a block transfer's supplier keeps the line Owned, or writes it back and shares it clean",
+        "moesi | mesi: a block transfer's supplier keeps the line Owned, or writes it back and shares it clean (unset: the machine file's protocol, moesi if it declares none)",
     ),
     (
         "link_bandwidth_scale",
@@ -520,5 +552,49 @@ mod key_doc_tests {
         let mut b = fields.clone();
         b.sort_unstable();
         assert_eq!(a, b);
+    }
+}
+
+#[cfg(test)]
+mod coherence_tests {
+    use super::{Coherence, CoherenceChoice, CoherenceSource, TimingSpec};
+    use numasim_machine::Machine;
+
+    /// `[timing] coherence` overrides the machine file's; without either, MOESI.
+    #[test]
+    fn the_experiment_overrides_the_machine_which_overrides_the_default() {
+        let mesi_machine = Machine::load("starnuma16-pool-scaled").unwrap();
+        let moesi_machine = Machine::load("sunfire6800").unwrap();
+        let unset = TimingSpec::default();
+        let set = |c| TimingSpec {
+            coherence: Some(c),
+            ..TimingSpec::default()
+        };
+        let of = |s: &TimingSpec, m: &Machine| CoherenceChoice::of(s, m);
+        assert_eq!(
+            of(&unset, &mesi_machine),
+            CoherenceChoice {
+                protocol: Coherence::Mesi,
+                from: CoherenceSource::Machine
+            }
+        );
+        assert_eq!(of(&unset, &moesi_machine).protocol, Coherence::Moesi);
+        assert_eq!(
+            of(&set(Coherence::Moesi), &mesi_machine),
+            CoherenceChoice {
+                protocol: Coherence::Moesi,
+                from: CoherenceSource::Experiment
+            }
+        );
+        assert_eq!(of(&set(Coherence::Mesi), &moesi_machine).protocol, Coherence::Mesi);
+        let mut bare = moesi_machine.clone();
+        bare.declared_coherence = None;
+        assert_eq!(
+            of(&unset, &bare),
+            CoherenceChoice {
+                protocol: Coherence::Moesi,
+                from: CoherenceSource::Default
+            }
+        );
     }
 }

@@ -5,6 +5,13 @@ use numasim_machine::Machine;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// Fewest LLC-miss loads a class mean is reported from without a mark: below it the mean is
+/// still given (with its `count`) but `few_samples` is set, and the CLI and the report flag it.
+/// 100 loads put the standard error of a mean under a tenth of the loads' spread, which is
+/// what tells two classes' means apart; a handful of loads can be one queueing burst or one
+/// wait for a page in flight.
+pub const MIN_CLASS_LOADS: u64 = 100;
+
 /// Means over one class's LLC-miss loads, ns.
 #[derive(Debug, Clone, Serialize)]
 pub struct ClassAmat {
@@ -12,33 +19,50 @@ pub struct ClassAmat {
     pub mean: f64,
     pub unloaded: f64,
     pub contention: f64,
+    /// Set when `count` is below [`MIN_CLASS_LOADS`]: the mean is not representative.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub few_samples: bool,
 }
 
 /// `unloaded` and `contention` here are *measured* per access: the fixed latencies plus the
 /// DRAM command time of the access's own row outcome (so a row hit lowers `unloaded`), and
-/// every queueing wait. [`AnalyticalSplit`] is the other split, the paper's.
+/// every queueing wait. [`AnalyticalSplit`] is the other split, the paper's. The means are
+/// `null` ("no data", not 0) when no LLC-miss load was timed.
 #[derive(Debug, Clone, Serialize)]
 pub struct Amat {
+    /// LLC-miss loads the means are over.
+    pub loads: u64,
     /// Mean over every LLC-miss load, ns.
-    pub total: f64,
-    pub unloaded: f64,
-    pub contention: f64,
+    pub total: Option<f64>,
+    pub unloaded: Option<f64>,
+    pub contention: Option<f64>,
     pub by_class: BTreeMap<String, ClassAmat>,
-    /// StarNUMA Fig. 8b's split of the same `total`.
-    pub analytical: AnalyticalSplit,
+    /// StarNUMA Fig. 8b's split of the same `total` (`null` when `total` is).
+    pub analytical: Option<AnalyticalSplit>,
 }
 
 /// The AMAT split as StarNUMA §V-A (Fig. 8b) defines it, which is not the measured one:
 /// `unloaded` = Σ over classes of (the class's share of LLC-miss loads × its *nominal*
-/// unloaded latency), `contention` = measured `total` − that (so row hits and DRAM timing
-/// land in `contention`, and it can be negative). Nominal latencies come from the machine:
-/// a memory class's mean `load_latency_ns` over the (socket, node) pairs of that class; a block
-/// transfer's mean unloaded latency over requester R, owner O ≠ R and home H (a socket's
-/// memory for `block_transfer`, a pool for `block_transfer_via_pool`; StarNUMA 413 / 280 ns).
+/// unloaded latency), `contention` = measured `total` − that. Nominal latencies come from the
+/// machine: a memory class's mean `load_latency_ns` over the (socket, node) pairs of that
+/// class; a block transfer's mean unloaded latency over requester R, owner O ≠ R and home H (a
+/// socket's memory for `block_transfer`, a pool for `block_transfer_via_pool`; StarNUMA 413 /
+/// 280 ns).
+///
+/// `contention` = `queueing` + `service_vs_nominal`: the measured queueing waits (never
+/// negative) plus how far the loads' measured service time (fixed latencies and their own
+/// DRAM row outcomes) is from the nominal one. A nominal latency is an access to an idle bank
+/// (a row miss), so row hits make `service_vs_nominal` negative, and when they outweigh the
+/// queueing, `contention` is negative: the loads were served faster than the nominal
+/// latencies say, not "negative contention".
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct AnalyticalSplit {
     pub unloaded: f64,
     pub contention: f64,
+    /// Mean queueing wait per load (the measured split's `contention`), ≥ 0.
+    pub queueing: f64,
+    /// Measured service time minus the nominal `unloaded`, mean per load (negative: faster).
+    pub service_vs_nominal: f64,
     /// Block-transfer loads whose home is a pool (the rest of `block_transfer` are socket-homed).
     pub block_transfer_loads_via_pool: u64,
     /// Per class, the nominal unloaded latency used, ns.
@@ -151,6 +175,8 @@ pub struct TimingResults {
     pub amat_ns: Amat,
     pub ipc: Ipc,
     pub block_transfers: BTreeMap<String, u64>,
+    /// The directory's protocol and where it was chosen (experiment, machine or default).
+    pub coherence: super::params::CoherenceChoice,
     pub invalidations: u64,
     pub tlb_misses: u64,
     pub threads: Vec<ThreadTiming>,
@@ -206,8 +232,11 @@ pub struct MigrationTime {
     pub pages: u64,
     /// From the boundary until the last copied page landed, ns (run: summed over boundaries).
     pub copy_span_ns: f64,
-    /// Core time lost to TLB shootdowns and the OS thread's scan, summed over cores, ns.
+    /// Core time lost to TLB shootdowns and the OS thread's scan, summed over cores, ns (so
+    /// it can exceed the run's simulated time).
     pub core_stall_ns: f64,
+    /// The same per core: `core_stall_ns` over the run's cores (threads), ns.
+    pub core_stall_ns_per_core: f64,
     /// LLC misses that waited for a page still being copied, and their summed wait, ns.
     pub inflight_stalls: u64,
     pub inflight_stall_ns: f64,
@@ -218,16 +247,19 @@ impl MigrationTime {
         self.pages += o.pages;
         self.copy_span_ns += o.copy_span_ns;
         self.core_stall_ns += o.core_stall_ns;
+        self.core_stall_ns_per_core += o.core_stall_ns_per_core;
         self.inflight_stalls += o.inflight_stalls;
         self.inflight_stall_ns += o.inflight_stall_ns;
     }
 
-    /// The boundary's copy and stalls (`m`) with the phase's in-flight waits (`t`).
-    pub fn of(m: &super::engine::MoveTiming, t: &TimingCounts) -> MigrationTime {
+    /// The boundary's copy and stalls (`m`) over `cores` cores, with the phase's in-flight
+    /// waits (`t`).
+    pub fn of(m: &super::engine::MoveTiming, t: &TimingCounts, cores: usize) -> MigrationTime {
         MigrationTime {
             pages: m.pages,
             copy_span_ns: ns(m.copy_span_ps),
             core_stall_ns: ns(m.core_stall_ps),
+            core_stall_ns_per_core: ns(m.core_stall_ps) / cores.max(1) as f64,
             inflight_stalls: t.migration_stalls,
             inflight_stall_ns: ns(t.migration_stall_ps),
         }
@@ -301,9 +333,20 @@ pub fn amat(names: &[String], counts: &TimingCounts, nominal: &NominalLatency) -
                     mean: m,
                     unloaded: u,
                     contention: c,
+                    few_samples: s.count < MIN_CLASS_LOADS,
                 },
             );
         }
+    }
+    if all.count == 0 {
+        return Amat {
+            loads: 0,
+            total: None,
+            unloaded: None,
+            contention: None,
+            by_class,
+            analytical: None,
+        };
     }
     let (total, unloaded, contention) = mean(&all);
     // The analytical split: every class at its nominal latency, block transfers through a pool
@@ -332,18 +375,21 @@ pub fn amat(names: &[String], counts: &TimingCounts, nominal: &NominalLatency) -
             nominal_ns.insert(name.clone(), ns);
         }
     }
-    let analytical_unloaded = nominal_sum / all.count.max(1) as f64;
+    let analytical_unloaded = nominal_sum / all.count as f64;
     Amat {
-        total,
-        unloaded,
-        contention,
+        loads: all.count,
+        total: Some(total),
+        unloaded: Some(unloaded),
+        contention: Some(contention),
         by_class,
-        analytical: AnalyticalSplit {
+        analytical: Some(AnalyticalSplit {
             unloaded: analytical_unloaded,
             contention: total - analytical_unloaded,
+            queueing: contention,
+            service_vs_nominal: unloaded - analytical_unloaded,
             block_transfer_loads_via_pool: via_pool,
             nominal_ns,
-        },
+        }),
     }
 }
 
@@ -535,11 +581,12 @@ pub fn run(sim: &TimingSim, m: &Machine, total: &TimingCounts, migration: Migrat
                 ("4hop_via_pool".to_string(), total.block_transfers_4hop),
             ]);
             // Only under MESI, so MOESI results keep their form.
-            if sim.spec.coherence == super::Coherence::Mesi {
+            if sim.coherence.protocol == super::Coherence::Mesi {
                 bt.insert("sharing_writebacks".to_string(), total.sharing_writebacks);
             }
             bt
         },
+        coherence: sim.coherence,
         invalidations: total.invalidations,
         tlb_misses: total.tlb_misses,
         threads,
@@ -649,20 +696,92 @@ mod tests {
         set(&mut counts, "block_transfer", 2, 280, 20);
         counts.bt_loads_via_pool = 2;
         let a = amat(&names, &counts, &nominal);
-        assert!((a.total - 200.0).abs() < 1e-9, "{}", a.total);
+        let total = a.total.unwrap();
+        assert!((total - 200.0).abs() < 1e-9, "{total}");
         // Measured: (3·70 + 180 + 2·280) / 6; analytical: (3·80 + 180 + 2·280) / 6.
-        assert!((a.unloaded - 950.0 / 6.0).abs() < 1e-9);
-        assert!(
-            (a.analytical.unloaded - 980.0 / 6.0).abs() < 1e-9,
-            "{}",
-            a.analytical.unloaded
-        );
-        assert!((a.analytical.contention - (200.0 - 980.0 / 6.0)).abs() < 1e-9);
-        assert_eq!(a.analytical.nominal_ns["block_transfer_via_pool"], 280.0);
-        assert!(!a.analytical.nominal_ns.contains_key("remote_3hop"), "no such loads");
+        assert!((a.unloaded.unwrap() - 950.0 / 6.0).abs() < 1e-9);
+        let an = a.analytical.as_ref().unwrap();
+        assert!((an.unloaded - 980.0 / 6.0).abs() < 1e-9, "{}", an.unloaded);
+        assert!((an.contention - (200.0 - 980.0 / 6.0)).abs() < 1e-9);
+        // The paper's contention is the queueing plus the service time off the nominal one.
+        assert!((an.queueing - a.contention.unwrap()).abs() < 1e-9);
+        assert!((an.service_vs_nominal - (950.0 - 980.0) / 6.0).abs() < 1e-9);
+        assert!((an.queueing + an.service_vs_nominal - an.contention).abs() < 1e-9);
+        assert_eq!(an.nominal_ns["block_transfer_via_pool"], 280.0);
+        assert!(!an.nominal_ns.contains_key("remote_3hop"), "no such loads");
         // The same loads homed at sockets are charged the socket-home 416.375 ns.
         counts.bt_loads_via_pool = 0;
         let b = amat(&names, &counts, &nominal);
-        assert!((b.analytical.unloaded - (420.0 + 2.0 * 416.375) / 6.0).abs() < 1e-9);
+        assert!((b.analytical.unwrap().unloaded - (420.0 + 2.0 * 416.375) / 6.0).abs() < 1e-9);
+    }
+
+    /// Loads served faster than nominal (row hits) with little queueing: the paper's
+    /// contention is negative, and the split says why (service below nominal, queueing ≥ 0).
+    #[test]
+    fn negative_analytical_contention_is_service_below_nominal_not_negative_queueing() {
+        let m = Machine::load("starnuma16-pool-scaled").unwrap();
+        let names = names(&m);
+        let nominal = NominalLatency::of(&m, &names, 0.0);
+        let mut counts = TimingCounts {
+            classes: vec![ClassSums::default(); names.len()],
+            ..Default::default()
+        };
+        let i = names.iter().position(|x| x == "local").unwrap();
+        // Local nominal 80 ns; measured service 60 ns (row hits) and 5 ns of queueing.
+        counts.classes[i] = ClassSums {
+            count: 500,
+            unloaded_ps: 500 * 60_000,
+            wait_ps: 500 * 5_000,
+        };
+        let an = amat(&names, &counts, &nominal).analytical.unwrap();
+        assert!((an.contention - (-15.0)).abs() < 1e-9, "{}", an.contention);
+        assert!((an.queueing - 5.0).abs() < 1e-9);
+        assert!((an.service_vs_nominal - (-20.0)).abs() < 1e-9);
+    }
+
+    /// No LLC-miss load timed: the means are absent ("no data"), not 0.
+    #[test]
+    fn no_timed_loads_give_no_means_rather_than_zero() {
+        let m = Machine::load("starnuma16-pool-scaled").unwrap();
+        let names = names(&m);
+        let nominal = NominalLatency::of(&m, &names, 0.0);
+        let counts = TimingCounts {
+            classes: vec![ClassSums::default(); names.len()],
+            ..Default::default()
+        };
+        let a = amat(&names, &counts, &nominal);
+        assert_eq!((a.loads, a.total, a.unloaded, a.contention), (0, None, None, None));
+        assert!(a.analytical.is_none() && a.by_class.is_empty());
+        let v = serde_json::to_value(&a).unwrap();
+        assert!(v["total"].is_null() && v["analytical"].is_null(), "{v}");
+    }
+
+    /// A class mean over fewer than MIN_CLASS_LOADS loads is marked; one over that many is not.
+    #[test]
+    fn class_means_from_few_loads_are_marked() {
+        let m = Machine::load("starnuma16-pool-scaled").unwrap();
+        let names = names(&m);
+        let nominal = NominalLatency::of(&m, &names, 0.0);
+        let mut counts = TimingCounts {
+            classes: vec![ClassSums::default(); names.len()],
+            ..Default::default()
+        };
+        let at = |n: &str| names.iter().position(|x| x == n).unwrap();
+        counts.classes[at("local")] = ClassSums {
+            count: MIN_CLASS_LOADS,
+            unloaded_ps: MIN_CLASS_LOADS * 80_000,
+            wait_ps: 0,
+        };
+        counts.classes[at("pool")] = ClassSums {
+            count: 2,
+            unloaded_ps: 2 * 180_000,
+            wait_ps: 2 * 19_000_000,
+        };
+        let a = amat(&names, &counts, &nominal);
+        assert!(!a.by_class["local"].few_samples);
+        assert!(a.by_class["pool"].few_samples);
+        let v = serde_json::to_value(&a).unwrap();
+        assert_eq!(v["by_class"]["pool"]["few_samples"], serde_json::json!(true));
+        assert!(v["by_class"]["local"].get("few_samples").is_none(), "{v}");
     }
 }

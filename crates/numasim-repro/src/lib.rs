@@ -11,6 +11,7 @@
 //! Adding a study is one module implementing [`Study`] plus one line in [`registry`].
 
 pub mod hydm;
+pub mod similarity;
 pub mod starnuma;
 pub mod talbot;
 pub mod tikir;

@@ -68,7 +68,7 @@ pub fn format_value(v: Option<f64>) -> String {
     match v {
         None => "—".into(),
         Some(x) if !x.is_finite() => format!("{x}"),
-        Some(x) if x == 0.0 => "0".into(),
+        Some(0.0) => "0".into(),
         Some(x) if x.abs() >= 1e4 || x.abs() < 1e-3 => format!("{x:.3e}"),
         Some(x) => {
             let digits = (3 - x.abs().log10().floor() as i32).clamp(0, 6) as usize;

@@ -17,6 +17,7 @@ pub mod headlines;
 pub mod hydm;
 pub mod score;
 pub mod scorecard;
+pub mod similarity;
 pub mod starnuma;
 pub mod talbot;
 pub mod tikir;

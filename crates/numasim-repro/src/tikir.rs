@@ -8,21 +8,22 @@
 //!
 //! All runs but the execution-time ones (below) are functional on `sunfire6800`, 24 threads
 //! (one per CPU), serial initialisation (NPB's, which puts the pages on board 0 under first
-//! touch), policy `tikir` (each page to its most frequent accessor every interval, frozen for
-//! 3 intervals). Profile sources are sampled
-//! as the paper's Table 5 samples them: interconnect transactions every 512th (Table 2's real
-//! runs: every 1024th), cache misses and TLB misses every 512th miss event of each board, TLB
-//! and ATC content every 16K translations.
+//! touch), 8 KiB pages (Solaris's on the Sun Fire), policy `tikir` (each page to its most
+//! frequent accessor every interval, frozen for 3 intervals).
 //!
-//! **The LLC filter per application.** The paper counts interconnect transactions: misses of
-//! caches that hold each CPU's small working sets (CG's gathered vector, FT's per-thread FFT
-//! scratch), while its class B/C arrays stream. At the sizes this study can run, whole arrays
-//! fit the modelled 32 MiB board caches too, so neither setting of the filter is the paper's
-//! machine for every application; each application uses the setting under which its streaming
-//! arrays reach memory and its cache-resident sets do not (docs/validation/tikir.md,
-//! gives the measurements behind each choice): CG and FT with the LLC on (CG's matrix larger
-//! than the board caches in the full study), MG, EP, BT, SP and LU with it off (their arrays
-//! would fit the board caches at our sizes, the paper's do not fit the E-caches).
+//! **Sized by one rule** (`numasim::similarity`; docs/guide/similarity.md): each application's
+//! reference is the paper's real run at Table 2's class (Table 2's transactions, Table 4's
+//! time over the 5 s interval, NPB's iterations and array sizes of that class). Three pilot
+//! runs without migration measure the run's footprint, one iteration's instructions and memory
+//! transactions, and from them: the board caches are the paper's E-caches times the scale
+//! (LLC bytes over footprint kept: one LLC-filter rule for every application, the filter on);
+//! the interval is the paper's iterations per interval (instructions per interval per byte
+//! kept); the run is the paper's number of intervals or the budget's; the interconnect period
+//! standing for the paper's every 1024th transaction gives the paper's samples per page per
+//! interval, and Table 5's miss-event periods (every 512th) are scaled by the same factor; TLB
+//! and ATC content are read every 16 K translations as in Table 5 (translations are
+//! references, whose rate per byte per interval the interval keeps). The study's rows show
+//! each application's similarity numbers beside the paper's.
 //!
 //! **Execution time (Table 4 / Fig. 3) in timing mode**, the one part with a clock: MG, CG, FT
 //! and SP (MG only at `--quick`) at small sizes, 12 threads two per board (scatter) as the
@@ -55,16 +56,16 @@ struct App {
     table6: Option<[f64; 7]>,
     /// Table 2 (real machine, class B/C): non-local % without and with migration.
     table2: Option<(f64, f64)>,
+    /// The generator and its size, without `iterations` (the rule sets the run length).
     workload: String,
-    llc: bool,
-    phase_instructions: u64,
+    /// The paper's run the functional runs are scaled from.
+    paper: PaperRun,
 }
 
 fn app(
     name: &'static str,
-    workload: String,
-    llc: bool,
-    phase_instructions: u64,
+    workload: &str,
+    paper: PaperRun,
     table6: Option<[f64; 7]>,
     table2: Option<(f64, f64)>,
 ) -> App {
@@ -72,9 +73,8 @@ fn app(
         name,
         table6,
         table2,
-        workload,
-        llc,
-        phase_instructions,
+        workload: workload.into(),
+        paper,
     }
 }
 
@@ -85,30 +85,176 @@ const T6_BT: [f64; 7] = [42.0, 29.4, 29.1, 36.9, 30.7, 28.2, 28.1];
 const T6_LU: [f64; 7] = [42.5, 35.5, 34.3, 46.6, 42.2, 41.1, 33.5];
 const T6_SP: [f64; 7] = [69.0, 54.0, 53.8, 62.6, 55.8, 54.5, 52.9];
 
+/// The paper's real-machine run of an application at Table 2's class: the reference every
+/// length and count of the functional runs is derived from (`numasim::similarity`).
+#[derive(Debug, Clone, Copy)]
+struct PaperRun {
+    class: &'static str,
+    /// Bytes of the arrays the iterations sweep, from NPB 3.x's sizes of that class.
+    footprint_bytes: f64,
+    /// Iterations of that class in the generator's units (CG: CG steps, 25 per NPB iteration);
+    /// `None`: the generator has no iteration count (EP), the whole run is one unit.
+    iterations: Option<f64>,
+    /// Table 4: original execution time, s.
+    seconds: f64,
+    /// Table 2: address transactions over the run.
+    transactions: f64,
+}
+
+/// The paper's page size (Solaris on the Sun Fire 6800: 8 KiB).
+const PAPER_PAGE_BYTES: u64 = 8192;
+/// Table 2's interconnect sampling: every 1024th transaction.
+const PAPER_REAL_PERIOD: f64 = 1024.0;
+/// The paper's machine's E-caches: 24 UltraSPARC III CPUs × 8 MiB (4 per board).
+const PAPER_LLC_BYTES: f64 = 24.0 * 8.0 * 1048576.0;
+/// `sunfire6800`'s board cache, bytes (the preset's `llc_bytes`), and its boards.
+const PRESET_BOARD_LLC_BYTES: u64 = 33_554_432;
+const BOARDS: u64 = 6;
+
+/// NPB 3.x array sizes of the paper's classes, bytes (doubles 8 B, ints 4 B, complex 16 B):
+/// CG class C (order 150 000, NONZER 15): `a` and `colidx` of NZ = NA·(NONZER+1)² entries,
+/// `rowstr`, and five vectors; MG class B (256³): `u` and `r` over all levels (8/7 of the
+/// finest grid, padded to 258³) and `v`; FT class B (512·256·256): `u0`, `u1`, `u2` complex
+/// and the real `twiddle`; EP class C: `x` of 2·2^16 doubles; BT class B (102³, padded to
+/// 103³) and SP class C (162³, padded to 163³): `u`, `rhs`, `forcing` (5 doubles a point) and
+/// six (BT) or seven (SP) one-double fields; LU class C (162³): `u`, `rsd`, `frct` and `rho_i`, `qs`.
+fn paper_runs() -> [(&'static str, PaperRun); 7] {
+    let cube = |n: f64| n * n * n;
+    let cg_nz = 150_000.0 * 16.0 * 16.0;
+    [
+        (
+            "cg",
+            PaperRun {
+                class: "C",
+                footprint_bytes: 12.0 * cg_nz + 4.0 * 150_001.0 + 5.0 * 8.0 * 150_000.0,
+                iterations: Some(75.0 * 25.0),
+                seconds: 625.0,
+                transactions: 15_721e6,
+            },
+        ),
+        (
+            "mg",
+            PaperRun {
+                class: "B",
+                footprint_bytes: 8.0 * cube(258.0) * (2.0 * 8.0 / 7.0 + 1.0),
+                iterations: Some(20.0),
+                seconds: 31.0,
+                transactions: 841e6,
+            },
+        ),
+        (
+            "ft",
+            PaperRun {
+                class: "B",
+                footprint_bytes: 512.0 * 256.0 * 256.0 * (3.0 * 16.0 + 8.0),
+                iterations: Some(20.0),
+                seconds: 113.0,
+                transactions: 2_329e6,
+            },
+        ),
+        (
+            "ep",
+            PaperRun {
+                class: "C",
+                footprint_bytes: 2.0 * 65_536.0 * 8.0,
+                iterations: None,
+                seconds: 293.0,
+                transactions: 42e6,
+            },
+        ),
+        (
+            "bt",
+            PaperRun {
+                class: "B",
+                footprint_bytes: 8.0 * cube(103.0) * (3.0 * 5.0 + 6.0),
+                iterations: Some(200.0),
+                seconds: 996.0,
+                transactions: 38_507e6,
+            },
+        ),
+        (
+            "sp",
+            PaperRun {
+                class: "C",
+                footprint_bytes: 8.0 * cube(163.0) * (3.0 * 5.0 + 7.0),
+                iterations: Some(400.0),
+                seconds: 3901.0,
+                transactions: 116_116e6,
+            },
+        ),
+        (
+            "lu",
+            PaperRun {
+                class: "C",
+                footprint_bytes: 8.0 * cube(162.0) * (3.0 * 5.0 + 2.0),
+                iterations: Some(250.0),
+                seconds: 1981.0,
+                transactions: 48_682e6,
+            },
+        ),
+    ]
+}
+
+fn paper_run(name: &str) -> PaperRun {
+    paper_runs()
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, p)| p)
+        .expect("every application has its paper run")
+}
+
+impl PaperRun {
+    /// Migration intervals of the paper's run: Table 4's time over the 5 s interval.
+    fn intervals(&self) -> f64 {
+        self.seconds / PAPER_INTERVAL_S
+    }
+
+    /// Iterations (generator units) per interval; the whole run's share when it has none.
+    fn units_per_interval(&self) -> f64 {
+        self.iterations.unwrap_or(1.0) / self.intervals()
+    }
+
+    /// Interconnect samples per page per interval at every 1024th transaction (Table 2).
+    fn samples_per_page_per_interval(&self) -> f64 {
+        self.transactions / self.intervals() / PAPER_REAL_PERIOD / (self.footprint_bytes / PAPER_PAGE_BYTES as f64)
+    }
+
+    /// The reference a run of this application declares (`[similarity]`).
+    fn reference(&self, name: &str) -> numasim::similarity::Reference {
+        numasim::similarity::Reference {
+            source: Some(format!(
+                "Tikir & Hollingsworth Tables 2 and 4, {} class {} (interconnect every 1024th)",
+                name.to_uppercase(),
+                self.class
+            )),
+            footprint_bytes: self.footprint_bytes,
+            page_bytes: Some(PAPER_PAGE_BYTES as f64),
+            samples_per_page_per_phase: Some(self.samples_per_page_per_interval()),
+            phases: Some(self.intervals()),
+            llc_bytes: Some(PAPER_LLC_BYTES),
+            ..Default::default()
+        }
+    }
+}
+
+/// The study's sizes: the applications' data sets (one per application; the run length,
+/// interval, sampling periods and board cache follow from the rule, see [`size_app`]).
 fn apps(quick: bool) -> Vec<App> {
+    let cg = "kind = \"cg\"\nrows = 14000\nnonzeros_per_row = 11\n";
     if quick {
         return vec![
             app(
                 "mg",
-                "kind = \"mg\"\ngrid_log2 = 6\niterations = 4\n".into(),
-                false,
-                200_000,
+                "kind = \"mg\"\ngrid_log2 = 6\n",
+                paper_run("mg"),
                 Some(T6_MG),
                 Some((80.5, 8.3)),
             ),
-            app(
-                "cg",
-                "kind = \"cg\"\nrows = 14000\nnonzeros_per_row = 11\niterations = 6\n".into(),
-                false,
-                500_000,
-                Some(T6_CG),
-                Some((80.9, 15.3)),
-            ),
+            app("cg", cg, paper_run("cg"), Some(T6_CG), Some((80.9, 15.3))),
             app(
                 "ft",
-                "kind = \"ft\"\nnx = 64\nny = 64\nnz = 32\niterations = 3\n".into(),
-                true,
-                200_000,
+                "kind = \"ft\"\nnx = 64\nny = 64\nnz = 32\n",
+                paper_run("ft"),
                 Some(T6_FT),
                 Some((64.2, 29.6)),
             ),
@@ -117,81 +263,228 @@ fn apps(quick: bool) -> Vec<App> {
     vec![
         app(
             "mg",
-            "kind = \"mg\"\ngrid_log2 = 7\niterations = 4\n".into(),
-            false,
-            1_000_000,
+            "kind = \"mg\"\ngrid_log2 = 7\n",
+            paper_run("mg"),
             Some(T6_MG),
             Some((80.5, 8.3)),
         ),
-        app(
-            "cg",
-            "kind = \"cg\"\nrows = 75000\nnonzeros_per_row = 91\niterations = 4\n".into(),
-            true,
-            5_000_000,
-            Some(T6_CG),
-            Some((80.9, 15.3)),
-        ),
+        app("cg", cg, paper_run("cg"), Some(T6_CG), Some((80.9, 15.3))),
         app(
             "ft",
-            "kind = \"ft\"\nnx = 128\nny = 128\nnz = 64\niterations = 3\n".into(),
-            true,
-            1_000_000,
+            "kind = \"ft\"\nnx = 128\nny = 128\nnz = 64\n",
+            paper_run("ft"),
             Some(T6_FT),
             Some((64.2, 29.6)),
         ),
         app(
             "ep",
-            "kind = \"ep\"\npairs_log2 = 24\n".into(),
-            false,
-            1_000_000,
+            "kind = \"ep\"\npairs_log2 = 24\n",
+            paper_run("ep"),
             None,
             Some((85.4, 28.2)),
         ),
         app(
             "bt",
-            "kind = \"bt\"\nclass = \"S\"\n".into(),
-            false,
-            250_000,
+            "kind = \"bt\"\nclass = \"S\"\n",
+            paper_run("bt"),
             Some(T6_BT),
             Some((40.9, 25.3)),
         ),
         app(
             "sp",
-            "kind = \"sp\"\nclass = \"S\"\n".into(),
-            false,
-            250_000,
+            "kind = \"sp\"\nclass = \"S\"\n",
+            paper_run("sp"),
             Some(T6_SP),
             Some((55.0, 22.7)),
         ),
         app(
             "lu",
-            "kind = \"lu\"\nclass = \"S\"\n".into(),
-            false,
-            250_000,
+            "kind = \"lu\"\nclass = \"S\"\n",
+            paper_run("lu"),
             Some(T6_LU),
             Some((41.2, 33.1)),
         ),
     ]
 }
 
-/// The profile sources of Table 6 with the paper's Table 5 sampling, then both perfect
-/// profiles (the paper's look-ahead one and the previous interval's).
-const SOURCES: [(&str, &str); 7] = [
-    ("interconnect", "profiler = \"interconnect\"\nsample_interval = 512\n"),
-    ("cache-miss", "profiler = \"cache-miss\"\nsample_interval = 512\n"),
-    ("tlb-miss", "profiler = \"tlb-miss\"\nsample_interval = 512\n"),
-    ("tlb-content", "profiler = \"tlb-content\"\n"),
-    ("atc", "profiler = \"atc\"\n"),
-    ("perfect-next", "profiler = \"perfect-next\"\n"),
-    ("perfect", "profiler = \"perfect\"\n"),
-];
+/// The budget of a functional run, in migration intervals: the paper's runs last 6–780
+/// intervals; the study runs the paper's count or this many, whichever is fewer, and reports
+/// `phases_per_run` as not kept when it is fewer.
+fn interval_budget(quick: bool) -> f64 {
+    if quick {
+        4.0
+    } else {
+        8.0
+    }
+}
 
-fn experiment(a: &App, phase_instructions: u64, migration: &str) -> String {
+/// An application's functional runs sized by the rule.
+struct Sizing {
+    /// Machine file (in the study's `configs/`): `sunfire6800` with the board cache scaled.
+    machine: String,
+    board_llc_bytes: u64,
+    phase_instructions: u64,
+    /// `iterations = N` of the workload (None: the generator has none).
+    iterations: Option<u64>,
+    /// Interconnect period standing for the paper's every 1024th transaction; Table 5's
+    /// periods of miss events (512) are scaled by the same factor, `period_1024 / 1024`.
+    period_1024: u64,
+    reference: numasim::similarity::Reference,
+    deviations: Vec<numasim::similarity::Deviation>,
+}
+
+impl Sizing {
+    /// A Table 5 miss-event period (every `paper`-th event) at this run's scale.
+    fn period(&self, paper: u64) -> u64 {
+        ((paper as f64 * self.period_1024 as f64 / PAPER_REAL_PERIOD).round() as u64).max(1)
+    }
+}
+
+/// The experiment text of a pilot run (policy none): `iterations` and the machine given.
+fn pilot_experiment(a: &App, machine: &str, llc: bool, iterations: Option<u64>) -> String {
+    let iters = iterations.map_or(String::new(), |n| format!("iterations = {n}\n"));
     format!(
-        "# numasim repro tikir: see docs/validation/tikir.md\nmachine = \"sunfire6800\"\nseed = 1\n\
+        "# numasim repro tikir (pilot: sizes the runs by the similarity rule)\nmachine = \"{machine}\"\nseed = 1\n\
+         mode = \"functional\"\nphase_instructions = 1000000000000\n\n[workload]\nthreads = 24\ninit = \"serial\"\n{}{iters}\n\
+         [placement]\npolicy = \"first-touch\"\npage_bytes = {PAPER_PAGE_BYTES}\n\n[llc]\nenabled = {llc}\n\n[migration]\npolicy = \"none\"\n",
+        a.workload
+    )
+}
+
+/// `sunfire6800` with every board cache `board_llc_bytes`, written to the study's configs.
+fn write_machine(ctx: &StudyContext, board_llc_bytes: u64) -> Result<String, ReproError> {
+    let preset = numasim_machine::presets::get("sunfire6800").expect("sunfire6800 is a preset");
+    let from = format!("llc_bytes = {PRESET_BOARD_LLC_BYTES}");
+    let text = format!(
+        "# sunfire6800 with each board cache scaled to {board_llc_bytes} bytes (numasim repro tikir: LLC bytes over \
+         footprint kept at the paper's)\n{}",
+        preset.replace(&from, &format!("llc_bytes = {board_llc_bytes}"))
+    );
+    let file = format!("sunfire6800-llc-{board_llc_bytes}.toml");
+    ctx.write(&format!("configs/{file}"), text.as_bytes())?;
+    Ok(file)
+}
+
+/// Sizes an application's functional runs by the similarity rule, from three pilot runs
+/// without migration:
+/// 1. the footprint `F` (one iteration): the scale `s = F / F_paper`; each board cache is
+///    `s` × the paper's (LLC bytes over footprint kept);
+/// 2. two and three iterations with that cache: one iteration's instructions per thread and
+///    memory transactions (their difference, caches warm);
+/// 3. the interval: the paper's iterations per interval (instructions per interval per byte
+///    kept, as the same algorithm does the same work per byte per iteration); the run: the
+///    paper's number of intervals, or the budget's; the interconnect period: the one giving
+///    the paper's samples per page per interval (Table 2's transactions over Table 4's
+///    intervals, every 1024th, over the paper's 8 KiB pages).
+fn size_app(ctx: &mut StudyContext, a: &App) -> Result<Sizing, ReproError> {
+    let p = a.paper;
+    let has_iterations = p.iterations.is_some();
+    let one = ctx.run_experiment(
+        &format!("{}-pilot-footprint", a.name),
+        &pilot_experiment(a, "sunfire6800", false, has_iterations.then_some(1)),
+    )?;
+    let footprint = number(&one, &["totals", "footprint_bytes"]).unwrap_or(0.0);
+    let scale = footprint / p.footprint_bytes;
+    let line_ways = 64 * 4;
+    let board = ((PAPER_LLC_BYTES * scale / BOARDS as f64 / line_ways as f64).round() as u64).max(1) * line_ways;
+    let machine = write_machine(ctx, board)?;
+    let (units, instructions, transactions) = if has_iterations {
+        let runs = ctx.run_experiments(&[
+            (
+                format!("{}-pilot-2", a.name),
+                pilot_experiment(a, &machine, true, Some(2)),
+            ),
+            (
+                format!("{}-pilot-3", a.name),
+                pilot_experiment(a, &machine, true, Some(3)),
+            ),
+        ])?;
+        let d =
+            |k: &str| number(&runs[1], &["totals", k]).unwrap_or(0.0) - number(&runs[0], &["totals", k]).unwrap_or(0.0);
+        (1.0, d("instructions"), d("llc_misses"))
+    } else {
+        let r = ctx.run_experiment(
+            &format!("{}-pilot-run", a.name),
+            &pilot_experiment(a, &machine, true, None),
+        )?;
+        (
+            1.0,
+            number(&r, &["totals", "instructions"]).unwrap_or(0.0),
+            number(&r, &["totals", "llc_misses"]).unwrap_or(0.0),
+        )
+    };
+    let threads = 24.0;
+    let per_interval = p.units_per_interval() / units;
+    let phase_instructions =
+        numasim::similarity::Scaled::phase_instructions_from_work(instructions / threads, per_interval);
+    let reference = p.reference(a.name);
+    let scaled = numasim::similarity::Scaled::for_footprint(reference.clone(), footprint);
+    let pages = footprint / PAPER_PAGE_BYTES as f64;
+    let period_1024 = scaled.sample_period(transactions * per_interval, pages).unwrap_or(1);
+    let mut deviations = Vec::new();
+    let (intervals, dev) =
+        numasim::similarity::fit_budget("phases_per_run", p.intervals(), interval_budget(ctx.options.quick));
+    deviations.extend(dev);
+    let iterations = p
+        .iterations
+        .map(|_| ((intervals * p.units_per_interval()).ceil() as u64).max(1));
+    Ok(Sizing {
+        machine,
+        board_llc_bytes: board,
+        phase_instructions,
+        iterations,
+        period_1024,
+        reference,
+        deviations,
+    })
+}
+
+/// The profile sources of Table 6 with the paper's Table 5 sampling at the run's scale (miss
+/// events every 512th, scaled as the interconnect's period; TLB and ATC content every 16 K
+/// translations, which count references, whose rate per byte per interval the interval keeps),
+/// then both perfect profiles (the paper's look-ahead one and the previous interval's).
+fn sources(z: &Sizing) -> Vec<(&'static str, String)> {
+    let p = z.period(512);
+    vec![
+        (
+            "interconnect",
+            format!("profiler = \"interconnect\"\nsample_interval = {p}\n"),
+        ),
+        (
+            "cache-miss",
+            format!("profiler = \"cache-miss\"\nsample_interval = {p}\n"),
+        ),
+        ("tlb-miss", format!("profiler = \"tlb-miss\"\nsample_interval = {p}\n")),
+        ("tlb-content", "profiler = \"tlb-content\"\n".into()),
+        ("atc", "profiler = \"atc\"\n".into()),
+        ("perfect-next", "profiler = \"perfect-next\"\n".into()),
+        ("perfect", "profiler = \"perfect\"\n".into()),
+    ]
+}
+
+/// Table 2's setting (interconnect, every 1024th transaction) at the run's scale.
+fn interconnect_1024(z: &Sizing) -> String {
+    format!(
+        "policy = \"tikir\"\nprofiler = \"interconnect\"\nsample_interval = {}\n",
+        z.period_1024
+    )
+}
+
+fn experiment(a: &App, z: &Sizing, phase_instructions: u64, migration: &str) -> String {
+    let iters = z.iterations.map_or(String::new(), |n| format!("iterations = {n}\n"));
+    let mut similarity = toml::Table::new();
+    similarity.insert(
+        "similarity".into(),
+        toml::Value::try_from(&z.reference).expect("a reference serialises"),
+    );
+    format!(
+        "# numasim repro tikir: see docs/validation/tikir.md\nmachine = \"{}\"\nseed = 1\n\
          mode = \"functional\"\nphase_instructions = {phase_instructions}\n\n[workload]\nthreads = 24\n\
-         init = \"serial\"\n{}\n[placement]\npolicy = \"first-touch\"\n\n[llc]\nenabled = {}\n\n[migration]\n{migration}",
-        a.workload, a.llc
+         init = \"serial\"\n{}{iters}\n[placement]\npolicy = \"first-touch\"\npage_bytes = {PAPER_PAGE_BYTES}\n\n\
+         [llc]\nenabled = true\n\n[migration]\n{migration}\n{}",
+        z.machine,
+        a.workload,
+        toml::to_string(&similarity).expect("a table serialises")
     )
 }
 
@@ -201,9 +494,9 @@ fn non_local(r: &serde_json::Value) -> f64 {
 
 /// Table 1 / Fig. 2: D and pages covered for interval sampling at each interval and for
 /// maximum-rate sampling, on CG (the paper's Table 1 workload).
-fn table1(ctx: &mut StudyContext, cg: &App) -> Result<Vec<Comparison>, ReproError> {
+fn table1(ctx: &mut StudyContext, cg: &App, z: &Sizing) -> Result<Vec<Comparison>, ReproError> {
     let id = "table1-cg-profile";
-    let text = experiment(cg, cg.phase_instructions, "policy = \"none\"\n");
+    let text = experiment(cg, z, z.phase_instructions, "policy = \"none\"\n");
     let config = ctx.write(&format!("configs/{id}.toml"), text.as_bytes())?;
     let fail = |message: String| ReproError::Run {
         id: id.into(),
@@ -730,6 +1023,60 @@ fn table4_sampled(ctx: &mut StudyContext) -> Result<Vec<Comparison>, ReproError>
     Ok(out)
 }
 
+/// The run's samples per page per interval (its similarity block).
+fn samples_per_page(r: &serde_json::Value) -> Option<f64> {
+    r.get("similarity")?
+        .get("numbers")?
+        .as_array()?
+        .iter()
+        .find(|n| n.get("number").and_then(|v| v.as_str()) == Some("samples_per_page_per_phase"))?
+        .get("run")?
+        .as_f64()
+}
+
+/// How an application was sized: the rule's inputs and outputs, the run's similarity numbers
+/// beside the paper's, and what the budget did not keep.
+fn sizing_rows(a: &App, z: &Sizing, dynamic: &serde_json::Value) -> Vec<Comparison> {
+    let mut out = vec![
+        cmp(
+            "Similarity",
+            format!(
+                "{} interval (instructions per thread) from the paper's iterations per interval",
+                a.name
+            ),
+            "instructions",
+            None,
+            z.phase_instructions as f64,
+            Expect::None,
+        ),
+        cmp(
+            "Similarity",
+            format!("{} interconnect period standing for every 1024th transaction", a.name),
+            "transactions",
+            Some(PAPER_REAL_PERIOD),
+            z.period_1024 as f64,
+            Expect::None,
+        ),
+        cmp(
+            "Similarity",
+            format!("{} board cache (LLC over footprint kept)", a.name),
+            "bytes",
+            Some(PRESET_BOARD_LLC_BYTES as f64),
+            z.board_llc_bytes as f64,
+            Expect::None,
+        ),
+    ];
+    out.extend(crate::similarity::rows(
+        "Similarity",
+        &format!("{} (interconnect 1024)", a.name),
+        dynamic,
+    ));
+    for d in &z.deviations {
+        out.push(crate::similarity::deviation_row("Similarity", a.name, d));
+    }
+    out
+}
+
 impl Study for Tikir {
     fn name(&self) -> &'static str {
         "tikir"
@@ -751,27 +1098,29 @@ impl Study for Tikir {
         let quick = ctx.options.quick;
         let apps = apps(quick);
         let mut out = Vec::new();
-        let cg = apps.iter().find(|a| a.name == "cg").expect("cg is in every size");
-        out.extend(table1(ctx, cg)?);
+        let mut sizings = Vec::new();
+        for a in &apps {
+            sizings.push(size_app(ctx, a)?);
+        }
+        let cg = apps.iter().position(|a| a.name == "cg").expect("cg is in every size");
+        out.extend(table1(ctx, &apps[cg], &sizings[cg])?);
 
         let mut reductions = Vec::new();
         let mut static_gap = Vec::new();
-        for a in &apps {
+        for (a, z) in apps.iter().zip(&sizings) {
             let none = ctx.run_experiment(
                 &format!("{}-none", a.name),
-                &experiment(a, a.phase_instructions, "policy = \"none\"\n"),
+                &experiment(a, z, z.phase_instructions, "policy = \"none\"\n"),
             )?;
             let n0 = non_local(&none);
-            // Table 2: the real machine's setting (interconnect, every 1024th transaction).
+            // Table 2: the real machine's setting (interconnect, every 1024th transaction, at
+            // the run's scale).
             let dynamic = ctx.run_experiment(
                 &format!("{}-tikir-interconnect1024", a.name),
-                &experiment(
-                    a,
-                    a.phase_instructions,
-                    "policy = \"tikir\"\nprofiler = \"interconnect\"\nsample_interval = 1024\n",
-                ),
+                &experiment(a, z, z.phase_instructions, &interconnect_1024(z)),
             )?;
             let nd = non_local(&dynamic);
+            out.extend(sizing_rows(a, z, &dynamic));
             let (p0, p1) = a.table2.unzip();
             out.push(cmp(
                 "Table 2",
@@ -798,8 +1147,8 @@ impl Study for Tikir {
             out.push(row);
             let red = if n0 > 0.0 { 100.0 * (n0 - nd) / n0 } else { 0.0 };
             reductions.push(red);
-            // Table 3: write-backs (LLC evictions of dirty lines; none without the filter).
-            if a.llc {
+            // Table 3: write-backs (LLC evictions of dirty lines).
+            {
                 let (w0, w1) = (
                     number(&none, &["totals", "writebacks"]).unwrap_or(0.0),
                     number(&dynamic, &["totals", "writebacks"]).unwrap_or(0.0),
@@ -844,8 +1193,9 @@ impl Study for Tikir {
                 &format!("{}-profile-static", a.name),
                 &experiment(
                     a,
-                    a.phase_instructions,
-                    "policy = \"profile-static\"\nprofiler = \"interconnect\"\nsample_interval = 1024\n",
+                    z,
+                    z.phase_instructions,
+                    &interconnect_1024(z).replace("policy = \"tikir\"", "policy = \"profile-static\""),
                 ),
             )?;
             let ns = non_local(&stat);
@@ -873,17 +1223,18 @@ impl Study for Tikir {
                     Expect::None,
                 ));
                 let mut by_source = Vec::new();
-                let plan: Vec<(String, String)> = SOURCES
+                let sources = sources(z);
+                let plan: Vec<(String, String)> = sources
                     .iter()
                     .map(|(label, profiler)| {
                         (
                             format!("{}-tikir-{label}", a.name),
-                            experiment(a, a.phase_instructions, &format!("policy = \"tikir\"\n{profiler}")),
+                            experiment(a, z, z.phase_instructions, &format!("policy = \"tikir\"\n{profiler}")),
                         )
                     })
                     .collect();
                 let runs = ctx.run_experiments(&plan)?;
-                for (i, ((label, _), r)) in SOURCES.iter().zip(&runs).enumerate() {
+                for (i, ((label, _), r)) in sources.iter().zip(&runs).enumerate() {
                     let nl = non_local(r);
                     by_source.push((*label, nl));
                     let paper = t6.get(i + 1).copied().filter(|_| *label != "perfect");
@@ -905,6 +1256,16 @@ impl Study for Tikir {
                         row = row.paper_effect(t6[0] - p);
                     }
                     out.push(row);
+                    if *label != "perfect-next" && *label != "perfect" {
+                        out.push(cmp(
+                            "Similarity",
+                            format!("{} samples per page per interval, {label}", a.name),
+                            "",
+                            None,
+                            samples_per_page(r).unwrap_or(0.0),
+                            Expect::None,
+                        ));
+                    }
                     out.push(cmp(
                         "Table 6(b)",
                         format!("{} migrations, {label}", a.name),
@@ -968,17 +1329,14 @@ impl Study for Tikir {
         // §5.2 migration-interval sensitivity on MG (the paper: only MG is sensitive): the
         // interval as a multiple of the study's, 0.2x to 10x (the paper's 1 s to 50 s around 5 s).
         // Full study only (three more runs).
-        let mg = apps.iter().find(|a| a.name == "mg").expect("mg is in every size");
+        let mg = apps.iter().position(|a| a.name == "mg").expect("mg is in every size");
+        let (mg, mz) = (&apps[mg], &sizings[mg]);
         let factors: &[f64] = if quick { &[] } else { &[0.2, 1.0, 10.0] };
         for &factor in factors {
-            let phase = ((mg.phase_instructions as f64) * factor) as u64;
+            let phase = ((mz.phase_instructions as f64) * factor) as u64;
             let r = ctx.run_experiment(
                 &format!("mg-interval-x{factor}"),
-                &experiment(
-                    mg,
-                    phase,
-                    "policy = \"tikir\"\nprofiler = \"interconnect\"\nsample_interval = 1024\n",
-                ),
+                &experiment(mg, mz, phase, &interconnect_1024(mz)),
             )?;
             out.push(
                 cmp(
@@ -999,6 +1357,35 @@ impl Study for Tikir {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rule's inputs from the paper: CG class C runs 75 x 25 CG steps over 625 s / 5 s =
+    /// 125 intervals (15 steps an interval), and Table 2's 15 721 M transactions sampled every
+    /// 1024th over 467 MB of 8 KiB pages give 2.15 samples per page per interval.
+    #[test]
+    fn paper_runs_give_the_papers_intervals_and_sampling_density() {
+        let cg = paper_run("cg");
+        assert_eq!(cg.intervals(), 125.0);
+        assert_eq!(cg.units_per_interval(), 15.0);
+        let spp = cg.samples_per_page_per_interval();
+        assert!((spp - 2.1526).abs() < 1e-3, "{spp}");
+        let mg = paper_run("mg");
+        assert!((mg.intervals() - 6.2).abs() < 1e-12 && (mg.units_per_interval() - 20.0 / 6.2).abs() < 1e-12);
+        let r = cg.reference("cg");
+        assert_eq!(r.phases, Some(125.0));
+        assert_eq!(r.page_bytes, Some(8192.0));
+        // Every miss-event period scales with the interconnect's: 512 stands for 1024's half.
+        let z = Sizing {
+            machine: String::new(),
+            board_llc_bytes: 0,
+            phase_instructions: 1,
+            iterations: None,
+            period_1024: 569,
+            reference: r,
+            deviations: Vec::new(),
+        };
+        assert_eq!(z.period(512), 285);
+        assert_eq!(z.period(1024), 569);
+    }
 
     /// The full study's sampled runs take minutes each; their configurations are checked here
     /// without running them: each loads and resolves, with the placement it names.

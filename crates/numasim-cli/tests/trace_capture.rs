@@ -336,6 +336,8 @@ fn capture_json_is_the_only_thing_on_stdout_while_the_program_prints() {
     // The program's own output went to stderr.
     let stderr = String::from_utf8_lossy(&o.stderr);
     printed(&stderr, "array");
+}
+
 /// Whether process `pid` is gone (or a zombie nobody has reaped yet).
 fn gone(pid: i32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {

@@ -470,7 +470,7 @@ mod tests {
 
     #[test]
     fn a_results_json_alone_does_not_make_a_directory_replaceable() {
-        // Issue 15 item 1: any directory with a results.json used to be deleted whole.
+        // Regression: any directory with a results.json used to be deleted whole.
         let tmp = tempfile::tempdir().unwrap();
         let target = tmp.path().join("mine");
         fs::create_dir(&target).unwrap();

@@ -3,31 +3,9 @@
 //! line whose control bytes are escaped).
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use numasim_trace::{collect_all, lackey::open_lackey};
+#[path = "shared/foreign.rs"]
+mod foreign;
 
-fuzz_target!(|data: &[u8]| {
-    let Some((&first, rest)) = data.split_first() else { return };
-    let threads = usize::from(first % 4) + 1;
-    let dir = tempfile::tempdir().expect("temp dir");
-    let per = rest.len() / threads;
-    let mut paths = Vec::new();
-    for t in 0..threads {
-        let end = if t + 1 == threads { rest.len() } else { (t + 1) * per };
-        let p = dir.path().join(format!("t{t}.trace"));
-        std::fs::write(&p, &rest[t * per..end]).expect("write");
-        paths.push(p);
-    }
-    match open_lackey(&paths) {
-        Ok(mut r) => {
-            if let Err(e) = collect_all(&mut r) {
-                let text = e.to_string();
-                assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text:?}");
-            }
-        }
-        Err(e) => {
-            let text = e.to_string();
-            assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text:?}");
-        }
-    }
-});
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| foreign::read_split(data, numasim_trace::lackey::open_lackey));

@@ -15,20 +15,9 @@ fn value(quantity_starts: &str) -> f64 {
     common::comparison_value(&quick_study().1, |q| q.starts_with(quantity_starts), quantity_starts)
 }
 
-/// The paper's value, or its direction with at least half its effect (5 % of the bound, 1
-/// point for percentages, when the paper gives no number), by the scorecard.
+/// [`common::assert_holds`] on this study.
 fn holds(quantity_starts: &str) {
-    let rows = quick_study().1["scorecard"].as_array().unwrap();
-    let row = rows
-        .iter()
-        .find(|r| r["quantity"].as_str().unwrap().starts_with(quantity_starts))
-        .unwrap_or_else(|| panic!("no row {quantity_starts}"));
-    let v = row["verdict"].as_str().unwrap();
-    assert!(
-        v == "match" || v == "direction only",
-        "{quantity_starts}: {v} ({})",
-        row["numasim"]
-    );
+    common::assert_holds(&quick_study().1, quantity_starts);
 }
 
 /// Every headline of the paper has a row in the quick study (or is full-size only).

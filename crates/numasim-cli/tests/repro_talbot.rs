@@ -41,19 +41,9 @@ fn repro_talbot_quick_writes_every_run_and_the_comparison() {
     assert_eq!(configs, 32);
 }
 
-/// The paper's direction with at least half its effect (or its value), by the scorecard.
+/// [`common::assert_holds`] on this study.
 fn holds(quantity_starts: &str) {
-    let rows = quick_study().1["scorecard"].as_array().unwrap();
-    let row = rows
-        .iter()
-        .find(|r| r["quantity"].as_str().unwrap().starts_with(quantity_starts))
-        .unwrap_or_else(|| panic!("no row {quantity_starts}"));
-    let v = row["verdict"].as_str().unwrap();
-    assert!(
-        v == "match" || v == "direction only",
-        "{quantity_starts}: {v} ({})",
-        row["numasim"]
-    );
+    common::assert_holds(&quick_study().1, quantity_starts);
 }
 
 /// Every headline of the paper has a row in the quick study (or is full-size only).

@@ -60,6 +60,24 @@ pub fn verdict(study: &serde_json::Value, quantity: &str) -> String {
         .to_string()
 }
 
+/// The first scorecard row whose quantity starts with `quantity_starts` has the paper's value
+/// or its direction with at least half its effect (5 % of the bound, 1 point for percentages,
+/// when the paper gives no number).
+pub fn assert_holds(study: &serde_json::Value, quantity_starts: &str) {
+    let row = study["scorecard"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["quantity"].as_str().unwrap().starts_with(quantity_starts))
+        .unwrap_or_else(|| panic!("no row {quantity_starts}"));
+    let v = row["verdict"].as_str().unwrap();
+    assert!(
+        v == "match" || v == "direction only",
+        "{quantity_starts}: {v} ({})",
+        row["numasim"]
+    );
+}
+
 /// Every headline of the study has a row: none is missing (a renamed or dropped row), and
 /// every headline id a row carries is one the study declares.
 pub fn assert_headlines_complete(study: &serde_json::Value) {

@@ -137,7 +137,7 @@ fn the_real_gap_bfs_traced_twice_agrees_with_itself_within_the_fidelity_bands() 
 }
 
 #[test]
-#[ignore = "measured at g14, 16 threads (docs/guide/workload-fidelity.md): with frame_loads the bfs generator \
+#[ignore = "measured at g14, 16 threads (docs/validation/workloads.md): with frame_loads the bfs generator \
             has 38 % of accesses on pages with >8 sharers against the real program's 49-53 % (22 % without \
             frame_loads), LLC misses 12 % vs 22-25 %, footprint 463 vs 568-578 pages (stacks, allocator arenas, \
             libgomp), LLC MPKI 11.5 vs 16.8-17.2, first-touch local 63 vs 27 %; reads 85 vs 87 % are within the \

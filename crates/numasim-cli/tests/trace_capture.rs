@@ -9,32 +9,13 @@ use std::process::{Command, Output};
 
 use numasim_trace::{collect_all, Access, NativeReader};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
 
-/// Skips (prints why and returns true), or fails under `NUMASIM_REQUIRE_TRACER=1` (CI).
-fn skip(why: &str) -> bool {
-    assert!(
-        std::env::var_os("NUMASIM_REQUIRE_TRACER").is_none(),
-        "NUMASIM_REQUIRE_TRACER is set but {why}"
-    );
-    eprintln!("SKIPPED: {why}");
-    true
-}
+use common::{repo_root as repo, skip_tracer as skip};
 
 /// Why the tracer cannot run here, if it cannot.
 fn missing_tools() -> Option<String> {
-    if Command::new("qemu-x86_64").arg("--version").output().is_err() {
-        return Some("qemu-x86_64 is not installed (apt-get install qemu-user)".into());
-    }
-    if Command::new("gcc").arg("--version").output().is_err() {
-        return Some("gcc is not installed".into());
-    }
-    if !cfg!(target_arch = "x86_64") {
-        return Some("the test programs are built for x86-64 only".into());
-    }
-    None
+    common::missing_tracer_tools("gcc")
 }
 
 /// Compiles `tracer/tests/<name>.c` into `dir`; None (with the reason printed) if it cannot.

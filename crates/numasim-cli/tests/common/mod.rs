@@ -108,3 +108,33 @@ pub fn assert_headlines_complete(study: &serde_json::Value) {
         );
     }
 }
+
+/// The repository's root (the CLI crate sits two folders below it).
+pub fn repo_root() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Skips a tracer test (prints why and returns true), or fails under
+/// `NUMASIM_REQUIRE_TRACER=1` (CI), where the tracer's tools must be present.
+pub fn skip_tracer(why: &str) -> bool {
+    assert!(
+        std::env::var_os("NUMASIM_REQUIRE_TRACER").is_none(),
+        "NUMASIM_REQUIRE_TRACER is set but {why}"
+    );
+    eprintln!("SKIPPED: {why}");
+    true
+}
+
+/// Why programs built with `compiler` cannot be traced here, if they cannot.
+pub fn missing_tracer_tools(compiler: &str) -> Option<String> {
+    if Command::new("qemu-x86_64").arg("--version").output().is_err() {
+        return Some("qemu-x86_64 is not installed (apt-get install qemu-user)".into());
+    }
+    if Command::new(compiler).arg("--version").output().is_err() {
+        return Some(format!("{compiler} is not installed"));
+    }
+    if !cfg!(target_arch = "x86_64") {
+        return Some("the traced programs are built for x86-64 only".into());
+    }
+    None
+}

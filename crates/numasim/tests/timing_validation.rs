@@ -279,3 +279,43 @@ fn a_small_store_buffer_throttles_a_store_stream() {
     assert!(one > 40.0 * 20_000.0, "{one} ns");
     assert!(many * 10.0 < one, "56 entries {many} ns vs 1 entry {one} ns");
 }
+
+/// Uniform random loads from 16 cores over 1 GiB of one DDR4-2400 channel (one rank), LLC off.
+fn random_reads_on_one_channel(frames: &str) -> (f64, f64) {
+    let text = format!(
+        "seed = 3\nmode = \"timing\"\nphase_instructions = 100000000\n\
+         [machine]\nbase = \"two-socket\"\nmemory.m0.channels = 1\nmemory.m0.dram = \"ddr4-2400\"\n\
+         [llc]\nenabled = false\n\
+         [mapping]\npolicy = \"explicit\"\nsockets = [{}]\n\
+         [placement]\npolicy = \"bind\"\nnodes = [\"m0\"]\nframes = \"{frames}\"\n\
+         [workload]\nkind = \"synthetic\"\nthreads = 16\npattern = \"uniform\"\nfootprint_bytes = 1073741824\n\
+         accesses_per_thread = 6000\ninstructions_per_access = 1\nlines_per_visit = 1\nwrite_fraction = 0.0\n",
+        vec!["\"s0\""; 16].join(", ")
+    );
+    let r = run(&text);
+    let t = r.timing.as_ref().unwrap();
+    let m0 = &t.memory["m0"];
+    let gbps = m0.accesses as f64 * 64.0 / t.sim_time_ns;
+    (m0.row_hit_fraction, gbps)
+}
+
+#[test]
+fn frame_order_decides_whether_a_random_stream_hits_open_rows() {
+    let t = numasim::machine::DramKind::Ddr4_2400.timings();
+    // At most four activates per tFAW, less the time refresh takes.
+    let faw_bound_gbps = 4.0 * 64.0 / t.t_faw_ns * (1.0 - t.t_rfc_ns / t.t_refi_ns);
+    let (seq_hits, seq_gbps) = random_reads_on_one_channel("sequential");
+    let (rnd_hits, rnd_gbps) = random_reads_on_one_channel("random");
+    // Touch-order frames make a random stream of first touches a sequential physical one.
+    assert!(seq_hits > 0.2, "sequential frames: row hits {seq_hits}");
+    assert!(
+        seq_gbps > faw_bound_gbps * 1.05,
+        "sequential frames beat the activate bound: {seq_gbps}"
+    );
+    // Scattered frames open a row for nearly every access, so tFAW bounds the bandwidth.
+    assert!(rnd_hits < 0.02, "random frames: row hits {rnd_hits}");
+    assert!(
+        (rnd_gbps - faw_bound_gbps).abs() / faw_bound_gbps < 0.05,
+        "random frames: {rnd_gbps} GB/s against the tFAW bound {faw_bound_gbps}"
+    );
+}

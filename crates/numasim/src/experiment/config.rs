@@ -271,6 +271,9 @@ pub struct PlacementSpec {
     pub capacity_fraction_of_footprint: BTreeMap<String, f64>,
     /// Node capacity overrides in bytes.
     pub capacity_bytes: BTreeMap<String, u64>,
+    /// The order frames are handed out in on each node: `sequential` (touch order) or `random`
+    /// (a seeded permutation over the device; see [`crate::mem::frames`]).
+    pub frames: crate::mem::FrameOrder,
 }
 
 /// Smallest page (`placement.page_bytes`): x86's base page.
@@ -289,6 +292,7 @@ impl Default for PlacementSpec {
             page_bytes: 4096,
             capacity_fraction_of_footprint: BTreeMap::new(),
             capacity_bytes: BTreeMap::new(),
+            frames: crate::mem::FrameOrder::Sequential,
         }
     }
 }

@@ -458,7 +458,12 @@ pub fn placement(exp: &Experiment, m: &Machine) -> Result<Placement, ConfigError
     let nearest = (0..m.sockets.len())
         .map(|s| m.nearest_memory_order(s).to_vec())
         .collect();
-    Ok(Placement::new(policy, capacity, nearest).with_process_policies(per_process, page))
+    // Frames number the device's pages, whatever the placement's capacity for this run.
+    let device_pages: Vec<u64> = m.memory_nodes.iter().map(|n| n.capacity_bytes / page).collect();
+    let frames = crate::mem::Frames::new(p.frames, &device_pages, exp.spec.seed);
+    Ok(Placement::new(policy, capacity, nearest)
+        .with_process_policies(per_process, page)
+        .with_frames(frames))
 }
 
 /// Socket of every thread from `[mapping]` (over all processes' threads in order), then each

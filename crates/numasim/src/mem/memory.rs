@@ -17,10 +17,9 @@ pub struct Memory {
     pub table: PageTable,
     /// Home memory node of every page id.
     pub home: Vec<u16>,
-    /// Frame of every page id on its home node (first-come order per node; a move takes a
-    /// fresh frame at the destination).
+    /// Frame of every page id on its home node (placement's frame order; a move takes a fresh
+    /// frame at the destination).
     pub frame: Vec<u32>,
-    next_frame: Vec<u32>,
     pub placement: Placement,
     /// Per-page, per-socket access counts (phase and run).
     pub pages: PageStats,
@@ -52,12 +51,11 @@ pub struct Moved {
 }
 
 impl Memory {
-    pub fn new(page_bytes: u64, sockets: usize, nodes: usize, placement: Placement) -> Self {
+    pub fn new(page_bytes: u64, sockets: usize, placement: Placement) -> Self {
         Memory {
             table: PageTable::new(page_bytes),
             home: Vec::new(),
             frame: Vec::new(),
-            next_frame: vec![0; nodes],
             placement,
             pages: PageStats::new(sockets),
             fixed_home: FixedHomes::default(),
@@ -108,8 +106,8 @@ impl Memory {
         let oracle = self.fixed_home.get(vpage);
         let node = self.placement.place_or_oracle(socket, vpage, footprint, oracle)?;
         self.home.push(node as u16);
-        self.frame.push(self.next_frame[node]);
-        self.next_frame[node] += 1;
+        let frame = self.placement.take_frame(node);
+        self.frame.push(frame);
         self.pages.push_page();
         Ok(())
     }
@@ -125,8 +123,7 @@ impl Memory {
         self.placement.moved(from, node);
         self.home[p] = node as u16;
         let old_frame = self.frame[p];
-        self.frame[p] = self.next_frame[node];
-        self.next_frame[node] += 1;
+        self.frame[p] = self.placement.take_frame(node);
         Some(Moved { from, old_frame })
     }
 
@@ -153,7 +150,7 @@ mod tests {
             vec![Capacity::Pages(capacity); 2],
             vec![vec![0, 1], vec![1, 0]],
         );
-        Memory::new(4096, 2, 2, placement)
+        Memory::new(4096, 2, placement)
     }
 
     #[test]
@@ -207,7 +204,7 @@ mod tests {
         );
         // 1 GiB pages: 16 M lines each; 17 bytes a line is 272 MiB a page, so a 1 GiB budget
         // holds three pages.
-        let mut m = Memory::new(1 << 30, 2, 2, placement);
+        let mut m = Memory::new(1 << 30, 2, placement);
         m.keep_line_state(17, 1 << 30);
         for p in 0..3u64 {
             m.touch(0, p << 30).unwrap();

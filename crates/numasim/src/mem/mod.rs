@@ -1,6 +1,7 @@
 //! Memory: page table, placement, thread mapping.
 
 pub mod fixed_homes;
+pub mod frames;
 pub mod huge_pages;
 pub mod mapping;
 pub mod memory;
@@ -8,6 +9,7 @@ pub mod page_table;
 pub mod placement;
 
 pub use fixed_homes::FixedHomes;
+pub use frames::{FrameOrder, Frames};
 pub use mapping::ThreadMapping;
 pub use memory::{Memory, Moved};
 pub use page_table::PageTable;

@@ -6,6 +6,8 @@
 //! be a fraction of the footprint touched so far (StarNUMA caps the pool at 20 % of each
 //! workload's footprint rather than at an absolute size).
 
+use super::frames::{FrameOrder, Frames};
+
 /// Placement policy over memory-node indices of the machine.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PlacementPolicy {
@@ -70,6 +72,8 @@ pub struct Placement {
     nearest: Vec<Vec<usize>>,
     /// Round-robin: pages placed so far (the next page goes to `nodes[rr_next % len]`).
     rr_next: u64,
+    /// The frame each node hands out next ([`super::frames`]).
+    frames: Frames,
 }
 
 impl Placement {
@@ -83,7 +87,24 @@ impl Placement {
             rr_next: 0,
             per_process: Vec::new(),
             process_shift: 64,
+            frames: Frames::sequential(n),
         }
+    }
+
+    /// Frames handed out by `frames` instead of in touch order.
+    pub fn with_frames(mut self, frames: Frames) -> Self {
+        self.frames = frames;
+        self
+    }
+
+    /// The next frame of `node`, for a page placed or moved there.
+    #[inline]
+    pub fn take_frame(&mut self, node: usize) -> u32 {
+        self.frames.take(node)
+    }
+
+    pub fn frame_order(&self) -> FrameOrder {
+        self.frames.order()
     }
 
     /// A policy per process (`policies[p]` for process p; the first replaces `policy`), for

@@ -155,7 +155,7 @@ impl FunctionalSim {
             .unwrap_or_default();
         let threads = thread_socket.len();
         let sharers = SharerMap::new(sockets);
-        let mut memory = Memory::new(cfg.page_bytes, sockets, nodes, placement);
+        let mut memory = Memory::new(cfg.page_bytes, sockets, placement);
         if cfg.llc.is_some() {
             memory.keep_line_state(sharers.bytes_per_line(), line_state_budget_bytes());
         }

@@ -300,7 +300,7 @@ impl TimingSim {
             })
             .collect();
         let classes = class_names.len();
-        let mut memory = Memory::new(cfg.page_bytes, sockets, nodes, placement);
+        let mut memory = Memory::new(cfg.page_bytes, sockets, placement);
         memory.keep_line_state(Directory::BYTES_PER_LINE, crate::mem::memory::line_state_budget_bytes());
         Ok(TimingSim {
             sockets,

@@ -155,6 +155,49 @@ pub fn write_collected_bytes(dir: &Path, out: &Path, bytes: &[u8]) -> Result<(),
     numasim_output::write_file(out, bytes, &sweep::collect_inputs(dir)).map_err(|e| e.to_string())
 }
 
+/// One step of `numasim repro STUDY` for an executor elsewhere: runs the study, reusing every
+/// finished run, up to its first batch with runs missing. Returns JSON: `{"pending": [{id,
+/// config, dir}, ...]}` for the executor to run (then call again), or `{"pending": [],
+/// "comparison_csv", "report", "scorecard"}` when the study is complete. With `external` false
+/// the missing runs are run here, `jobs` at once, finished ones reused only with `resume`.
+pub fn repro_step(
+    study: &str,
+    out: &Path,
+    quick: bool,
+    jobs: usize,
+    external: bool,
+    resume: bool,
+) -> Result<String, String> {
+    let study = numasim_repro::find(study).map_err(|e| error_chain(&e))?;
+    let options = numasim_repro::StudyOptions {
+        quick,
+        out: out.to_path_buf(),
+        jobs: jobs.max(1),
+        resume,
+        external,
+    };
+    match numasim_repro::run_study(study, options, Box::new(|m| eprintln!("{m}"))) {
+        Ok(o) => serde_json::to_string(&serde_json::json!({
+            "pending": [],
+            "comparison_csv": o.csv,
+            "report": o.report,
+            "scorecard": o.rows,
+        }))
+        .map_err(|e| e.to_string()),
+        Err(numasim_repro::ReproError::Pending { runs }) => {
+            serde_json::to_string(&serde_json::json!({ "pending": runs })).map_err(|e| e.to_string())
+        }
+        Err(e) => Err(error_chain(&e)),
+    }
+}
+
+/// Runs one pending run of a study (what an executor's worker calls).
+pub fn repro_run(id: &str, config: &Path, dir: &Path, threads: usize) -> Result<(), String> {
+    numasim_repro::run_config(id, config, dir, threads)
+        .map(|_| ())
+        .map_err(|e| error_chain(&e))
+}
+
 #[cfg(feature = "python")]
 mod python {
     use super::{load_experiment, run_experiment, sweep, ConfigInput};
@@ -239,6 +282,30 @@ mod python {
         super::write_collected_bytes(&dir, &out, data).map_err(err)
     }
 
+    /// One step of a study run by an external executor; see `numasim.repro`.
+    #[pyfunction]
+    #[pyo3(signature = (study, out, quick=false, jobs=1, external=true, resume=true))]
+    fn repro_step(
+        py: Python<'_>,
+        study: String,
+        out: PathBuf,
+        quick: bool,
+        jobs: usize,
+        external: bool,
+        resume: bool,
+    ) -> PyResult<String> {
+        py.detach(move || super::repro_step(&study, &out, quick, jobs, external, resume))
+            .map_err(err)
+    }
+
+    /// Runs one run a study listed as pending (on whichever worker the executor chose).
+    #[pyfunction]
+    #[pyo3(signature = (id, config, dir, threads=1))]
+    fn repro_run(py: Python<'_>, id: String, config: PathBuf, dir: PathBuf, threads: usize) -> PyResult<()> {
+        py.detach(move || super::repro_run(&id, &config, &dir, threads))
+            .map_err(err)
+    }
+
     #[pymodule]
     fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("NumasimError", m.py().get_type::<NumasimError>())?;
@@ -250,6 +317,8 @@ mod python {
         m.add_function(wrap_pyfunction!(sweep_collect_csv, m)?)?;
         m.add_function(wrap_pyfunction!(sweep_collect_write, m)?)?;
         m.add_function(wrap_pyfunction!(write_collected_bytes, m)?)?;
+        m.add_function(wrap_pyfunction!(repro_step, m)?)?;
+        m.add_function(wrap_pyfunction!(repro_run, m)?)?;
         Ok(())
     }
 }

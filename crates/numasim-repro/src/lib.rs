@@ -48,6 +48,18 @@ pub enum ReproError {
     Results { id: String, message: String },
     #[error("{path}, line {line}: {message}")]
     Scorecard { path: PathBuf, line: u64, message: String },
+    /// `external`: the study needs these runs before it can go on ([`StudyOptions::external`]).
+    #[error("{} runs to run first (external executor)", runs.len())]
+    Pending { runs: Vec<PendingRun> },
+}
+
+/// A run a study needs that an external executor is to run: `numasim_repro::run_config(config,
+/// dir, threads)` wherever it runs (the output directory on a shared file system).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PendingRun {
+    pub id: String,
+    pub config: PathBuf,
+    pub dir: PathBuf,
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> ReproError + '_ {
@@ -189,6 +201,14 @@ pub struct StudyOptions {
     /// Experiments of one batch ([`StudyContext::run_experiments`]) run at once, each with an
     /// equal share of the cores. Results never depend on it.
     pub jobs: usize,
+    /// Reuse a run already in `runs/<id>` whose config is byte-identical to the one the study
+    /// asks for (an interrupted study goes on where it stopped). Runs are deterministic, so a
+    /// reused run's results are the ones running it again would give.
+    pub resume: bool,
+    /// Run nothing: the first batch with runs missing ends the study with
+    /// [`ReproError::Pending`], listing them for an executor elsewhere (Ray, Slurm); calling
+    /// the study again with `resume` then goes on to the next batch. Implies `resume`.
+    pub external: bool,
 }
 
 /// A paper's reproduction.
@@ -266,39 +286,71 @@ impl StudyContext {
     /// deterministic on its own, so nothing depends on `jobs`. The first failure (in the
     /// order given) is returned after the batch ends.
     pub fn run_experiments(&mut self, batch: &[(String, String)]) -> Result<Vec<serde_json::Value>, ReproError> {
+        let resume = self.options.resume || self.options.external;
         let mut configs = Vec::with_capacity(batch.len());
+        let mut done: Vec<Option<(PathBuf, serde_json::Value)>> = Vec::with_capacity(batch.len());
         for (id, toml) in batch {
-            configs.push(self.write(&format!("configs/{id}.toml"), toml.as_bytes())?);
-        }
-        let threads_per_run = (numasim::experiment::config::available_cores() / self.jobs_for(batch.len())).max(1);
-        let ids: Vec<&str> = batch.iter().map(|(id, _)| id.as_str()).collect();
-        let out = self.options.out.clone();
-        let slots = self.run_batch(&ids, |i| -> Result<(PathBuf, serde_json::Value), ReproError> {
-            let (id, config) = (ids[i], &configs[i]);
-            let fail = |message: String| ReproError::Run {
-                id: id.into(),
-                config: config.clone(),
-                message,
+            let rel = format!("configs/{id}.toml");
+            let kept = if resume {
+                self.finished_run(id, &rel, toml)
+            } else {
+                None
             };
-            let mut exp = numasim::experiment::Experiment::load(config).map_err(|e| fail(e.to_string()))?;
-            exp.worker_threads = threads_per_run;
-            let (dir, _) = numasim::experiment::run(&exp, &out.join("runs").join(id), &mut |_| {})
-                .map_err(|e| fail(e.to_string()))?;
-            let path = dir.join("results.json");
-            let text = std::fs::read_to_string(&path).map_err(io_err(&path))?;
-            let value = serde_json::from_str(&text).map_err(|e| ReproError::Results {
-                id: id.into(),
-                message: e.to_string(),
-            })?;
-            Ok((dir, value))
+            configs.push(if kept.is_some() {
+                self.options.out.join(&rel)
+            } else {
+                self.write(&rel, toml.as_bytes())?
+            });
+            done.push(kept);
+        }
+        let todo: Vec<usize> = (0..batch.len()).filter(|&i| done[i].is_none()).collect();
+        if self.options.external && !todo.is_empty() {
+            let runs = todo
+                .iter()
+                .map(|&i| PendingRun {
+                    id: batch[i].0.clone(),
+                    config: configs[i].clone(),
+                    dir: self.options.out.join("runs").join(&batch[i].0),
+                })
+                .collect();
+            return Err(ReproError::Pending { runs });
+        }
+        let threads_per_run = (numasim::experiment::config::available_cores() / self.jobs_for(todo.len())).max(1);
+        let ids: Vec<&str> = todo.iter().map(|&i| batch[i].0.as_str()).collect();
+        let out = self.options.out.clone();
+        let slots = self.run_batch(&ids, |k| {
+            let i = todo[k];
+            run_config(
+                &batch[i].0,
+                &configs[i],
+                &out.join("runs").join(&batch[i].0),
+                threads_per_run,
+            )
         });
+        for (k, slot) in slots.into_iter().enumerate() {
+            done[todo[k]] = Some(slot?);
+        }
         let mut results = Vec::with_capacity(batch.len());
-        for slot in slots {
-            let (dir, value) = slot?;
+        for (dir, value) in done.into_iter().flatten() {
             self.runs.push(dir);
             results.push(value);
         }
         Ok(results)
+    }
+
+    /// `runs/<id>` and its results when a previous study ran exactly `toml` there (its config
+    /// file byte-identical, its results directory complete).
+    fn finished_run(&self, id: &str, config_rel: &str, toml: &str) -> Option<(PathBuf, serde_json::Value)> {
+        let old = std::fs::read(self.options.out.join(config_rel)).ok()?;
+        if old != toml.as_bytes() {
+            return None;
+        }
+        let dir = self.options.out.join("runs").join(id);
+        if !dir.join(numasim_output::results_dir::MARKER).is_file() {
+            return None;
+        }
+        let value = serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).ok()?).ok()?;
+        Some((dir, value))
     }
 
     /// Writes `bytes` as `rel` in the output directory (never over a file numasim did not
@@ -369,6 +421,32 @@ impl StudyContext {
             .map(|s| s.expect("every index of the batch was run"))
             .collect()
     }
+}
+
+/// Runs one study experiment: the config `config` into the results directory `dir` with
+/// `threads` worker threads, returning the directory and its results.json. What a study's
+/// batch runs locally and what an external executor's worker runs.
+pub fn run_config(
+    id: &str,
+    config: &Path,
+    dir: &Path,
+    threads: usize,
+) -> Result<(PathBuf, serde_json::Value), ReproError> {
+    let fail = |message: String| ReproError::Run {
+        id: id.into(),
+        config: config.to_path_buf(),
+        message,
+    };
+    let mut exp = numasim::experiment::Experiment::load(config).map_err(|e| fail(e.to_string()))?;
+    exp.worker_threads = threads.max(1);
+    let (dir, _) = numasim::experiment::run(&exp, dir, &mut |_| {}).map_err(|e| fail(e.to_string()))?;
+    let path = dir.join("results.json");
+    let text = std::fs::read_to_string(&path).map_err(io_err(&path))?;
+    let value = serde_json::from_str(&text).map_err(|e| ReproError::Results {
+        id: id.into(),
+        message: e.to_string(),
+    })?;
+    Ok((dir, value))
 }
 
 /// A number at a JSON path of a results.json.
@@ -574,6 +652,8 @@ mod tests {
                 quick: true,
                 out: dir.path().to_path_buf(),
                 jobs,
+                resume: false,
+                external: false,
             };
             let mut ctx = StudyContext::new(options, Box::new(|_| {})).unwrap();
             let exp = |seed: u64, threads: u32| {
@@ -602,6 +682,70 @@ mod tests {
         assert_ne!(one.1[0], one.1[2]);
     }
 
+    fn small_experiment(seed: u64) -> String {
+        format!(
+            "machine = \"starnuma16-pool\"\nseed = {seed}\nmode = \"functional\"\nphase_instructions = 20000\n\n\
+             [workload]\nkind = \"synthetic\"\nthreads = 4\npattern = \"shared-hot\"\naccesses_per_thread = 3000\n"
+        )
+    }
+
+    fn options(out: &Path, resume: bool, external: bool) -> StudyOptions {
+        StudyOptions {
+            quick: true,
+            out: out.to_path_buf(),
+            jobs: 1,
+            resume,
+            external,
+        }
+    }
+
+    /// Results without the host-dependent `perf` block.
+    fn simulated(v: &serde_json::Value) -> serde_json::Value {
+        let mut v = v.clone();
+        v.as_object_mut().unwrap().remove("perf");
+        v
+    }
+
+    /// An external executor gets the missing runs, runs them with `run_config`, and the study
+    /// then reads the same results a local run gives; resuming re-runs only a changed config.
+    #[test]
+    fn external_runs_and_resume_give_the_local_results() {
+        let batch: Vec<(String, String)> = (1..=2u64).map(|i| (format!("r{i}"), small_experiment(i))).collect();
+        let local_dir = tempfile::tempdir().unwrap();
+        let mut local = StudyContext::new(options(local_dir.path(), false, false), Box::new(|_| {})).unwrap();
+        let expected: Vec<_> = local.run_experiments(&batch).unwrap().iter().map(simulated).collect();
+
+        let dir = tempfile::tempdir().unwrap();
+        let mut ctx = StudyContext::new(options(dir.path(), false, true), Box::new(|_| {})).unwrap();
+        let Err(ReproError::Pending { runs }) = ctx.run_experiments(&batch) else {
+            panic!("an external study lists its runs first");
+        };
+        assert_eq!(runs.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["r1", "r2"]);
+        for r in &runs {
+            run_config(&r.id, &r.config, &r.dir, 1).unwrap();
+        }
+        let mut ctx = StudyContext::new(options(dir.path(), false, true), Box::new(|_| {})).unwrap();
+        let got: Vec<_> = ctx.run_experiments(&batch).unwrap().iter().map(simulated).collect();
+        assert_eq!(got, expected);
+
+        // Resume: r1 unchanged is reused (its results file untouched), r2 changed is run again.
+        let stamp = |id: &str| {
+            std::fs::metadata(dir.path().join("runs").join(id).join("results.json"))
+                .unwrap()
+                .modified()
+                .unwrap()
+        };
+        let (r1, r2) = (stamp("r1"), stamp("r2"));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let changed = vec![batch[0].clone(), ("r2".to_string(), small_experiment(9))];
+        let mut ctx = StudyContext::new(options(dir.path(), true, false), Box::new(|_| {})).unwrap();
+        let again = ctx.run_experiments(&changed).unwrap();
+        assert_eq!(simulated(&again[0]), expected[0]);
+        assert_eq!(stamp("r1"), r1, "an unchanged run is reused");
+        assert_ne!(stamp("r2"), r2, "a changed config is run again");
+        assert_ne!(simulated(&again[1]), expected[1]);
+    }
+
     /// `run_batch` returns every run's result at its own index, failures included, and
     /// reports a start and each end, with one job or several.
     #[test]
@@ -612,6 +756,8 @@ mod tests {
                 quick: true,
                 out: dir.path().to_path_buf(),
                 jobs,
+                resume: false,
+                external: false,
             };
             let heard = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
             let h = heard.clone();
@@ -641,6 +787,8 @@ mod tests {
             quick: true,
             out: dir.path().to_path_buf(),
             jobs: 1,
+            resume: false,
+            external: false,
         };
         let heard = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let h = heard.clone();
@@ -660,6 +808,8 @@ mod tests {
             quick: true,
             out: out.to_path_buf(),
             jobs: 1,
+            resume: false,
+            external: false,
         };
         std::fs::write(d.path().join("comparison.csv"), "mine").unwrap();
         let e = StudyContext::new(options(d.path()), Box::new(|_| {}))

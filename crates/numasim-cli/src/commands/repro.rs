@@ -21,6 +21,23 @@ pub struct ReproArgs {
     /// Experiments run at once (default: all cores); results never depend on it.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     jobs: Option<u16>,
+    /// Reuse every run already in OUT/runs whose config is unchanged (an interrupted study goes
+    /// on where it stopped); results are the same as running it again.
+    #[arg(long)]
+    resume: bool,
+    /// Where the runs go: `local` (this process, --jobs at once), `ray` or `submitit` (through
+    /// the Python package, `python -m numasim repro`; those always resume).
+    #[arg(long, value_parser = ["local", "ray", "submitit"], default_value = "local")]
+    executor: String,
+    /// Ray: the cluster's address (default: a single-node Ray started for the study).
+    #[arg(long)]
+    address: Option<String>,
+    /// submitit: `slurm` (default where sbatch exists), `local` or `debug`.
+    #[arg(long)]
+    cluster: Option<String>,
+    /// submitit parameter KEY=VALUE, e.g. slurm_partition=cpu (repeatable).
+    #[arg(long, value_name = "KEY=VALUE")]
+    slurm: Vec<String>,
     /// Re-print the scorecard of a finished study from DIR/comparison.csv, without running.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["quick", "out", "jobs"])]
     scorecard: Option<PathBuf>,
@@ -69,6 +86,9 @@ fn study(args: ReproArgs) -> anyhow::Result<()> {
     if let Some(dir) = &args.scorecard {
         return reprint(study, dir, &args);
     }
+    if args.executor != "local" {
+        return through_python(&args);
+    }
     let out = args.out.unwrap_or_else(|| {
         PathBuf::from("results").join(format!(
             "repro-{}{}",
@@ -89,6 +109,8 @@ fn study(args: ReproArgs) -> anyhow::Result<()> {
         jobs: args
             .jobs
             .map_or_else(numasim::experiment::config::available_cores, usize::from),
+        resume: args.resume,
+        external: false,
     };
     let outcome = numasim_repro::run_study(study, options, progress)?;
     if args.json {
@@ -106,6 +128,49 @@ fn study(args: ReproArgs) -> anyhow::Result<()> {
     println!("comparison: {}", outcome.csv.display());
     if let Some(r) = outcome.report {
         println!("report: {}", r.display());
+    }
+    Ok(())
+}
+
+/// `--executor ray|submitit`: the executors are the Python package's, so the study runs as
+/// `python -m numasim repro` (the interpreter: `NUMASIM_PYTHON`, else `.venv/bin/python` where
+/// `scripts/setup-python` made it, else `python3`).
+fn through_python(args: &ReproArgs) -> anyhow::Result<()> {
+    let python = std::env::var_os("NUMASIM_PYTHON")
+        .map(PathBuf::from)
+        .or_else(|| Some(PathBuf::from(".venv/bin/python")).filter(|p| p.is_file()))
+        .unwrap_or_else(|| PathBuf::from("python3"));
+    let mut cmd = std::process::Command::new(&python);
+    cmd.args(["-m", "numasim", "repro", &args.study, "--executor", &args.executor]);
+    if args.quick {
+        cmd.arg("--quick");
+    }
+    if let Some(out) = &args.out {
+        cmd.arg("-o").arg(out);
+    }
+    if let Some(j) = args.jobs {
+        cmd.arg("-j").arg(j.to_string());
+    }
+    if args.json {
+        cmd.arg("--json");
+    }
+    for (flag, value) in [("--address", &args.address), ("--cluster", &args.cluster)] {
+        if let Some(v) = value {
+            cmd.arg(flag).arg(v);
+        }
+    }
+    for kv in &args.slurm {
+        cmd.arg("--slurm").arg(kv);
+    }
+    let status = cmd.status().map_err(|e| {
+        anyhow::anyhow!(
+            "--executor {} runs through the Python package, but {} could not be started ({e}); run scripts/setup-python or set NUMASIM_PYTHON",
+            args.executor,
+            python.display()
+        )
+    })?;
+    if !status.success() {
+        anyhow::bail!("python -m numasim repro failed ({status})");
     }
     Ok(())
 }

@@ -15,6 +15,7 @@ from ._native import NumasimError, __version__
 from ._result import Result, load
 from ._machine import Machine
 from ._run import run
+from .studies import repro
 from .sweeps import collect, sweep
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "run",
     "load",
     "sweep",
+    "repro",
     "collect",
     "__version__",
 ]

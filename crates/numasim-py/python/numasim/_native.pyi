@@ -35,3 +35,11 @@ def sweep_collect_write(dir: str, out: str) -> int:
 
 def write_collected_bytes(dir: str, out: str, data: bytes) -> None:
     """Writes `data`, a table collected from `dir`, to `out` under numasim's output policy."""
+
+def repro_step(
+    study: str, out: str, quick: bool = False, jobs: int = 1, external: bool = True, resume: bool = True
+) -> str:
+    """One step of a study: JSON with the runs still `pending`, or the finished study's files and scorecard."""
+
+def repro_run(id: str, config: str, dir: str, threads: int = 1) -> None:
+    """Runs one run a study listed as pending."""

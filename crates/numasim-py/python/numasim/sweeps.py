@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import json
 import os
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Union
 
 from . import _native
+from ._executors import EXECUTORS, dispatch
 from ._result import collect_frame
 
 PathLike = Union[str, "os.PathLike[str]"]
-EXECUTORS = ("local", "ray", "submitit")
 
 
 def plan(sweep_file: PathLike, out: Optional[PathLike] = None) -> Dict[str, Any]:
@@ -59,96 +58,12 @@ def sweep(
     p = json.loads(_native.sweep_plan(sweep_file, out_s, True))
     pending = [r["index"] for r in p["runs"] if not r["complete"]]
     if pending:
-        if executor == "local":
-            _local(sweep_file, out_s, pending, jobs)
-        elif executor == "ray":
-            _ray(sweep_file, out_s, pending, address)
-        elif executor == "submitit":
-            _submitit(sweep_file, out_s, pending, p["out_dir"], slurm or {}, cluster)
-        else:
-            raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, not {executor!r}")
+        # Paths as the workers see them: absolute, since a Slurm job may start elsewhere.
+        sweep_abs = str(Path(sweep_file).resolve())
+        out_abs = str(Path(out_s if out_s is not None else p["out_dir"]).resolve())
+        calls = [(sweep_abs, out_abs, i) for i in pending]
+        dispatch(_run_point, calls, executor, Path(out_abs), jobs=jobs, address=address, slurm=slurm, cluster=cluster)
     return plan(sweep_file, out)
-
-
-def _raise_failures(failures: List[str], total: int) -> None:
-    if failures:
-        from ._native import NumasimError
-
-        raise NumasimError(
-            f"{len(failures)} of {total} runs failed (the others are complete; rerun to retry only "
-            "the failed ones):\n  " + "\n  ".join(failures)
-        )
-
-
-def _local(sweep_file: str, out: Optional[str], pending: List[int], jobs: Optional[int]) -> None:
-    cores = os.cpu_count() or 1
-    jobs = max(1, min(jobs or cores, len(pending)))
-    threads = max(1, cores // jobs)
-    failures = []
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(_run_point, sweep_file, out, i, threads) for i in pending]
-        for f in futures:
-            try:
-                f.result()
-            except Exception as e:  # noqa: BLE001 - reported together below
-                failures.append(str(e))
-    _raise_failures(failures, len(pending))
-
-
-def _ray(sweep_file: str, out: Optional[str], pending: List[int], address: Optional[str]) -> None:
-    try:
-        import ray
-    except ImportError as e:
-        raise ImportError("executor='ray' needs Ray: pip install 'ray'") from e
-    started_here = not ray.is_initialized()
-    if started_here:
-        kwargs: Dict[str, Any] = {"address": address} if address else {"include_dashboard": False}
-        ray.init(**kwargs, log_to_driver=False)
-    try:
-        task = ray.remote(num_cpus=1)(_run_point)
-        refs = [task.remote(sweep_file, out, i, 1) for i in pending]
-        failures = []
-        for ref in refs:
-            try:
-                ray.get(ref)
-            except Exception as e:  # noqa: BLE001
-                failures.append(str(getattr(e, "cause", None) or e))
-        _raise_failures(failures, len(pending))
-    finally:
-        if started_here:
-            ray.shutdown()
-
-
-def _submitit(
-    sweep_file: str,
-    out: Optional[str],
-    pending: List[int],
-    out_dir: str,
-    params: Dict[str, Any],
-    cluster: Optional[str],
-) -> None:
-    try:
-        import submitit
-    except ImportError as e:
-        raise ImportError("executor='submitit' needs submitit: pip install submitit") from e
-    # Paths as the jobs see them: absolute, since a Slurm job may start elsewhere.
-    sweep_abs = str(Path(sweep_file).resolve())
-    out_abs = str(Path(out).resolve()) if out is not None else str(Path(out_dir).resolve())
-    folder = Path(out_abs) / ".submitit"
-    ex = submitit.AutoExecutor(folder=str(folder), cluster=cluster)
-    defaults = {"timeout_min": 60, "cpus_per_task": 1}
-    if ex.cluster == "slurm":
-        defaults["slurm_array_parallelism"] = len(pending)
-    ex.update_parameters(**{**defaults, **params})
-    n = len(pending)
-    jobs = ex.map_array(_run_point, [sweep_abs] * n, [out_abs] * n, pending, [1] * n)
-    failures = []
-    for job in jobs:
-        try:
-            job.result()
-        except Exception as e:  # noqa: BLE001
-            failures.append(str(e))
-    _raise_failures(failures, n)
 
 
 def collect(results_root: PathLike, backend: str = "pandas"):

@@ -127,12 +127,10 @@ fn the_real_gap_bfs_traced_twice_agrees_with_itself_within_the_fidelity_bands() 
 
 #[test]
 #[ignore = "measured at g14, 16 threads (docs/validation/workloads.md): with frame_loads the bfs generator \
-            has 38 % of accesses on pages with >8 sharers against the real program's 49-53 % (22 % without \
-            frame_loads), LLC misses 12 % vs 22-25 %, footprint 463 vs 568-578 pages (stacks, allocator arenas, \
-            libgomp), LLC MPKI 11.5 vs 16.8-17.2, first-touch local 63 vs 27 %; reads 85 vs 87 % are within the \
-            band. Bottom-up chunk k goes to thread k in every step (ties after a barrier go to the lowest \
-            id), the static owner of parent page k at g14: a diagnostic rotation of that order brought \
-            first-touch local to 26 % but left the >8-sharer share at 38 %, whose remaining cause is not found"]
+            has 38 % of accesses on pages with >8 sharers against the real program's 49-54 %, LLC misses 7 % vs \
+            22-27 %, footprint 463 vs 568-578 pages (stacks, allocator arenas, libgomp), first-touch local of LLC \
+            misses 43 vs 35 %; reads (85 vs 87 %), LLC MPKI (20.2 vs 17.8) and first-touch local (26 vs 25 %) are \
+            within their bands. The >8-sharer gap's remaining cause is not found"]
 fn the_bfs_generator_matches_the_real_gap_bfs_within_the_fidelity_bands() {
     let dir = tempfile::tempdir().unwrap();
     let Some((real, _)) = real_bfs_traces(dir.path()) else {

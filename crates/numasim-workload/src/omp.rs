@@ -6,7 +6,12 @@
 //! - `static`: thread t owns one contiguous block (libgomp's split: the first n mod T threads get
 //!   one more item), processed in order;
 //! - `dynamic,c`: chunks of c items go, in order, to whichever thread is free first — modelled
-//!   as the thread with the lowest instruction count (ties to the lowest id);
+//!   as the thread with the lowest instruction count. Ties happen when a loop starts (every
+//!   thread leaves the barrier at once); which thread then takes the first chunk is a matter
+//!   of the host's timing, so each loop breaks them from a different thread, a fixed
+//!   pseudo-random one per loop. Breaking them by thread id instead gave thread k chunk k at
+//!   every step, so per-vertex arrays stayed with the thread that first touched them, unlike
+//!   the real program's;
 //! - `serial`: thread 0 does everything (a `single`/master section), the others wait;
 //! - `per-thread`: T items, item t on thread t (per-thread epilogues such as copying local bins).
 //!
@@ -125,6 +130,17 @@ pub struct OmpSource<K: Kernel> {
     /// Per thread: accesses of its buffer already handed out (a batch larger than
     /// [`MAX_BATCH_ACCESSES`] goes in several).
     taken: Vec<usize>,
+    /// Loops started so far, and the thread that wins instruction-count ties in this one.
+    loops: u64,
+    tie_first: usize,
+}
+
+/// A fixed pseudo-random sequence (SplitMix64's output function).
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 impl<K: Kernel> OmpSource<K> {
@@ -137,6 +153,8 @@ impl<K: Kernel> OmpSource<K> {
             dynamic_next: 0,
             finished: false,
             taken: vec![0; threads],
+            loops: 0,
+            tie_first: 0,
         }
     }
 
@@ -163,6 +181,8 @@ impl<K: Kernel> OmpSource<K> {
         };
         let t_count = self.em.len();
         let n = l.items;
+        self.loops += 1;
+        self.tie_first = (splitmix64(self.loops) % t_count.max(1) as u64) as usize;
         match l.sched {
             Sched::Static | Sched::PerThread => {
                 let (q, r) = (n / t_count, n % t_count);
@@ -214,9 +234,10 @@ impl<K: Kernel> OmpSource<K> {
                     let more = self.dynamic_next < l.items;
                     // The thread free first: the lowest instruction count among those with
                     // work left (a chunk of their own, or chunks left to take).
-                    let Some(t) = (0..self.em.len())
+                    let (count, first) = (self.em.len(), self.tie_first);
+                    let Some(t) = (0..count)
                         .filter(|&t| more || self.cursors[t].next < self.cursors[t].end)
-                        .min_by_key(|&t| (self.em[t].instr, t))
+                        .min_by_key(|&t| (self.em[t].instr, (t + count - first) % count))
                     else {
                         break;
                     };

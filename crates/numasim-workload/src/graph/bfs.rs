@@ -16,9 +16,9 @@
 //! both the top-down and the bottom-up step under that one schedule instead (studies); the
 //! other loops stay as above.
 //!
-//! `frame_loads = true` adds the loads GAP's compiled steps make of the kernel's shared objects,
-//! which live in the master thread's stack frame (read from `gcc -O3` code of GAP's `bfs.cc`:
-//! the OpenMP outlined functions reach `g`, `parent`, `front` and `next` through the struct of
+//! `frame_loads = true` (the default) adds the loads GAP's compiled steps make of the kernel's
+//! shared objects, which live in the master thread's stack frame (read from `gcc -O3` code of
+//! GAP's `bfs.cc`: the OpenMP outlined functions reach `g`, `parent`, `front` and `next` through the struct of
 //! shared-variable pointers the master builds, and reload the objects' array pointers in their
 //! loops): per top-down frontier vertex the `&g` slot and `g.out_index_`; per top-down edge the
 //! `&parent` slot and `parent.data()`; per bottom-up unvisited vertex `g.in_index_`, and
@@ -65,7 +65,7 @@ crate::workload_params! {
         source_vertex: Option<u64> = None => "fixed source vertex for every trial", shown "random";
         alpha: u64 = 15 => "switch to bottom-up when frontier edges > unexplored edges / alpha";
         beta: u64 = 18 => "back to top-down when the frontier shrinks below n / beta";
-        frame_loads: bool = false => "loads of the shared objects (graph, parent, bitmaps) in the master's stack frame, as GAP's compiled steps make them";
+        frame_loads: bool = true => "loads of the shared objects (graph, parent, bitmaps) in the master's stack frame, as GAP's compiled steps make them";
     }
 }
 

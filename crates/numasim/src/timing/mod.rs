@@ -169,7 +169,6 @@ pub mod link;
 pub mod mesh;
 pub mod mesh_sim;
 pub mod node_controller;
-pub mod page_move;
 pub mod params;
 pub mod private;
 #[cfg(test)]

@@ -232,7 +232,7 @@ pub struct Departures {
     pub artifact_thresholds: bool,
     /// `new_regions = "random-sharer"`: a region first touched in a phase is placed, at that
     /// phase's end, on a random socket that touched it (the profiler has no time inside a
-    /// phase); not counted as a migration.
+    /// phase), as first touch would have placed it: nothing copied or charged, no migration.
     pub random_sharer_placement: bool,
     /// `limit_counts = "regions-and-victims"`: the limit is in regions (limit pages / region
     /// pages), checked before each candidate, and victims count toward it.
@@ -305,6 +305,10 @@ pub trait Space {
     fn free(&self, node: usize) -> u64;
     /// Moves every page of `r` to `to`; returns the pages moved.
     fn move_region(&mut self, r: usize, to: usize) -> u64;
+    /// Puts every page of `r` on `to` as first touch would have (nothing charged).
+    fn place_region(&mut self, r: usize, to: usize) {
+        self.move_region(r, to);
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -532,7 +536,7 @@ impl Alg1 {
                 if let Some(s) = rng.pick_bit(st.sharers) {
                     let node = self.p.socket_node[s];
                     if space.pages_to_move(r, node) > 0 {
-                        space.move_region(r, node);
+                        space.place_region(r, node);
                         out.placed_regions += 1;
                     }
                 }
@@ -859,6 +863,14 @@ impl Space for SimSpace<'_, '_> {
         }
         self.location[r] = to;
         moved
+    }
+    fn place_region(&mut self, r: usize, to: usize) {
+        for &p in &self.groups.pages_of[r] {
+            if self.ctx.home(p as usize) != to {
+                self.ctx.place_page(p, to);
+            }
+        }
+        self.location[r] = to;
     }
 }
 

@@ -53,6 +53,11 @@ struct Size {
     /// Work of the non-graph workloads (masstree keys, tpcc warehouses, fmi queries, poa reads).
     kv_keys: u64,
     warehouses: u32,
+    /// TPC-C's tables (customers per district, items) shrink by 2^this: the quick study's
+    /// graphs are 2^(22 − 17) smaller than the full study's, and its TPC-C tables by as much,
+    /// so that its load (at TPC-C's sizes: 9 of its 10 phases and part of the last, measured)
+    /// leaves phases of transactions to time.
+    tpcc_table_shift: u32,
     fmi_queries: u64,
     poa_reads: u64,
     /// Runs of `cc` (GAP's trials; 1 except at the paper's footprint per phase).
@@ -81,6 +86,7 @@ const QUICK: Size = Size {
     max_phases: Some(10),
     kv_keys: 1 << 16,
     warehouses: 4,
+    tpcc_table_shift: FULL_SCALE - 17,
     fmi_queries: 2_000,
     poa_reads: 2,
     cc_trials: 1,
@@ -90,8 +96,10 @@ const QUICK: Size = Size {
     limit_workloads: &["bfs"],
     footprint_ratio_workloads: &["bfs", "fmi"],
 };
+/// The full study's graph scale.
+const FULL_SCALE: u32 = 22;
 const FULL: Size = Size {
-    scale: 22,
+    scale: FULL_SCALE,
     trials: 2,
     phase_instructions: 2_000_000,
     sample_instructions: 200_000,
@@ -99,6 +107,7 @@ const FULL: Size = Size {
     max_phases: Some(6),
     kv_keys: 1 << 22,
     warehouses: 64,
+    tpcc_table_shift: 0,
     fmi_queries: 200_000,
     poa_reads: 64,
     cc_trials: 1,
@@ -110,6 +119,10 @@ const FULL: Size = Size {
     // phases of ~460 M instructions (six of them on 64 threads: ~180 G instructions).
     footprint_ratio_workloads: &["sssp", "bfs", "cc", "tc", "masstree", "fmi", "poa"],
 };
+
+/// TPC-C's table sizes (the `tpcc` generator's defaults).
+const TPCC_CUSTOMERS_PER_DISTRICT: u64 = 3000;
+const TPCC_ITEMS: u64 = 100_000;
 
 /// The paper's phase: 1 B instructions per core.
 const PAPER_PHASE_INSTRUCTIONS: f64 = 1e9;
@@ -261,6 +274,12 @@ fn workload(kind: &str, size: &Size) -> String {
         // GAP's schedule (dynamic, 64) and relabelling by degree, the generator's defaults.
         "tc" => format!("graph = \"kronecker\"\nscale = {}\ndegree = 16\n", size.scale),
         "masstree" => format!("keys = {}\nops_per_thread = {}\n", size.kv_keys, masstree_ops(size)),
+        "tpcc" if size.tpcc_table_shift > 0 => format!(
+            "warehouses = {}\ncustomers_per_district = {}\nitems = {}\n",
+            size.warehouses,
+            TPCC_CUSTOMERS_PER_DISTRICT >> size.tpcc_table_shift,
+            TPCC_ITEMS >> size.tpcc_table_shift
+        ),
         "tpcc" => format!("warehouses = {}\n", size.warehouses),
         "fmi" => format!("queries_per_thread = {}\n", size.fmi_queries),
         "poa" => format!("reads_per_thread = {}\n", size.poa_reads),

@@ -261,6 +261,9 @@ impl PageHost for SampledSim {
     fn move_page(&mut self, page: u32, node: usize) {
         PageHost::move_page(&mut self.timing, page, node)
     }
+    fn place_page(&mut self, page: u32, node: usize) {
+        PageHost::place_page(&mut self.timing, page, node)
+    }
     fn page_memory_time_ps(&self) -> Option<&[u64]> {
         PageHost::page_memory_time_ps(&self.timing)
     }

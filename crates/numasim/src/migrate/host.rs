@@ -30,6 +30,9 @@ pub trait PageHost {
     fn observer_mut(&mut self) -> Option<&mut Observer>;
     /// Re-homes `page` on `node` (the caller has checked capacity).
     fn move_page(&mut self, page: u32, node: usize);
+    /// Re-homes `page` on `node` as if first touch had put it there: no copy, no shootdown,
+    /// nothing charged (the StarNUMA artifact's first placement of a region).
+    fn place_page(&mut self, page: u32, node: usize);
     /// Per page id: time its LLC-miss loads of the phase took, summed (ps); `None` without a
     /// clock (functional mode). HyDM measures progress as flops per this time.
     fn page_memory_time_ps(&self) -> Option<&[u64]> {
@@ -45,6 +48,9 @@ impl PageHost for crate::sim::FunctionalSim {
         crate::sim::FunctionalSim::observer_mut(self)
     }
     fn move_page(&mut self, page: u32, node: usize) {
+        crate::sim::FunctionalSim::move_page(self, page, node)
+    }
+    fn place_page(&mut self, page: u32, node: usize) {
         crate::sim::FunctionalSim::move_page(self, page, node)
     }
 }

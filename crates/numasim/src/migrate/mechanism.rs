@@ -296,6 +296,20 @@ impl<'a> Ctx<'a> {
         self.sim.home()[page] as usize
     }
 
+    /// Places a page on `to` as first touch would have, if `to` has room: no move recorded,
+    /// nothing charged ([`PageHost::place_page`]).
+    pub fn place_page(&mut self, page: u32, to: usize) -> bool {
+        if self.home(page as usize) == to {
+            return true;
+        }
+        if self.free(to) == 0 {
+            self.no_room += 1;
+            return false;
+        }
+        self.sim.place_page(page, to);
+        true
+    }
+
     /// Moves a page if the destination has room; false (and counted) when it has none.
     pub fn move_page(&mut self, page: u32, to: usize) -> bool {
         let from = self.home(page as usize);

@@ -58,6 +58,24 @@ declare_params! {
         lo_start: u64 = 1_000, unit "accesses", Check::Range(0.0, 1e15);
         /// highest LO threshold the adaptation may reach
         lo_max: u64 = 10_000, unit "accesses", Check::Range(0.0, 1e15);
+        /// paper (Algorithm 1 as printed) or artifact (every departure of the artifact's profiler below)
+        rules: String = "paper", unit "-", Check::Words(&["paper", "artifact"]);
+        /// scan order: region (paper) | accesses (artifact: most-accessed first, scan stops below HI) | rules
+        candidate_order: String = "rules", unit "-", Check::Words(&["rules", "region", "accesses"]);
+        /// non-pool destination: random-sharer (paper) | most-accessing socket (artifact) | rules
+        destination: String = "rules", unit "-", Check::Words(&["rules", "random-sharer", "most-accessing"]);
+        /// HI/LO adaptation: bounded (paper reading) | artifact (HI x3/4 or x2, LO x2 or x3/2, no bounds) | rules
+        thresholds: String = "rules", unit "-", Check::Words(&["rules", "bounded", "artifact"]);
+        /// a region's first home: first-toucher (paper) | random-sharer of its first phase (artifact) | rules
+        new_regions: String = "rules", unit "-", Check::Words(&["rules", "first-toucher", "random-sharer"]);
+        /// per-phase limit counts: pages moved (paper) | regions, victims included (artifact) | rules
+        limit_counts: String = "rules", unit "-", Check::Words(&["rules", "pages", "regions-and-victims"]);
+        /// ping-pong rule's phase number: ended (paper, 1-based) | zero-based (artifact) | rules
+        ping_pong_phase: String = "rules", unit "-", Check::Words(&["rules", "ended", "zero-based"]);
+        /// victim: first region there at or below LO (paper) | artifact (accessed this phase, below LO, highest address first, to its most-accessing socket) | rules
+        victims: String = "rules", unit "-", Check::Words(&["rules", "paper", "artifact"]);
+        /// pool room: pages (paper) | counter (artifact: region counter, evict after entering, overfill when no victim) | rules
+        pool_accounting: String = "rules", unit "-", Check::Words(&["rules", "pages", "counter"]);
         ..common: StarnumaCommon,
     }
 }
@@ -82,7 +100,16 @@ pub struct RegionMigration {
 }
 
 impl RegionMigration {
-    fn new(c: &StarnumaCommon, env: &PolicyEnv, t0: bool, hi: u64, lo: u64, adapt: [u64; 3]) -> Self {
+    fn new(
+        c: &StarnumaCommon,
+        env: &PolicyEnv,
+        t0: bool,
+        hi: u64,
+        lo: u64,
+        adapt: [u64; 3],
+        departures: Departures,
+    ) -> Self {
+        let region_pages = (c.region_bytes / env.page_bytes.max(1)).max(1);
         let p = Alg1Params {
             limit_pages: c.migration_limit_pages,
             pool_sharers: c.pool_sharers.min(u64::from(u32::MAX)) as u32,
@@ -92,6 +119,9 @@ impl RegionMigration {
             hi_min: adapt[0],
             hi_max: adapt[1],
             lo_max: adapt[2],
+            departures,
+            region_pages,
+            pool_fraction: c.pool_capacity_fraction,
         };
         RegionMigration {
             alg: Alg1::new(p, hi, lo),
@@ -102,7 +132,10 @@ impl RegionMigration {
 
     fn decide(&mut self, ctx: &mut Ctx, input: &BoundaryInput, rng: &mut SplitMix64) -> serde_json::Value {
         self.groups.update(ctx.sim.table());
-        let stats = region_stats(&self.groups, input.profile, self.t0);
+        let mut stats = region_stats(&self.groups, input.profile, self.t0);
+        for (g, st) in stats.iter_mut().enumerate() {
+            st.key = self.groups.key(g);
+        }
         let mut space = SimSpace::new(ctx, &self.groups);
         let out = self.alg.run(&stats, &mut space, input.phase, rng);
         ctx.scanned += out.scanned_entries;
@@ -130,13 +163,20 @@ impl Policy for Starnuma {
             p.hi_start,
             p.lo_start,
             [p.hi_min, p.hi_max, p.lo_max],
+            Departures::of(p),
         ))
     }
     fn decide(&mut self, ctx: &mut Ctx, input: &BoundaryInput, rng: &mut SplitMix64) -> serde_json::Value {
         self.0.decide(ctx, input, rng)
     }
     fn pool_capacity_fraction(p: &StarnumaParams) -> Option<f64> {
-        Some(p.common.pool_capacity_fraction)
+        // Under the artifact's pool counter the policy keeps the pool's size itself (and lets it
+        // overfill when no victim is found), so the pool node takes the whole footprint.
+        if Departures::of(p).pool_counter {
+            Some(1.0)
+        } else {
+            Some(p.common.pool_capacity_fraction)
+        }
     }
 }
 
@@ -154,7 +194,15 @@ impl Policy for StarnumaT0 {
 
     fn new(p: &StarnumaT0Params, env: &PolicyEnv) -> Self {
         // No adaptation: the HI/LO bounds are unused.
-        StarnumaT0(RegionMigration::new(&p.common, env, true, p.hi_sharers, p.lo_sharers, [0; 3]))
+        StarnumaT0(RegionMigration::new(
+            &p.common,
+            env,
+            true,
+            p.hi_sharers,
+            p.lo_sharers,
+            [0; 3],
+            Departures::default(),
+        ))
     }
     fn decide(&mut self, ctx: &mut Ctx, input: &BoundaryInput, rng: &mut SplitMix64) -> serde_json::Value {
         self.0.decide(ctx, input, rng)
@@ -164,12 +212,87 @@ impl Policy for StarnumaT0 {
     }
 }
 
+/// Which of the StarNUMA artifact's departures from the printed Algorithm 1 are on (all off:
+/// the paper's rules). The artifact is the trace profiler `mem_profile` of
+/// albertycho/StarNUMA_Artifact, as its `setup_package.py --ps 512 --ml 256` builds it
+/// (`512KBpage_pp_TH_eviction.cpp`); docs/reference/parameters.md lists the switches.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Departures {
+    /// `candidate_order = "accesses"`: candidates are scanned most-accessed first (ties: lower
+    /// address first; the artifact breaks ties in its hash map's order) and the scan stops at
+    /// the first region below HI.
+    pub order_by_accesses: bool,
+    /// `destination = "most-accessing"`: a region not bound for the pool goes to the socket
+    /// with most accesses this phase (lowest socket on a tie), not a random sharer.
+    pub most_accessing: bool,
+    /// `thresholds = "artifact"`: after a phase, LO doubles if a victim was missing; else HI
+    /// becomes ×3/4 when fewer than limit/2 regions moved; else HI doubles when more than
+    /// 2×limit regions exceed it and LO grows ×3/2 when more than 2×limit accessed regions are
+    /// below it. No bounds (limit in regions).
+    pub artifact_thresholds: bool,
+    /// `new_regions = "random-sharer"`: a region first touched in a phase is placed, at that
+    /// phase's end, on a random socket that touched it (the profiler has no time inside a
+    /// phase), as first touch would have placed it: nothing copied or charged, no migration.
+    pub random_sharer_placement: bool,
+    /// `limit_counts = "regions-and-victims"`: the limit is in regions (limit pages / region
+    /// pages), checked before each candidate, and victims count toward it.
+    pub limit_in_regions: bool,
+    /// `ping_pong_phase = "zero-based"`: the ping-pong bound is (phase − 1)/4, the artifact
+    /// numbering its first phase 0.
+    pub zero_based_phase: bool,
+    /// `victims = "artifact"`: a victim is a pool region accessed this phase fewer than LO
+    /// times (strictly), searched from the highest address down, the search resuming where it
+    /// stopped; it goes to its most-accessing socket, or to any random socket when it has at
+    /// least `pool_sharers` sharers, and does not count as a migration of the region.
+    pub artifact_victims: bool,
+    /// `pool_accounting = "counter"`: the pool's room is a region counter, raised by a region
+    /// entering and lowered by a victim leaving (not by a region leaving for a socket), against
+    /// ⌊regions touched so far × pool fraction⌋; the victim is sought after the region entered,
+    /// once the counter reaches the capacity. With no victim the lowest-addressed region is sent
+    /// to a socket instead, the counter drops anyway (the pool overfills) and the pass stops.
+    pub pool_counter: bool,
+}
+
+impl Departures {
+    /// Every departure on (`rules = "artifact"`).
+    pub const ARTIFACT: Departures = Departures {
+        order_by_accesses: true,
+        most_accessing: true,
+        artifact_thresholds: true,
+        random_sharer_placement: true,
+        limit_in_regions: true,
+        zero_based_phase: true,
+        artifact_victims: true,
+        pool_counter: true,
+    };
+
+    /// From the policy's parameters: each switch follows `rules` unless set.
+    pub fn of(p: &StarnumaParams) -> Self {
+        let artifact = p.rules == "artifact";
+        let on = |v: &str, word: &str| if v == "rules" { artifact } else { v == word };
+        Departures {
+            order_by_accesses: on(&p.candidate_order, "accesses"),
+            most_accessing: on(&p.destination, "most-accessing"),
+            artifact_thresholds: on(&p.thresholds, "artifact"),
+            random_sharer_placement: on(&p.new_regions, "random-sharer"),
+            limit_in_regions: on(&p.limit_counts, "regions-and-victims"),
+            zero_based_phase: on(&p.ping_pong_phase, "zero-based"),
+            artifact_victims: on(&p.victims, "artifact"),
+            pool_counter: on(&p.pool_accounting, "counter"),
+        }
+    }
+}
+
 /// What the tracker says about a region this phase.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RegionStat {
     /// Accesses (T16) or sharer count (T0).
     pub accesses: u64,
     pub sharers: u128,
+    /// Socket with most accesses this phase (lowest on a tie); `None` when unaccessed.
+    pub top_socket: Option<u16>,
+    /// The region's address key (virtual address >> region bits).
+    pub key: u64,
 }
 
 /// The state Algorithm 1 works against (the simulator, or a model in tests).
@@ -182,6 +305,10 @@ pub trait Space {
     fn free(&self, node: usize) -> u64;
     /// Moves every page of `r` to `to`; returns the pages moved.
     fn move_region(&mut self, r: usize, to: usize) -> u64;
+    /// Puts every page of `r` on `to` as first touch would have (nothing charged).
+    fn place_region(&mut self, r: usize, to: usize) {
+        self.move_region(r, to);
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -195,6 +322,11 @@ pub struct Alg1Params {
     pub hi_min: u64,
     pub hi_max: u64,
     pub lo_max: u64,
+    pub departures: Departures,
+    /// Pages per region (the limit in regions is `limit_pages / region_pages`).
+    pub region_pages: u64,
+    /// Pool capacity as a fraction of the regions touched (the artifact's pool counter).
+    pub pool_fraction: f64,
 }
 
 /// What one pass did.
@@ -212,6 +344,13 @@ pub struct Alg1Outcome {
     pub no_victim: u64,
     pub no_room_skips: u64,
     pub scanned_entries: u64,
+    /// Regions first placed on a random sharer at the boundary (`new_regions`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub placed_regions: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 #[derive(Debug, Clone)]
@@ -223,6 +362,11 @@ pub struct Alg1 {
     pub migrations: Vec<u32>,
     /// Union of sharers over the run.
     pub run_sharers: Vec<u128>,
+    /// The artifact's pool counter (`pool_accounting = "counter"`), in regions.
+    pub pool_count: u64,
+    /// The artifact's pool overfill named region 0 while no region has address key 0: it then
+    /// counts as one more region touched.
+    pub phantom_region: bool,
 }
 
 impl Alg1 {
@@ -233,6 +377,8 @@ impl Alg1 {
             lo,
             migrations: Vec::new(),
             run_sharers: Vec::new(),
+            pool_count: 0,
+            phantom_region: false,
         }
     }
 
@@ -244,6 +390,15 @@ impl Alg1 {
         phase: u64,
         rng: &mut SplitMix64,
     ) -> Alg1Outcome {
+        if self.p.departures == Departures::default() {
+            self.run_paper(stats, space, phase, rng)
+        } else {
+            self.run_with_departures(stats, space, phase, rng)
+        }
+    }
+
+    /// The pass under the paper's rules (every departure off).
+    fn run_paper(&mut self, stats: &[RegionStat], space: &mut dyn Space, phase: u64, rng: &mut SplitMix64) -> Alg1Outcome {
         let n = stats.len();
         self.migrations.resize(n, 0);
         self.run_sharers.resize(n, 0);
@@ -358,6 +513,243 @@ impl Alg1 {
         }
     }
 
+    /// The pass with some of the artifact's departures on ([`Departures`]); with none on it
+    /// makes the same moves and random draws as [`Self::run_paper`] (tested).
+    fn run_with_departures(
+        &mut self,
+        stats: &[RegionStat],
+        space: &mut dyn Space,
+        phase: u64,
+        rng: &mut SplitMix64,
+    ) -> Alg1Outcome {
+        let d = self.p.departures;
+        let n = stats.len();
+        let known = self.migrations.len().min(n);
+        self.migrations.resize(n, 0);
+        self.run_sharers.resize(n, 0);
+        for (r, s) in stats.iter().enumerate() {
+            self.run_sharers[r] |= s.sharers;
+        }
+        let mut out = Alg1Outcome::default();
+        if d.random_sharer_placement {
+            for (r, st) in stats.iter().enumerate().skip(known) {
+                if let Some(s) = rng.pick_bit(st.sharers) {
+                    let node = self.p.socket_node[s];
+                    if space.pages_to_move(r, node) > 0 {
+                        space.place_region(r, node);
+                        out.placed_regions += 1;
+                    }
+                }
+            }
+        }
+        for (r, s) in stats.iter().enumerate() {
+            if s.accesses >= self.hi {
+                out.candidate_regions += 1;
+                out.candidate_pages += space.region_pages(r);
+            }
+        }
+        let limit_regions = self.limit_regions();
+        let order: Vec<usize> = if d.order_by_accesses {
+            let mut v: Vec<usize> = (0..n).filter(|&r| stats[r].accesses > 0).collect();
+            v.sort_by(|&a, &b| {
+                stats[b]
+                    .accesses
+                    .cmp(&stats[a].accesses)
+                    .then(stats[a].key.cmp(&stats[b].key))
+            });
+            v
+        } else {
+            (0..n).collect()
+        };
+        let mut victims = VictimSearch::default();
+        if d.artifact_victims || d.pool_counter {
+            victims.order = (0..n).filter(|&r| stats[r].accesses > 0).collect();
+            victims.order.sort_by(|&a, &b| stats[b].key.cmp(&stats[a].key));
+        }
+        let ph = if d.zero_based_phase { phase.saturating_sub(1) } else { phase };
+        let mut migrated = 0u64;
+        let mut counted = 0u64;
+        if self.p.limit_pages > 0 {
+            for &r in &order {
+                if d.limit_in_regions && counted >= limit_regions {
+                    break;
+                }
+                out.scanned_entries += 1;
+                let st = stats[r];
+                if st.accesses < self.hi {
+                    if d.order_by_accesses {
+                        break;
+                    }
+                } else {
+                    let mut best = if d.most_accessing {
+                        st.top_socket.map(|s| self.p.socket_node[usize::from(s)])
+                    } else {
+                        rng.pick_bit(st.sharers).map(|s| self.p.socket_node[s])
+                    };
+                    let to_pool = st.sharers.count_ones() >= self.p.pool_sharers && self.p.pool.is_some();
+                    if to_pool {
+                        best = self.p.pool;
+                    }
+                    if let Some(best) = best.filter(|&b| b != space.location(r)) {
+                        if f64::from(self.migrations[r]) > ph as f64 / 4.0 {
+                            out.ping_pong_skips += 1;
+                        } else if d.pool_counter && to_pool {
+                            migrated += space.move_region(r, best);
+                            self.migrations[r] += 1;
+                            out.migrated_regions += 1;
+                            out.pool_regions += 1;
+                            counted += 1;
+                            self.pool_count += 1;
+                            let touched = n as u64 + u64::from(self.phantom_region);
+                            let cap = (touched as f64 * self.p.pool_fraction + 1e-9).floor() as u64;
+                            if cap <= self.pool_count {
+                                if self.evict_with_departures(r, best, stats, space, rng, &mut victims, &mut out) {
+                                    counted += 1;
+                                } else {
+                                    self.overfill(stats, space, rng);
+                                    self.pool_count = self.pool_count.saturating_sub(1);
+                                    break;
+                                }
+                                self.pool_count = self.pool_count.saturating_sub(1);
+                            }
+                        } else {
+                            let need = space.pages_to_move(r, best);
+                            if space.free(best) < need
+                                && self.evict_with_departures(r, best, stats, space, rng, &mut victims, &mut out)
+                            {
+                                counted += 1;
+                            }
+                            if space.free(best) >= need {
+                                migrated += space.move_region(r, best);
+                                self.migrations[r] += 1;
+                                out.migrated_regions += 1;
+                                counted += 1;
+                                if Some(best) == self.p.pool {
+                                    out.pool_regions += 1;
+                                }
+                            } else {
+                                out.no_room_skips += 1;
+                            }
+                        }
+                    }
+                }
+                if !d.limit_in_regions && migrated >= self.p.limit_pages {
+                    break;
+                }
+            }
+        }
+        out.migrated_pages = migrated;
+        out.hi_threshold = self.hi;
+        out.lo_threshold = self.lo;
+        if d.artifact_thresholds {
+            self.adapt_artifact(&out, stats, limit_regions);
+        } else if self.p.adapt {
+            self.adapt(&out);
+        }
+        out
+    }
+
+    /// The per-phase limit in regions (at least 1 unless the limit is 0).
+    fn limit_regions(&self) -> u64 {
+        if self.p.limit_pages == 0 {
+            0
+        } else {
+            (self.p.limit_pages / self.p.region_pages.max(1)).max(1)
+        }
+    }
+
+    /// Finds a victim on `best` for `r` and moves it away; true when one moved. Under the paper
+    /// rules this is [`Self::evict`]; `victims = "artifact"` chooses as the artifact does.
+    #[allow(clippy::too_many_arguments)]
+    fn evict_with_departures(
+        &mut self,
+        r: usize,
+        best: usize,
+        stats: &[RegionStat],
+        space: &mut dyn Space,
+        rng: &mut SplitMix64,
+        search: &mut VictimSearch,
+        out: &mut Alg1Outcome,
+    ) -> bool {
+        if !self.p.departures.artifact_victims {
+            let before = out.victim_regions;
+            self.evict(r, best, stats, space, rng, out);
+            return out.victim_regions > before;
+        }
+        let mut victim = None;
+        while search.pos < search.order.len() {
+            let v = search.order[search.pos];
+            out.scanned_entries += 1;
+            if space.location(v) == best && stats[v].accesses < self.lo {
+                victim = Some(v);
+                break;
+            }
+            search.pos += 1;
+        }
+        let Some(v) = victim else {
+            out.no_victim += 1;
+            return false;
+        };
+        let dest = self.artifact_destination(&stats[v], rng);
+        if dest != best && space.free(dest) >= space.pages_to_move(v, dest) {
+            space.move_region(v, dest);
+            out.victim_regions += 1;
+            true
+        } else {
+            out.no_room_skips += 1;
+            false
+        }
+    }
+
+    /// Where the artifact sends a region out of the pool: its most-accessing socket, or any
+    /// random socket when it has at least `pool_sharers` sharers or no accesses.
+    fn artifact_destination(&self, st: &RegionStat, rng: &mut SplitMix64) -> usize {
+        let sockets = self.p.socket_node.len().max(1);
+        let socket = match st.top_socket {
+            Some(s) if st.sharers.count_ones() < self.p.pool_sharers => usize::from(s),
+            _ => rng.below(sockets as u64) as usize,
+        };
+        self.p.socket_node[socket.min(sockets - 1)]
+    }
+
+    /// The artifact's full pool without a victim: it sends region 0 (address key 0) to a
+    /// socket, or records a region 0 when none exists, and lowers its counter anyway.
+    fn overfill(&mut self, stats: &[RegionStat], space: &mut dyn Space, rng: &mut SplitMix64) {
+        match stats.iter().position(|s| s.key == 0) {
+            Some(r0) => {
+                let dest = self.artifact_destination(&stats[r0], rng);
+                if space.pages_to_move(r0, dest) > 0 && space.free(dest) >= space.pages_to_move(r0, dest) {
+                    space.move_region(r0, dest);
+                }
+            }
+            None => {
+                rng.below(self.p.socket_node.len().max(1) as u64);
+                self.phantom_region = true;
+            }
+        }
+    }
+
+    /// `thresholds = "artifact"` (see [`Departures::artifact_thresholds`]).
+    fn adapt_artifact(&mut self, out: &Alg1Outcome, stats: &[RegionStat], limit_regions: u64) {
+        if out.no_victim > 0 {
+            self.lo = self.lo.saturating_mul(2);
+        } else if out.migrated_regions.saturating_mul(2) < limit_regions {
+            self.hi = self.hi.saturating_mul(3) / 4;
+        } else {
+            let above = stats.iter().filter(|s| s.accesses > self.hi).count() as u64;
+            if above > limit_regions.saturating_mul(2) {
+                self.hi = self.hi.saturating_mul(2);
+            }
+            let below = stats
+                .iter()
+                .filter(|s| s.accesses > 0 && s.accesses < self.lo)
+                .count() as u64;
+            if below > limit_regions.saturating_mul(2) {
+                self.lo = self.lo.saturating_mul(3) / 2;
+            }
+        }
+    }
+
     fn adapt(&mut self, out: &Alg1Outcome) {
         let l = self.p.limit_pages;
         if l > 0 {
@@ -378,26 +770,48 @@ impl Alg1 {
     }
 }
 
-/// Region statistics from a page profile: accesses summed, sharers OR-ed; `t0` replaces the
-/// count with the sharer count.
+/// Where the artifact's victim search stands within a pass.
+#[derive(Debug, Default)]
+struct VictimSearch {
+    /// Regions accessed this phase, highest address first.
+    order: Vec<usize>,
+    pos: usize,
+}
+
+/// Region statistics from a page profile: accesses summed, sharers OR-ed, the most-accessing
+/// socket; `t0` replaces the count with the sharer count. Keys are left 0 (the caller sets them).
 pub fn region_stats(groups: &Groups, prof: &PageProfile, t0: bool) -> Vec<RegionStat> {
+    let mut per_socket: Vec<u64> = Vec::new();
     groups
         .pages_of
         .iter()
         .map(|pages| {
             let mut st = RegionStat::default();
+            per_socket.clear();
             for &p in pages {
                 let p = p as usize;
                 if p >= prof.pages() {
                     continue;
                 }
-                for (s, &c) in prof.row(p).iter().enumerate() {
+                let row = prof.row(p);
+                if per_socket.len() < row.len() {
+                    per_socket.resize(row.len(), 0);
+                }
+                for (s, &c) in row.iter().enumerate() {
                     if c > 0 && s < 128 {
                         st.sharers |= 1 << s;
                         st.accesses += u64::from(c);
+                        per_socket[s] += u64::from(c);
                     }
                 }
             }
+            let mut top: Option<(usize, u64)> = None;
+            for (s, &c) in per_socket.iter().enumerate() {
+                if c > 0 && top.is_none_or(|(_, t)| c > t) {
+                    top = Some((s, c));
+                }
+            }
+            st.top_socket = top.map(|(s, _)| s.min(usize::from(u16::MAX)) as u16);
             if t0 {
                 st.accesses = u64::from(st.sharers.count_ones());
             }
@@ -449,6 +863,14 @@ impl Space for SimSpace<'_, '_> {
         }
         self.location[r] = to;
         moved
+    }
+    fn place_region(&mut self, r: usize, to: usize) {
+        for &p in &self.groups.pages_of[r] {
+            if self.ctx.home(p as usize) != to {
+                self.ctx.place_page(p, to);
+            }
+        }
+        self.location[r] = to;
     }
 }
 
@@ -502,6 +924,9 @@ mod tests {
                 hi_min: 100,
                 hi_max: 1000,
                 lo_max: 40,
+                departures: Departures::default(),
+                region_pages: 4,
+                pool_fraction: 0.2,
             },
             100,
             10,
@@ -515,7 +940,11 @@ mod tests {
         }
     }
     fn st(accesses: u64, sharers: u128) -> RegionStat {
-        RegionStat { accesses, sharers }
+        RegionStat {
+            accesses,
+            sharers,
+            ..Default::default()
+        }
     }
 
     #[test]
@@ -622,5 +1051,166 @@ mod tests {
             a.run(&[st(u64::MAX / 2, 0b1110); 5], &mut m, ph, &mut SplitMix64::new(1));
         }
         assert_eq!(a.hi, 1000);
+    }
+
+    fn artifact_alg(limit: u64, d: Departures) -> Alg1 {
+        let mut a = alg(limit);
+        a.p.departures = d;
+        a.p.region_pages = 4;
+        a
+    }
+    fn stk(accesses: u64, sharers: u128, top: u16, key: u64) -> RegionStat {
+        RegionStat {
+            accesses,
+            sharers,
+            top_socket: Some(top),
+            key,
+        }
+    }
+
+    #[test]
+    fn with_no_departure_on_the_general_pass_is_the_paper_pass() {
+        let mut gen = SplitMix64::new(7);
+        for case in 0..200 {
+            let n = 1 + gen.below(12) as usize;
+            let loc: Vec<usize> = (0..n).map(|_| gen.below(5) as usize).collect();
+            let pool_cap = 4 * gen.below(4);
+            let limit = 4 * gen.below(5);
+            let (mut a, mut b) = (alg(limit), alg(limit));
+            let (mut ma, mut mb) = (model(loc.clone(), pool_cap), model(loc, pool_cap));
+            for phase in 1..5 {
+                let stats: Vec<RegionStat> = (0..n)
+                    .map(|r| stk(gen.below(400), u128::from(gen.below(16) as u16), 0, r as u64))
+                    .collect();
+                let oa = a.run_paper(&stats, &mut ma, phase, &mut SplitMix64::new(case + phase));
+                let ob = b.run_with_departures(&stats, &mut mb, phase, &mut SplitMix64::new(case + phase));
+                assert_eq!(oa, ob, "case {case} phase {phase}");
+                assert_eq!(ma.moves, mb.moves, "case {case} phase {phase}");
+                assert_eq!((a.hi, a.lo), (b.hi, b.lo));
+            }
+        }
+    }
+
+    #[test]
+    fn artifact_order_takes_the_most_accessed_first_and_stops_below_hi() {
+        let d = Departures {
+            order_by_accesses: true,
+            limit_in_regions: true,
+            ..Default::default()
+        };
+        // Limit 8 pages = 2 regions: the two most-accessed of three candidates move.
+        let mut a = artifact_alg(8, d);
+        let mut m = model(vec![0, 0, 0, 0], 100);
+        let stats = [
+            stk(200, 0b1110, 1, 0),
+            stk(50, 0b1110, 1, 1),
+            stk(900, 0b1110, 1, 2),
+            stk(300, 0b1110, 1, 3),
+        ];
+        let o = a.run(&stats, &mut m, 1, &mut SplitMix64::new(1));
+        assert_eq!(m.moves, vec![(2, 4), (3, 4)]);
+        assert_eq!(o.scanned_entries, 2, "the limit is checked before each candidate");
+    }
+
+    #[test]
+    fn most_accessing_socket_is_the_destination() {
+        let d = Departures {
+            most_accessing: true,
+            ..Default::default()
+        };
+        for seed in 0..20 {
+            let mut a = artifact_alg(100, d);
+            let mut m = model(vec![0], 100);
+            a.run(&[stk(500, 0b1010, 3, 0)], &mut m, 1, &mut SplitMix64::new(seed));
+            assert_eq!(m.moves, vec![(0, 3)]);
+        }
+    }
+
+    #[test]
+    fn artifact_thresholds_decay_without_floor_and_double_lo_on_a_missing_victim() {
+        let d = Departures {
+            artifact_thresholds: true,
+            ..Default::default()
+        };
+        let mut a = artifact_alg(400, d); // 100 regions
+        let mut m = model(vec![0], 100);
+        for ph in 1..=3 {
+            a.run(&[stk(1, 0b1, 0, 0)], &mut m, ph, &mut SplitMix64::new(1));
+        }
+        assert_eq!(a.hi, 100 * 3 / 4 * 3 / 4 * 3 / 4, "below hi_min: no floor");
+        // Full pool, no victim: LO doubles, HI stays.
+        let mut a = artifact_alg(400, d);
+        let mut m = model(vec![0, 4, 4], 8);
+        let stats = [stk(500, 0b0111, 0, 0), stk(500, 0b0111, 0, 1), stk(50, 0b1000, 3, 2)];
+        let o = a.run(&stats, &mut m, 1, &mut SplitMix64::new(1));
+        assert_eq!(o.no_victim, 1);
+        assert_eq!((a.hi, a.lo), (100, 20));
+    }
+
+    #[test]
+    fn pool_counter_evicts_after_entering_and_overfills_without_a_victim() {
+        let d = Departures {
+            pool_counter: true,
+            artifact_victims: true,
+            limit_in_regions: true,
+            ..Default::default()
+        };
+        // 10 regions touched, fraction 0.2: capacity 2 regions. Regions 1 and 2 enter; the
+        // second reaches the capacity and evicts the coldest-by-rule pool region: region 9 (in
+        // the pool, accessed 5 < LO 10, highest address), to its most-accessing socket 2.
+        let mut a = artifact_alg(400, d);
+        let mut loc = vec![0; 10];
+        loc[9] = 4;
+        let mut m = model(loc, 1000);
+        a.pool_count = 1;
+        let mut stats: Vec<RegionStat> = (0..10).map(|r| stk(0, 0, 0, r as u64 + 1)).collect();
+        stats[1] = stk(500, 0b0111, 0, 2);
+        stats[9] = stk(5, 0b0100, 2, 10);
+        let o = a.run(&stats, &mut m, 1, &mut SplitMix64::new(1));
+        assert_eq!(m.moves, vec![(1, 4), (9, 2)]);
+        assert_eq!((o.pool_regions, o.victim_regions, a.pool_count), (1, 1, 1));
+        // Nothing evictable: the region moves in anyway, the counter drops, the pass stops and
+        // (no region at address 0) a phantom region 0 is recorded.
+        stats[9] = stk(50, 0b0100, 2, 10);
+        stats[3] = stk(400, 0b0111, 0, 4);
+        stats[5] = stk(300, 0b0111, 0, 6);
+        a.pool_count = 1;
+        let o = a.run(&stats, &mut m, 2, &mut SplitMix64::new(1));
+        assert_eq!((o.pool_regions, o.no_victim), (1, 1));
+        assert_eq!(m.moves[2..], [(3, 4)]);
+        assert!(a.phantom_region);
+    }
+
+    #[test]
+    fn new_regions_go_to_a_random_sharer_once() {
+        let d = Departures {
+            random_sharer_placement: true,
+            ..Default::default()
+        };
+        let mut a = artifact_alg(100, d);
+        let mut m = model(vec![0, 0], 100);
+        let o = a.run(&[stk(1, 0b1000, 3, 0), stk(1, 0b0001, 0, 1)], &mut m, 1, &mut SplitMix64::new(1));
+        assert_eq!((m.moves.clone(), o.placed_regions), (vec![(0, 3)], 1));
+        a.run(&[stk(1, 0b0100, 2, 0), stk(1, 0b0010, 1, 1)], &mut m, 2, &mut SplitMix64::new(1));
+        assert_eq!(m.moves, vec![(0, 3)], "placement happens in a region's first phase only");
+    }
+
+    #[test]
+    fn rules_artifact_turns_every_departure_on_and_a_switch_overrides_it() {
+        let mut p = StarnumaParams::default();
+        assert_eq!(Departures::of(&p), Departures::default());
+        p.rules = "artifact".into();
+        assert_eq!(Departures::of(&p), Departures::ARTIFACT);
+        p.destination = "random-sharer".into();
+        assert!(!Departures::of(&p).most_accessing);
+        p.rules = "paper".into();
+        p.victims = "artifact".into();
+        assert_eq!(
+            Departures::of(&p),
+            Departures {
+                artifact_victims: true,
+                ..Default::default()
+            }
+        );
     }
 }

@@ -1444,6 +1444,9 @@ impl crate::migrate::PageHost for TimingSim {
             self.pending_moves.push((page, m.from as u16, node as u16, m.old_frame));
         }
     }
+    fn place_page(&mut self, page: u32, node: usize) {
+        let _ = self.memory.move_page(page, node);
+    }
 }
 
 #[cfg(test)]

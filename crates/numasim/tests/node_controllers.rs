@@ -73,7 +73,7 @@ fn talbot64_unloaded_misses_take_table_1_2_latencies() {
     let exp = one_stream("");
     assert_eq!(
         exp.spec.timing.core,
-        numasim::timing::params::CoreModel::Blocking,
+        Some(numasim::timing::params::CoreModel::Blocking),
         "the machine's [core]"
     );
     let r = simulate(&exp, &mut |_| {}).expect("runs").1;
@@ -140,4 +140,22 @@ fn the_blocking_core_never_overlaps_a_threads_misses() {
     assert!(misses > 0.1 * time, "loads miss often: {misses} of {time} ns");
     let (misses, time) = summed("core = \"ooo\"\n");
     assert!(misses > 2.0 * time, "out-of-order: {misses} ns of misses in {time} ns");
+}
+
+/// The experiment's `[timing]` keys override the machine's `[core]` one by one, and the
+/// resolved experiment records what was used, so it reruns the same.
+#[test]
+fn timing_keys_override_the_machines_core_and_the_resolved_experiment_records_them() {
+    use numasim::timing::params::CoreModel;
+    let exp = one_stream("core = \"ooo\"\nl2_bytes = 65536\n");
+    assert_eq!(exp.spec.timing.core, Some(CoreModel::Ooo));
+    assert_eq!(exp.spec.timing.l2_bytes, 65536);
+    assert_eq!(
+        exp.spec.timing.llc_latency_cycles, 8,
+        "the machine's: not set in [timing]"
+    );
+    assert_eq!(exp.spec.timing.base_cpi, 1.0, "the machine's");
+    let again = Experiment::from_source(Source::from_text("r.toml", exp.resolved_toml()), "r").expect("valid");
+    assert_eq!(again.spec.timing, exp.spec.timing);
+    assert!(one_stream("").resolved_toml().contains("core = \"blocking\""));
 }

@@ -46,7 +46,7 @@ pub struct CoreLimits {
 
 impl CoreLimits {
     pub fn of(spec: &TimingSpec) -> Self {
-        match spec.core {
+        match spec.core.unwrap_or_default() {
             super::params::CoreModel::Ooo => CoreLimits {
                 rob_instructions: u64::from(spec.rob_entries),
                 mshrs: spec.mshrs as usize,
@@ -404,7 +404,7 @@ mod tests {
     /// Talbot & Kelly's processor: CPI 1 at 1 GHz, blocking.
     fn blocking() -> Core {
         let spec = TimingSpec {
-            core: super::super::params::CoreModel::Blocking,
+            core: Some(super::super::params::CoreModel::Blocking),
             ..TimingSpec::default()
         };
         Core::new(0, 1.0, 1.0, CoreLimits::of(&spec))

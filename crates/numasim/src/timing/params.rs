@@ -78,10 +78,12 @@ impl CoherenceChoice {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TimingSpec {
-    /// `ooo` (default: ROB, MSHRs and store buffer below) or `blocking` (the core stops at
-    /// every miss until it completes: one outstanding; `rob_entries`, `mshrs` and
-    /// `store_buffer_entries` are then unused).
-    pub core: CoreModel,
+    /// `ooo` (ROB, MSHRs and store buffer below) or `blocking` (the core stops at every miss
+    /// until it completes: one outstanding; `rob_entries`, `mshrs` and `store_buffer_entries`
+    /// are then unused). Unset: the machine's `[core] model`, else `ooo` (loading an
+    /// experiment writes the machine's here, so the resolved experiment records it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub core: Option<CoreModel>,
     /// Cycles per non-memory instruction (default 0.5: a 4-wide core sustaining IPC 2 between
     /// memory stalls; not a paper figure).
     pub base_cpi: f64,
@@ -187,6 +189,7 @@ pub struct TimingSpec {
 
 /// `[timing]` keys with no default value (unset means "off"); listed by `numasim params timing`.
 pub const OPTIONAL_TIMING_KEYS: &[&str] = &[
+    "core",
     "coherence",
     "sample_instructions",
     "warmup_instructions",
@@ -208,7 +211,7 @@ pub const MAX_TLB_ENTRIES: u32 = 1 << 20;
 impl Default for TimingSpec {
     fn default() -> Self {
         TimingSpec {
-            core: CoreModel::Ooo,
+            core: None,
             base_cpi: 0.5,
             rob_entries: 256,
             mshrs: 16,
@@ -258,7 +261,7 @@ impl TimingSpec {
             };
         }
         fill!(
-            "core" => core = core.model,
+            "core" => core = core.model.map(Some),
             "base_cpi" => base_cpi = core.base_cpi,
             "l1_bytes" => l1_bytes = core.l1_bytes,
             "l1_ways" => l1_ways = core.l1_ways,
@@ -427,7 +430,7 @@ impl TimingSpec {
 pub const TIMING_KEY_DOCS: &[(&str, &str)] = &[
     (
         "core",
-        "ooo (ROB, MSHRs, store buffer) | blocking (stops at every miss until it completes; one outstanding); a machine's [core] model when unset here",
+        "ooo (ROB, MSHRs, store buffer) | blocking (stops at every miss until it completes; one outstanding) (unset: the machine's [core] model, ooo if it gives none)",
     ),
     (
         "base_cpi",

@@ -27,13 +27,21 @@ fn repro_talbot_quick_writes_every_run_and_the_comparison() {
         let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(results).unwrap()).unwrap();
         let nc = &r["timing"]["node_controllers"];
         assert!(nc["messages_total"].as_u64().unwrap() > 0, "{name}");
-        // Bounces only with finite buffers; proxy reads only with proxies.
+        // Bounces only with finite buffers, and every finite run bounces but Ocean-Contig
+        // under first touch: its neighbour exchange, one miss per blocking core, never puts
+        // eight reads in a buffer. Proxy reads with basic proxies, and with reactive ones
+        // when something bounced.
         let bounces = nc["bounces"].as_u64().unwrap();
         let proxies = nc["proxy_reads"].as_u64().unwrap();
-        assert_eq!(bounces > 0, name.contains("-fin"), "{name}: {bounces} bounces");
+        let finite = name.contains("-fin");
+        assert_eq!(
+            bounces > 0,
+            finite && !name.starts_with("ocean-contig-ft"),
+            "{name}: {bounces} bounces"
+        );
         assert_eq!(
             proxies > 0,
-            name.contains("basic") || name.contains("reactive"),
+            name.contains("basic") || (name.contains("reactive") && bounces > 0),
             "{name}"
         );
         configs += 1;
@@ -64,19 +72,25 @@ fn ge_proxies_speed_up_and_cut_remote_read_response() {
     // Fig. 1.9: reactive proxies stop the repeated bouncing, so fewer messages (by 1 % at
     // least: the paper gives no number).
     holds("GE: messages with reactive proxies");
-    // Fig. 1.6: round-robin sends nearly 10 % more messages.
+}
+
+/// Fig. 1.6: round-robin sends nearly 10 % more messages than first touch on GE. With the
+/// blocking core the count barely depends on placement (+2.2 % quick: requests, data and
+/// forwards alike); the out-of-order core's +13.7 % on the same machine was mostly more
+/// invalidations (111 K vs 79 K), how many readers hold a row when it is written.
+#[test]
+#[ignore = "GE messages with round-robin +2.2 % quick (paper ~+10 %): one miss per blocking core makes the count nearly placement-independent"]
+fn ge_round_robin_sends_more_messages() {
     holds("GE: messages with round-robin vs first-touch");
 }
 
 /// Table 1.4: GE's mean input-buffer queueing rises with reactive proxies (more messages
-/// accepted into the buffers instead of bouncing). Held (+106 % quick) while a proxy's fetch
-/// from the home was never bounced; with it bounced as a read request like any other (§1.4),
-/// the proxies' fetches bounce off the pivot row's full home too, and queueing falls: −38.0 %
-/// quick (84 vs 135 cycles). See docs/validation/talbot.md.
+/// accepted into the buffers instead of bouncing): +92 % quick (59 vs 31 cycles) with the
+/// blocking core, whose one outstanding miss per node keeps the proxies' fetches from
+/// bouncing off the pivot row's home as the out-of-order core's 16 did.
 #[test]
-#[ignore = "not reproduced since proxies' fetches bounce: GE queueing with reactive proxies -38.0 % quick (84 vs 135 cycles)"]
 fn ge_reactive_proxies_raise_input_buffer_queueing() {
-    assert!(value("GE: mean input-buffer queueing, reactive vs none") > 0.0);
+    holds("GE: mean input-buffer queueing, reactive vs none");
 }
 
 /// §1.5.1: FFT gets its best performance with first-touch and proxies (+9 % in the paper; all
@@ -95,21 +109,28 @@ fn ocean_contig_is_slower_under_round_robin() {
     holds("Ocean-Contig: round-robin slowdown vs first-touch, finite");
 }
 
-/// Fig. 1.5: GE is 7.3 % faster under round-robin with infinite buffers. Reproduced at the
-/// paper's 512² (+13.2 %), not at the quick 128² (−6.1 %, −20.2 % before the exact-gap booking: too short for first touch's late
-/// concentration to matter). See docs/validation/talbot.md.
+/// Fig. 1.5: GE is 7.3 % faster under round-robin with infinite buffers. Not at the quick
+/// 128² (−9.0 %: each thread has two rows, too few for first touch's late concentration to
+/// matter). See docs/validation/talbot.md for the full size.
 #[test]
-#[ignore = "not reproduced at the quick size: GE round-robin -6.1 % (full size +16.8 %)"]
+#[ignore = "not reproduced at the quick size: GE round-robin -9.0 % quick"]
 fn ge_round_robin_beats_first_touch_with_infinite_buffers() {
     assert!(value("GE: round-robin speedup over first-touch, infinite") > 0.0);
 }
 
-/// §1.5.3: first-touch + reactive proxies never worse than either placement without proxies.
-/// Holds for GE; measured −1.4 % (Ocean-Contig) and −42.5 % (Ocean-Non-Contig) at the quick size.
+/// §1.5.3: first-touch + reactive proxies never worse than either placement without proxies:
+/// GE +132 %, FFT +48 %, Ocean-Contig equal (0 %: nothing bounces) at the quick size.
 #[test]
-#[ignore = "not reproduced for Ocean: reactive proxies slow the neighbour exchange (-1.4 %, -42.5 % quick)"]
 fn first_touch_with_reactive_proxies_is_never_worse() {
-    for w in ["GE", "Ocean-Contig", "Ocean-Non-Contig"] {
-        assert!(value(&format!("{w}: first-touch + reactive")) > 0.0, "{w}");
+    for w in ["GE", "Ocean-Contig", "FFT"] {
+        assert!(value(&format!("{w}: first-touch + reactive")) >= 0.0, "{w}");
     }
+}
+
+/// The same for Ocean-Non-Contig, where round-robin without proxies is 54 % faster than first
+/// touch at the quick size, so first touch with anything loses to it.
+#[test]
+#[ignore = "not reproduced for Ocean-Non-Contig: -36.4 % quick (round-robin alone is 54 % faster than first touch)"]
+fn first_touch_with_reactive_proxies_is_never_worse_on_ocean_non_contig() {
+    assert!(value("Ocean-Non-Contig: first-touch + reactive") >= 0.0);
 }

@@ -352,6 +352,8 @@ impl DramKind {
             },
             DramKind::SdramSunfire => flat(20.0, 20.0, 20.0, 45.0, 15600.0, 70.0, 4),
             // Talbot & Kelly Table 1.2: "DRAM lookup 20" cycles of 10 ns as tCL; no refresh.
+            // The grade's line time (44 cycles) holds the lookup too, so `talbot64` sets
+            // `t_cl_ns = 0` and an idle access is Table 1.2's 440 ns.
             _ => flat(0.0, 200.0, 0.0, 0.0, 7800.0, 0.0, 1),
         }
     }

@@ -14,6 +14,7 @@
 
 pub mod classes;
 pub mod coherence;
+pub mod core;
 pub mod dram;
 pub mod graph;
 mod locate;
@@ -28,6 +29,7 @@ pub mod validate;
 
 pub use classes::{AccessClass, BLOCK_TRANSFER};
 pub use coherence::Coherence;
+pub use core::{CoreModel, CoreSpec};
 pub use dram::{DramKind, DramOverrides, DramTimings, MemoryKind};
 pub use machine::Machine;
 pub use numasim_config::{ConfigError, Source};

@@ -13,6 +13,8 @@ pub struct Machine {
     /// The coherence protocol the machine file declares (`None`: it declares none, and
     /// [`Machine::coherence`] gives the default).
     pub declared_coherence: Option<crate::Coherence>,
+    /// The machine file's `[core]` (empty: it gives none).
+    pub core: crate::CoreSpec,
     pub sockets: Vec<Socket>,
     pub memory_nodes: Vec<MemoryNode>,
     pub switches: Vec<Switch>,
@@ -68,6 +70,7 @@ impl Machine {
             name,
             description,
             declared_coherence: None,
+            core: crate::CoreSpec::default(),
             sockets,
             memory_nodes,
             switches,

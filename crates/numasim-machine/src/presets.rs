@@ -71,7 +71,7 @@ static LIST: &[(&str, &str)] = &[
     ),
     (
         "talbot64",
-        "Talbot & Kelly 64-node cc-NUMA on a full crossbar (10 ns cycles): 490 ns local, 740 ns remote",
+        "Talbot & Kelly 64-node cc-NUMA on a full crossbar (10 ns cycles): 570 ns local, 820 ns remote",
     ),
     (
         "knl-flat",

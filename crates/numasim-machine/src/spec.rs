@@ -21,6 +21,10 @@ pub struct MachineSpec {
     /// `[timing] coherence` overrides it.
     #[serde(default)]
     pub coherence: Option<crate::coherence::Coherence>,
+    /// The node's processor and cache lookup path (`[core]`); an experiment's `[timing]`
+    /// overrides each key it sets.
+    #[serde(default)]
+    pub core: crate::core::CoreSpec,
     /// Named link parameters, referenced by `links[i].type`.
     #[serde(default)]
     pub link_types: BTreeMap<String, LinkTypeSpec>,
@@ -127,6 +131,15 @@ pub const MACHINE_KEY_DOCS: &[(&str, &str, &str, &str, &str)] = &[
     ("", "name", "string", "required", "machine name"),
     ("", "description", "string", "\"\"", "one-line description"),
     ("", "coherence", "string", "moesi", "the directory's protocol for block transfers: moesi (the supplier keeps the line Owned) | mesi (it writes the line back and shares it clean); an experiment's [timing] coherence overrides it"),
+    ("core", "model", "string", "ooo", "the timing core: ooo (ROB, MSHRs, store buffer) | blocking (stops at every miss; one outstanding); [timing] core overrides it"),
+    ("core", "base_cpi", "float", "[timing]", "cycles per non-memory instruction; [timing] base_cpi overrides it"),
+    ("core", "l1_bytes", "integer", "[timing]", "private L1-D size, bytes; [timing] overrides it"),
+    ("core", "l1_ways", "integer", "[timing]", "private L1-D associativity; [timing] overrides it"),
+    ("core", "l1_latency_cycles", "integer", "[timing]", "private L1-D hit latency, cycles; [timing] overrides it"),
+    ("core", "l2_bytes", "integer", "[timing]", "private L2 size, bytes (0: no L2); [timing] overrides it"),
+    ("core", "l2_ways", "integer", "[timing]", "private L2 associativity; [timing] overrides it"),
+    ("core", "l2_latency_cycles", "integer", "[timing]", "private L2 hit latency, cycles; [timing] overrides it"),
+    ("core", "llc_latency_cycles", "integer", "[timing]", "LLC lookup latency, cycles (with L1 and L2: the path before memory); [timing] overrides it"),
     ("link_types.<T>", "bandwidth_gbps", "float", "required", "per-direction (a→b) bandwidth of links of type T, GB/s"),
     ("link_types.<T>", "bandwidth_gbps_ba", "float", "= bandwidth_gbps", "reverse (b→a) bandwidth when asymmetric, GB/s"),
     ("link_types.<T>", "latency_ns", "float", "required", "one-way latency, ns"),

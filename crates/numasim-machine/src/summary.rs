@@ -13,6 +13,9 @@ pub struct MachineSummary {
     pub coherence: crate::Coherence,
     /// Whether the machine file declares it (false: the default, MOESI).
     pub coherence_declared: bool,
+    /// The machine file's `[core]` (omitted when it gives none).
+    #[serde(skip_serializing_if = "crate::CoreSpec::is_empty")]
+    pub core: crate::CoreSpec,
     /// Socket names by index.
     pub sockets: Vec<String>,
     pub socket_details: Vec<Socket>,
@@ -106,6 +109,7 @@ impl MachineSummary {
             description: m.description.clone(),
             coherence: m.coherence(),
             coherence_declared: m.declared_coherence.is_some(),
+            core: m.core.clone(),
             sockets: m.sockets.iter().map(|s| s.name.clone()).collect(),
             socket_details: m.sockets.clone(),
             total_cores: m.total_cores(),

@@ -71,6 +71,8 @@ pub(crate) fn build(src: &Source, spec: MachineSpec) -> Result<Machine, ConfigEr
     );
     machine.mesh = mesh;
     machine.declared_coherence = spec.coherence;
+    spec.core.check(src)?;
+    machine.core = spec.core;
     Ok(machine)
 }
 

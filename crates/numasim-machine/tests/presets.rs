@@ -90,8 +90,10 @@ fn sunfire_local_remote() {
 fn other_presets() {
     let t = Machine::load("talbot64").unwrap();
     assert_eq!(t.num_sockets(), 64);
-    assert_eq!(t.load_latency_ns(0, 0), 490.0);
-    assert_eq!(t.load_latency_ns(0, 63), 740.0);
+    assert_eq!(t.load_latency_ns(0, 0), 570.0);
+    assert_eq!(t.load_latency_ns(0, 63), 820.0);
+    assert_eq!(t.core.model, Some(numasim_machine::CoreModel::Blocking));
+    assert_eq!(t.core.llc_latency_cycles, Some(8));
     let k = Machine::load("knl-flat").unwrap();
     assert_eq!(k.load_latency_matrix(), vec![vec![130.0, 150.0]]);
     assert!((k.peak_bandwidth_gbps(1) - 400.0).abs() < 1e-9);

@@ -433,6 +433,7 @@ impl Experiment {
                 ),
             ));
         }
+        apply_machine_core(&mut spec, &source, &migration);
         if let Err((key, msg)) = spec.timing.validate() {
             return Err(source.error(format!("timing.{key}"), msg));
         }
@@ -523,6 +524,32 @@ impl Experiment {
             })
             .collect()
     }
+}
+
+/// The machine's `[core]` fills the `[timing]` keys the experiment leaves out, so the
+/// resolved experiment records the values the run used. A machine that does not load is
+/// left alone here: resolving the run reports its error.
+fn apply_machine_core(spec: &mut ExperimentSpec, source: &Source, migration: &crate::migrate::Resolved) {
+    let probe = Experiment {
+        spec: ExperimentSpec {
+            timing: Default::default(),
+            ..spec.clone()
+        },
+        source: source.clone(),
+        name: String::new(),
+        migration: migration.clone(),
+        worker_threads: 1,
+    };
+    let Ok(machine) = super::resolve::machine(&probe) else {
+        return;
+    };
+    if machine.core.is_empty() {
+        return;
+    }
+    let written: toml::Table = source.parse().unwrap_or_default();
+    let set = written.get("timing").and_then(toml::Value::as_table);
+    spec.timing
+        .with_machine_core(&machine.core, |k| set.is_some_and(|t| t.contains_key(k)));
 }
 
 /// Writes a generator's default for every parameter the table leaves out (those whose default

@@ -7,6 +7,12 @@
 //! the store buffer (LLC-miss stores in flight). Why it is kept apart from the caches and the
 //! memory system: these rules are the whole of what "a core" means in this model, and they
 //! can be tested with made-up completion times, without any machine.
+//!
+//! The blocking core (`core = "blocking"`, Talbot & Kelly's CPI-1 processor) is the same core
+//! with no window: before an access issues, every access it has issued must be complete —
+//! misses (loads and stores alike) and tracked hits — and the non-memory instructions before
+//! the access run after that wait, not under it. So at most one miss is ever outstanding, and
+//! the limits below are one slot each.
 
 use super::params::TimingSpec;
 use numasim_trace::Access;
@@ -34,14 +40,27 @@ pub struct CoreLimits {
     pub rob_instructions: u64,
     pub mshrs: usize,
     pub store_buffer: usize,
+    /// The blocking core: nothing overlaps an outstanding access.
+    pub blocking: bool,
 }
 
 impl CoreLimits {
     pub fn of(spec: &TimingSpec) -> Self {
-        CoreLimits {
-            rob_instructions: u64::from(spec.rob_entries),
-            mshrs: spec.mshrs as usize,
-            store_buffer: spec.store_buffer_entries as usize,
+        match spec.core.unwrap_or_default() {
+            super::params::CoreModel::Ooo => CoreLimits {
+                rob_instructions: u64::from(spec.rob_entries),
+                mshrs: spec.mshrs as usize,
+                store_buffer: spec.store_buffer_entries as usize,
+                blocking: false,
+            },
+            // A window of no instructions: an access waits for every tracked access before it,
+            // even one of its own instruction.
+            super::params::CoreModel::Blocking => CoreLimits {
+                rob_instructions: 0,
+                mshrs: 1,
+                store_buffer: 1,
+                blocking: true,
+            },
         }
     }
 }
@@ -163,6 +182,12 @@ impl Core {
                 }
             }
         }
+        if load_instr.is_none() && self.limits.blocking {
+            // The blocking core's store waits in the ROB too.
+            for e in self.rob.iter_mut().filter(|e| e.1 == token) {
+                e.1 = done;
+            }
+        }
         let slots = if load_instr.is_some() {
             &mut self.mshr
         } else {
@@ -182,6 +207,9 @@ impl Core {
     /// `instr − W` must be done). Returns the issue time.
     #[inline]
     pub fn issue(&mut self, instr: u64) -> u64 {
+        if self.limits.blocking {
+            self.block_until_idle();
+        }
         // Saturating: a hostile trace may jump its instruction count by 2^60. The clock stops
         // at MAX_CLOCK_PS, so adding the bounded latencies of one access can never overflow.
         let (advance, credit) = self.compute_advance(instr.saturating_sub(self.last_instr));
@@ -198,6 +226,27 @@ impl Core {
         self.t = t_issue;
         self.last_instr = instr;
         t_issue
+    }
+
+    /// The blocking core stops at its outstanding access: the clock moves to the completion of
+    /// everything issued (the ROB holds every tracked access, stores included) before the
+    /// instructions after it run.
+    #[inline(never)]
+    fn block_until_idle(&mut self) {
+        let mut t = self.t;
+        for &(_, done) in &self.rob {
+            t = t.max(done);
+        }
+        for &done in self.mshr.iter().chain(&self.store_buffer) {
+            t = t.max(done);
+        }
+        self.rob.clear();
+        self.mshr.clear();
+        self.store_buffer.clear();
+        if t > self.t {
+            self.t = t;
+            self.compute_credit_milli = 0;
+        }
     }
 
     /// The clock advance (ps) for `instructions` non-memory instructions, and the credit left
@@ -295,9 +344,13 @@ impl Core {
         self.push_rob(instr, done);
     }
 
-    /// An LLC-miss store completes at `done` (it holds a store-buffer entry, not the ROB).
+    /// An LLC-miss store issued at instruction `instr` completes at `done` (it holds a
+    /// store-buffer entry, not the ROB; the blocking core waits for it as for a load).
     #[inline]
-    pub fn miss_store_done(&mut self, done: u64) {
+    pub fn miss_store_done(&mut self, instr: u64, done: u64) {
+        if self.limits.blocking {
+            self.rob.push_back((instr, done));
+        }
         self.store_buffer.push(done);
         if !is_pending(done) {
             self.last_done = self.last_done.max(done);
@@ -343,8 +396,102 @@ mod tests {
                 rob_instructions: rob,
                 mshrs,
                 store_buffer: sb,
+                blocking: false,
             },
         )
+    }
+
+    /// Talbot & Kelly's processor: CPI 1 at 1 GHz, blocking.
+    fn blocking() -> Core {
+        let spec = TimingSpec {
+            core: Some(super::super::params::CoreModel::Blocking),
+            ..TimingSpec::default()
+        };
+        Core::new(0, 1.0, 1.0, CoreLimits::of(&spec))
+    }
+
+    #[test]
+    fn the_blocking_core_runs_the_instructions_after_a_miss_only_once_it_completes() {
+        let mut k = blocking();
+        assert_eq!(k.issue(10), 10_000);
+        let t0 = k.take_miss_slot(false, 10_000);
+        k.miss_load_done(10, t0 + 500_000);
+        // Two instructions later: the out-of-order core would issue at max(12 000, 510 000);
+        // this one stops at the miss and runs the two instructions after it.
+        assert_eq!(k.issue(12), 512_000);
+        // A store miss holds it the same way.
+        let t1 = k.take_miss_slot(true, 512_000);
+        k.miss_store_done(12, t1 + 300_000);
+        assert_eq!(k.issue(12), 812_000, "even an access of the same instruction waits");
+    }
+
+    #[test]
+    fn the_blocking_core_never_has_two_misses_outstanding() {
+        // Random program: gaps of 0–3 instructions, loads and stores, misses of 1–900 ns and
+        // tracked hits of 5 ns; every miss's interval [issue, done) must be disjoint from the
+        // others'.
+        let mut k = blocking();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let (mut instr, mut misses) = (0u64, Vec::new());
+        for _ in 0..5_000 {
+            instr += next() % 4;
+            let t = k.issue(instr);
+            let r = next();
+            let write = r & 1 == 1;
+            match (r >> 1) % 3 {
+                0 => k.push_rob(instr, t + 5_000),
+                _ => {
+                    let t0 = k.take_miss_slot(write, t);
+                    let done = t0 + 1_000 + (r >> 8) % 900_000;
+                    if write {
+                        k.miss_store_done(instr, done);
+                    } else {
+                        k.miss_load_done(instr, done);
+                    }
+                    misses.push((t0, done));
+                }
+            }
+        }
+        assert!(misses.len() > 3_000);
+        for w in misses.windows(2) {
+            assert!(
+                w[1].0 >= w[0].1,
+                "a miss issued at {} while one was outstanding until {}",
+                w[1].0,
+                w[0].1
+            );
+        }
+        // The same program on the out-of-order core overlaps its misses (the check bites).
+        let mut o = core(256, 16, 56);
+        let mut overlapped = false;
+        let mut last_done = 0;
+        for i in 0..100u64 {
+            let t = o.issue(i);
+            let t0 = o.take_miss_slot(false, t);
+            overlapped |= t0 < last_done;
+            last_done = t0 + 500_000;
+            o.miss_load_done(i, last_done);
+        }
+        assert!(overlapped);
+    }
+
+    #[test]
+    fn the_blocking_core_waits_for_a_queued_store_until_it_is_resolved() {
+        let mut k = blocking();
+        k.issue(1);
+        let token = PENDING | 4;
+        k.take_miss_slot(true, 1_000);
+        k.miss_store_done(1, token);
+        assert_eq!(k.issue_waits_on(2), Some(token));
+        k.resolve(token, 90_000, None);
+        assert_eq!(k.issue_waits_on(2), None);
+        assert_eq!(k.issue(2), 91_000);
     }
 
     #[test]
@@ -372,6 +519,7 @@ mod tests {
             rob_instructions: 256,
             mshrs: 16,
             store_buffer: 16,
+            blocking: false,
         };
         for gaps in [&[1u64][..], &[1, 2, 3], &[2], &[3, 1], &[7, 1, 1]] {
             let mut k = Core::new(0, 0.5, 1.4, limits);
@@ -433,7 +581,7 @@ mod tests {
     fn stores_use_the_store_buffer_not_the_mshrs_or_the_rob() {
         let mut k = core(1, 1, 1);
         k.take_miss_slot(true, 0);
-        k.miss_store_done(5_000);
+        k.miss_store_done(0, 5_000);
         // A load is free to go (the MSHR is empty) and retirement ignores the store.
         assert_eq!(k.take_miss_slot(false, 10), 10);
         assert_eq!(k.issue(50), 50_000);

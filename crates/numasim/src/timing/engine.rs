@@ -1026,7 +1026,7 @@ impl TimingSim {
             self.book.present_read(&fetch, row, u64::from(token));
             let pending = PENDING | u64::from(token);
             if write {
-                self.cores[c].miss_store_done(pending);
+                self.cores[c].miss_store_done(a.instr, pending);
             } else {
                 self.cores[c].miss_load_done(a.instr, pending);
             }
@@ -1066,7 +1066,7 @@ impl TimingSim {
     #[allow(clippy::too_many_arguments)]
     fn miss_done(&mut self, c: usize, write: bool, instr: u64, class: u16, page: u32, t_request: u64, lat: &Latency) {
         if write {
-            self.cores[c].miss_store_done(lat.done_ps);
+            self.cores[c].miss_store_done(instr, lat.done_ps);
             return;
         }
         self.account_load(c, class, page, t_request, lat);

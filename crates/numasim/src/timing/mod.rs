@@ -61,7 +61,9 @@
 //! flight (a further one waits for the oldest), so store traffic has backpressure; their
 //! ownership requests, fetches and invalidations are simulated as traffic. The TLB is a
 //! set-associative cache of page numbers; a miss adds a fixed `page_walk_cycles` (walk caches
-//! assumed to hit; the walk makes no memory traffic).
+//! assumed to hit; the walk makes no memory traffic). `core = "blocking"` (a machine's `[core]
+//! model`, Talbot & Kelly's CPI-1 processor) has no window: each access waits for every
+//! earlier one, stores included, and the instructions after a miss run once it completes.
 //!
 //! # Caches ([`private`])
 //! Private L1-D and L2 per core ([`crate::cache::SetAssocCache`], as the LLC and the TLB) (write-back, LRU, filled on every miss; dirty victims go one
@@ -177,5 +179,5 @@ pub mod report;
 pub mod timeline;
 
 pub use engine::{TimingConfig, TimingSim};
-pub use params::{Coherence, CoherenceChoice, CoherenceSource, DramPagePolicy, ProxyMode, TimingSpec};
+pub use params::{Coherence, CoherenceChoice, CoherenceSource, CoreModel, DramPagePolicy, ProxyMode, TimingSpec};
 pub use report::{PhaseTiming, TimingResults};

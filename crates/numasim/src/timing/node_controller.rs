@@ -6,7 +6,7 @@
 //! controller is a non-pipelined server on its own [`Timeline`] that every message arriving at
 //! the node occupies for the cycles of Table 1.2 (see [`occupancy_cycles`]). Only the *waits*
 //! for a busy controller are added to a transaction's latency: its own service is already in
-//! the machine's calibrated latencies (`talbot64`'s 490/740 ns are built from the same Table 1.2
+//! the machine's calibrated latencies (`talbot64`'s 570/820 ns are built from the same Table 1.2
 //! actions), so an unloaded miss still takes exactly the machine's latency.
 //!
 //! Input buffers: messages booked on a controller but not yet started are its input queue. A

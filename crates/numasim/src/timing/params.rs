@@ -32,6 +32,9 @@ pub enum ProxyMode {
 /// (`coherence = "mesi"` in its file), which `[timing] coherence` overrides.
 pub use numasim_machine::Coherence;
 
+/// The core model (`[timing] core`; a machine's `[core] model` when the experiment sets none).
+pub use numasim_machine::CoreModel;
+
 /// Where the protocol a run uses was chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -75,6 +78,12 @@ impl CoherenceChoice {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TimingSpec {
+    /// `ooo` (ROB, MSHRs and store buffer below) or `blocking` (the core stops at every miss
+    /// until it completes: one outstanding; `rob_entries`, `mshrs` and `store_buffer_entries`
+    /// are then unused). Unset: the machine's `[core] model`, else `ooo` (loading an
+    /// experiment writes the machine's here, so the resolved experiment records it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub core: Option<CoreModel>,
     /// Cycles per non-memory instruction (default 0.5: a 4-wide core sustaining IPC 2 between
     /// memory stalls; not a paper figure).
     pub base_cpi: f64,
@@ -91,7 +100,7 @@ pub struct TimingSpec {
     pub l1_bytes: u64,
     pub l1_ways: u32,
     pub l1_latency_cycles: u32,
-    /// Private L2 (default 1 MiB, 16 ways, 14 cycles: Table I).
+    /// Private L2 (default 1 MiB, 16 ways, 14 cycles: Table I); `l2_bytes = 0`: no L2.
     pub l2_bytes: u64,
     pub l2_ways: u32,
     pub l2_latency_cycles: u32,
@@ -180,6 +189,7 @@ pub struct TimingSpec {
 
 /// `[timing]` keys with no default value (unset means "off"); listed by `numasim params timing`.
 pub const OPTIONAL_TIMING_KEYS: &[&str] = &[
+    "core",
     "coherence",
     "sample_instructions",
     "warmup_instructions",
@@ -201,6 +211,7 @@ pub const MAX_TLB_ENTRIES: u32 = 1 << 20;
 impl Default for TimingSpec {
     fn default() -> Self {
         TimingSpec {
+            core: None,
             base_cpi: 0.5,
             rob_entries: 256,
             mshrs: 16,
@@ -241,6 +252,27 @@ impl Default for TimingSpec {
 }
 
 impl TimingSpec {
+    /// A machine file's `[core]` fills the keys the experiment's `[timing]` does not set
+    /// (`set(key)`: whether it sets `key`).
+    pub fn with_machine_core(&mut self, core: &numasim_machine::CoreSpec, set: impl Fn(&str) -> bool) {
+        macro_rules! fill {
+            ($($key:literal => $field:ident = $value:expr),* $(,)?) => {
+                $( if let Some(v) = $value { if !set($key) { self.$field = v; } } )*
+            };
+        }
+        fill!(
+            "core" => core = core.model.map(Some),
+            "base_cpi" => base_cpi = core.base_cpi,
+            "l1_bytes" => l1_bytes = core.l1_bytes,
+            "l1_ways" => l1_ways = core.l1_ways,
+            "l1_latency_cycles" => l1_latency_cycles = core.l1_latency_cycles,
+            "l2_bytes" => l2_bytes = core.l2_bytes,
+            "l2_ways" => l2_ways = core.l2_ways,
+            "l2_latency_cycles" => l2_latency_cycles = core.l2_latency_cycles,
+            "llc_latency_cycles" => llc_latency_cycles = core.llc_latency_cycles,
+        );
+    }
+
     /// Whether every key has its default (then the resolved experiment omits `[timing]`).
     pub fn is_default(&self) -> bool {
         *self == TimingSpec::default()
@@ -320,6 +352,9 @@ impl TimingSpec {
             ("l1_bytes", self.l1_bytes, MAX_L1_BYTES, "16 MiB", self.l1_ways),
             ("l2_bytes", self.l2_bytes, MAX_L2_BYTES, "256 MiB", self.l2_ways),
         ] {
+            if k == "l2_bytes" && v == 0 {
+                continue; // no private L2
+            }
             if !(64..=max).contains(&v) {
                 return Err((k, format!("must be between 64 bytes and {shown} per core, got {v}")));
             }
@@ -394,6 +429,10 @@ impl TimingSpec {
 /// [`TimingSpec::default`]; a test checks this list and the struct's fields agree).
 pub const TIMING_KEY_DOCS: &[(&str, &str)] = &[
     (
+        "core",
+        "ooo (ROB, MSHRs, store buffer) | blocking (stops at every miss until it completes; one outstanding) (unset: the machine's [core] model, ooo if it gives none)",
+    ),
+    (
         "base_cpi",
         "cycles per non-memory instruction (0.5: IPC 2 between memory stalls; not a paper figure)",
     ),
@@ -406,7 +445,7 @@ pub const TIMING_KEY_DOCS: &[(&str, &str)] = &[
     ("l1_bytes", "private L1-D size, bytes (Table I)"),
     ("l1_ways", "private L1-D associativity"),
     ("l1_latency_cycles", "private L1-D hit latency, cycles"),
-    ("l2_bytes", "private L2 size, bytes (Table I)"),
+    ("l2_bytes", "private L2 size, bytes (Table I; 0: no L2)"),
     ("l2_ways", "private L2 associativity"),
     ("l2_latency_cycles", "private L2 hit latency, cycles"),
     ("llc_latency_cycles", "shared per-socket LLC access latency, cycles"),

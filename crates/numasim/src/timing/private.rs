@@ -36,7 +36,9 @@ pub struct Lookup {
 /// All cores' L1-D, L2 and TLB.
 pub struct PrivateCaches {
     l1: SetAssocCache,
-    l2: SetAssocCache,
+    /// `None`: no private L2 (`l2_bytes = 0`): an L1 miss goes to the LLC, and the L1's dirty
+    /// victims with it.
+    l2: Option<SetAssocCache>,
     tlb: SetAssocCache,
     /// Per socket: L1 and L2 hit latencies and a page walk, ps.
     pub l1_ps: Vec<u64>,
@@ -51,12 +53,26 @@ impl PrivateCaches {
         Ok(PrivateCaches {
             l1: SetAssocCache::try_partitioned(cores, spec.l1_bytes, spec.l1_ways as usize)
                 .map_err(|e| format!("timing.l1_bytes: {e}"))?,
-            l2: SetAssocCache::try_partitioned(cores, spec.l2_bytes, spec.l2_ways as usize)
-                .map_err(|e| format!("timing.l2_bytes: {e}"))?,
+            l2: if spec.l2_bytes == 0 {
+                None
+            } else {
+                Some(
+                    SetAssocCache::try_partitioned(cores, spec.l2_bytes, spec.l2_ways as usize)
+                        .map_err(|e| format!("timing.l2_bytes: {e}"))?,
+                )
+            },
             tlb: SetAssocCache::try_partitioned(cores, u64::from(spec.tlb_entries) * 64, spec.tlb_ways as usize)
                 .map_err(|e| format!("timing.tlb_entries: {e}"))?,
             l1_ps: (0..sockets).map(|s| cyc(s, spec.l1_latency_cycles)).collect(),
-            l2_ps: (0..sockets).map(|s| cyc(s, spec.l2_latency_cycles)).collect(),
+            l2_ps: (0..sockets)
+                .map(|s| {
+                    if spec.l2_bytes == 0 {
+                        0
+                    } else {
+                        cyc(s, spec.l2_latency_cycles)
+                    }
+                })
+                .collect(),
             walk_ps: (0..sockets).map(|s| cyc(s, spec.page_walk_cycles)).collect(),
         })
     }
@@ -65,7 +81,9 @@ impl PrivateCaches {
     /// and these did not see its accesses).
     pub fn clear(&mut self) {
         self.l1.clear();
-        self.l2.clear();
+        if let Some(l2) = &mut self.l2 {
+            l2.clear();
+        }
         self.tlb.clear();
     }
 
@@ -86,15 +104,24 @@ impl PrivateCaches {
                     spill,
                 }
             }
-            Outcome::Miss { writeback: Some(v) } => {
+            Outcome::Miss { writeback: Some(v) } => match &mut self.l2 {
                 // The L1 victim goes into the L2, which may push out a dirty line of its own.
-                if let Outcome::Miss { writeback: Some(v2) } = self.l2.access_in(c, v, true) {
-                    spill[0] = Some(v2);
+                Some(l2) => {
+                    if let Outcome::Miss { writeback: Some(v2) } = l2.access_in(c, v, true) {
+                        spill[0] = Some(v2);
+                    }
                 }
-            }
+                None => spill[0] = Some(v),
+            },
             Outcome::Miss { writeback: None } => {}
         }
-        let level = match self.l2.access_in(c, line, write) {
+        let Some(l2) = &mut self.l2 else {
+            return Lookup {
+                level: Level::Miss,
+                spill,
+            };
+        };
+        let level = match l2.access_in(c, line, write) {
             Outcome::Hit { was_dirty } => Level::L2 { was_dirty },
             Outcome::Miss { writeback } => {
                 spill[1] = writeback;
@@ -107,21 +134,27 @@ impl PrivateCaches {
     /// Hints the host to load the L2 set core `c` will probe for `line`.
     #[inline]
     pub fn prefetch(&self, c: usize, line: u64) {
-        self.l2.prefetch_in(c, line);
+        if let Some(l2) = &self.l2 {
+            l2.prefetch_in(c, line);
+        }
     }
 
     /// Drops `line` from core `c`'s L1 and L2 (another socket wrote it).
     #[inline]
     pub fn invalidate(&mut self, c: usize, line: u64) {
         self.l1.invalidate_in(c, line);
-        self.l2.invalidate_in(c, line);
+        if let Some(l2) = &mut self.l2 {
+            l2.invalidate_in(c, line);
+        }
     }
 
     /// Marks `line` clean in core `c`'s L1 and L2 (its socket supplied it to a reader).
     #[inline]
     pub fn clean(&mut self, c: usize, line: u64) {
         self.l1.clean_in(c, line);
-        self.l2.clean_in(c, line);
+        if let Some(l2) = &mut self.l2 {
+            l2.clean_in(c, line);
+        }
     }
 
     /// Drops `vpage` from core `c`'s TLB (a shootdown).
@@ -181,6 +214,26 @@ mod tests {
             spilled.extend(r.spill.iter().flatten());
         }
         assert_eq!(spilled, vec![2, 1], "dirty lines 2 and 1 leave L2 (LRU order)");
+    }
+
+    #[test]
+    fn without_an_l2_a_dirty_l1_victim_spills_to_the_llc_and_a_miss_is_a_miss() {
+        let spec = TimingSpec {
+            l1_bytes: 128,
+            l1_ways: 2,
+            l2_bytes: 0,
+            ..TimingSpec::default()
+        };
+        let m = Machine::load("starnuma16-pool-scaled").unwrap();
+        let mut p = PrivateCaches::new(&spec, &m, 1).unwrap();
+        assert_eq!(p.l2_ps[0], 0, "no L2, no L2 latency on the path");
+        p.lookup(0, 1, true);
+        p.lookup(0, 2, false);
+        // Line 3 evicts dirty line 1 straight out of the private level.
+        let r = p.lookup(0, 3, false);
+        assert_eq!(r.level, Level::Miss);
+        assert_eq!(r.spill, [Some(1), None]);
+        assert_eq!(p.lookup(0, 1, false).level, Level::Miss, "no L2 kept the victim");
     }
 
     #[test]

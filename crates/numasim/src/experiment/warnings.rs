@@ -16,7 +16,30 @@ pub fn warnings(exp: &Experiment, r: &RunResults) -> Vec<String> {
     let mut out = Vec::new();
     out.extend(heavy_migration(exp, r));
     out.extend(few_samples(r));
+    out.extend(latency_floor(r));
     out
+}
+
+/// Memory nodes whose `access_latency_ns` is below what the timing model can represent: an
+/// unloaded miss walks the lookup path and an idle-bank DRAM access whatever the machine file
+/// says, so those loads take longer than the file's latency. The run keeps going (a paper's
+/// latency may be below the path the default core models, as on `talbot64`) and says so here
+/// and in `timing.calibration.<node>.excess_ns`.
+fn latency_floor(r: &RunResults) -> Vec<String> {
+    let Some(t) = r.timing.as_ref() else {
+        return Vec::new();
+    };
+    t.calibration
+        .iter()
+        .filter(|(_, c)| c.excess_ns > 0.0)
+        .map(|(node, c)| {
+            let floor = c.lookup_path_ns + c.dram_idle_access_ns;
+            format!(
+                "memory node {node}: access_latency_ns {:.1} is below what the model can represent ({floor:.1} ns: lookup path {:.1} + idle-bank DRAM access {:.1}), so its unloaded loads take {:.1} ns more than the machine says (timing.calibration.{node}.excess_ns); set access_latency_ns to at least {floor:.1}, or shorten the [timing] cache latencies or the DRAM timings",
+                c.access_latency_ns, c.lookup_path_ns, c.dram_idle_access_ns, c.excess_ns
+            )
+        })
+        .collect()
 }
 
 /// A policy whose page copies are large against the run's own traffic (StarNUMA's perfect
@@ -114,6 +137,32 @@ mod tests {
         // Without migration, nothing to say.
         let (exp, r) = run(EXP);
         assert!(warnings(&exp, &r).is_empty());
+    }
+
+    #[test]
+    fn a_latency_below_the_models_floor_is_warned_about_with_its_numbers() {
+        // The pool's 10 ns cannot hold the lookup path and a DRAM access.
+        let low = format!(
+            "mode = \"timing\"\n{}",
+            EXP.replace(
+                "machine = \"starnuma16-pool\"",
+                "machine = { base = \"starnuma16-pool\", memory.pool.access_latency_ns = 10.0 }"
+            )
+        );
+        let (exp, r) = run(&low);
+        let c = &r.timing.as_ref().unwrap().calibration["pool"];
+        assert!(c.excess_ns > 0.0, "{c:?}");
+        let w = warnings(&exp, &r);
+        let floor = w
+            .iter()
+            .find(|w| w.contains("memory node pool"))
+            .unwrap_or_else(|| panic!("a floor warning: {w:?}"));
+        assert!(floor.contains("access_latency_ns 10.0"), "{floor}");
+        assert!(floor.contains(&format!("{:.1} ns more", c.excess_ns)), "{floor}");
+        assert!(floor.contains("timing.calibration.pool.excess_ns"), "{floor}");
+        // The presets' own latencies are above the floor: nothing to say about them.
+        let (exp, r) = run(&format!("mode = \"timing\"\n{EXP}"));
+        assert!(!warnings(&exp, &r).iter().any(|w| w.contains("memory node")));
     }
 
     #[test]

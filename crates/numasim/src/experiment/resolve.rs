@@ -828,7 +828,10 @@ mod core_count_tests {
         // As many threads as cores is fine.
         let exp = load(&EXP.replace("THREADS", "64")).unwrap();
         let m = machine(&exp).unwrap();
-        assert_eq!(thread_sockets(&exp, &m, &[0..64]).unwrap().len(), 64);
+        assert_eq!(
+            thread_sockets(&exp, &m, std::slice::from_ref(&(0..64))).unwrap().len(),
+            64
+        );
     }
 
     #[test]
@@ -877,7 +880,7 @@ mod core_count_tests {
         let text = format!("{}[mapping]\noversubscribe = true\n", EXP.replace("THREADS", "65"));
         let exp = load(&text).unwrap();
         let m = machine(&exp).unwrap();
-        let sockets = thread_sockets(&exp, &m, &[0..65]).unwrap();
+        let sockets = thread_sockets(&exp, &m, std::slice::from_ref(&(0..65))).unwrap();
         assert_eq!(sockets.len(), 65);
         assert!(exp.resolved_toml().contains("oversubscribe = true"));
         let run = exp.resolve().unwrap();

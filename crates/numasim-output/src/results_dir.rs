@@ -39,8 +39,13 @@ const MARKER_HEADER: &str = "numasim results directory v1";
 /// What numasim wrote into a results directory before the marker existed.
 const LEGACY_FILES: [&str; 4] = ["experiment.resolved.toml", "machine.json", "phases.csv", "results.json"];
 
-/// Why numasim may not delete `dir`, or `None` if everything in it is numasim's.
-fn foreign_content(dir: &Path) -> io::Result<Option<String>> {
+/// Kind of a run's results directory, as its marker records it.
+pub const KIND_RESULTS: &str = "results";
+
+/// Why numasim may not delete `dir`, or `None` if everything in it is numasim's (and, with
+/// `kind`, of that kind: a trace export never replaces a run's results, nor the reverse; a
+/// marker that names no kind is any kind's).
+fn foreign_content(dir: &Path, kind: Option<&str>) -> io::Result<Option<String>> {
     let mut names = Vec::new();
     for e in fs::read_dir(dir).map_err(|e| at(dir, "reading", e))? {
         let e = e.map_err(|e| at(dir, "reading", e))?;
@@ -52,6 +57,14 @@ fn foreign_content(dir: &Path) -> io::Result<Option<String>> {
             let mut lines = text.lines();
             if lines.next() != Some(MARKER_HEADER) {
                 return Ok(Some(format!("its {MARKER} file was not written by this numasim")));
+            }
+            let theirs = text.lines().find_map(|l| l.strip_prefix("kind "));
+            if let (Some(want), Some(theirs)) = (kind, theirs) {
+                if want != theirs {
+                    return Ok(Some(format!(
+                        "numasim wrote it as a {theirs} directory, and this command writes a {want} one"
+                    )));
+                }
             }
             lines
                 .filter_map(|l| l.strip_prefix("file "))
@@ -77,6 +90,9 @@ fn foreign_content(dir: &Path) -> io::Result<Option<String>> {
                 }
                 return Ok(Some(format!("it has no {MARKER} file, so numasim did not write it")));
             }
+            if kind.is_some_and(|k| k != KIND_RESULTS) {
+                return Ok(Some("it holds a run's results".to_string()));
+            }
             LEGACY_FILES.iter().map(|s| s.to_string()).collect()
         }
         Err(e) => return Err(at(&dir.join(MARKER), "reading", e)),
@@ -91,7 +107,7 @@ fn foreign_content(dir: &Path) -> io::Result<Option<String>> {
 
 /// Removes `dir` if it is numasim's; leaves it alone otherwise.
 fn remove_if_ours(dir: &Path) -> io::Result<()> {
-    if foreign_content(dir)?.is_none() {
+    if foreign_content(dir, None)?.is_none() {
         fs::remove_dir_all(dir).map_err(|e| at(dir, "removing", e))?;
     }
     Ok(())
@@ -161,6 +177,8 @@ pub struct ResultsDir {
     parent: PathBuf,
     name: String,
     run_id: String,
+    /// What the directory holds (its marker's `kind`).
+    kind: String,
     finished: bool,
     _lock: Lock,
 }
@@ -192,7 +210,7 @@ fn normalize(path: &Path) -> io::Result<(PathBuf, PathBuf, String)> {
 
 /// Refuses to replace `final_path` unless it is a numasim results directory that is not a
 /// symbolic link and does not contain the working directory or one of `inputs`.
-fn check_replaceable(final_path: &Path, shown: &Path, inputs: &[PathBuf]) -> io::Result<()> {
+fn check_replaceable(final_path: &Path, shown: &Path, inputs: &[PathBuf], kind: &str) -> io::Result<()> {
     let meta = match fs::symlink_metadata(final_path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
@@ -213,7 +231,7 @@ fn check_replaceable(final_path: &Path, shown: &Path, inputs: &[PathBuf]) -> io:
         } else if let Some(i) = input {
             Some(format!("it holds the input {}", i.display()))
         } else {
-            foreign_content(final_path)?
+            foreign_content(final_path, Some(kind))?
         }
     };
     match why {
@@ -247,16 +265,23 @@ impl ResultsDir {
     /// [`begin`](Self::begin) for a command that reads `inputs`: a directory holding one of
     /// them is never replaced.
     pub fn begin_with_inputs(final_path: &Path, inputs: &[PathBuf]) -> io::Result<Self> {
+        Self::begin_kind(final_path, inputs, KIND_RESULTS)
+    }
+
+    /// [`begin_with_inputs`](Self::begin_with_inputs) for a directory of another `kind` (a
+    /// trace export): the marker records it, and a directory numasim wrote as another kind is
+    /// never replaced.
+    pub fn begin_kind(final_path: &Path, inputs: &[PathBuf], kind: &str) -> io::Result<Self> {
         let (clean, parent, name) = normalize(final_path)?;
         // The parent is canonicalised before anything is renamed: with `-o d/../d`, the path
         // through `d` stops resolving the moment `d` is moved aside.
         if let Ok(p) = fs::canonicalize(&parent) {
-            check_replaceable(&p.join(&name), final_path, inputs)?;
+            check_replaceable(&p.join(&name), final_path, inputs, kind)?;
         }
         fs::create_dir_all(&parent).map_err(|e| at(&parent, "creating", e))?;
         let parent = fs::canonicalize(&parent).map_err(|e| at(&parent, "resolving", e))?;
         let final_canon = parent.join(&name);
-        check_replaceable(&final_canon, final_path, inputs)?;
+        check_replaceable(&final_canon, final_path, inputs, kind)?;
         let lock = Lock::acquire(parent.join(format!(".{name}.numasim-lock")), final_path)?;
         let pid = std::process::id();
         let dir = ResultsDir {
@@ -266,6 +291,7 @@ impl ResultsDir {
             parent,
             name,
             run_id: new_run_id(),
+            kind: kind.to_string(),
             finished: false,
             _lock: lock,
         };
@@ -274,8 +300,11 @@ impl ResultsDir {
         signals::register(Undo::Dir(dir.partial_path.clone()));
         fs::create_dir(&dir.partial_path).map_err(|e| at(&dir.partial_path, "creating", e))?;
         let marker = dir.partial_path.join(MARKER);
-        fs::write(&marker, format!("{MARKER_HEADER}\nrun_id {}\n", dir.run_id))
-            .map_err(|e| at(&marker, "writing", e))?;
+        fs::write(
+            &marker,
+            format!("{MARKER_HEADER}\nrun_id {}\nkind {kind}\n", dir.run_id),
+        )
+        .map_err(|e| at(&marker, "writing", e))?;
         Ok(dir)
     }
 
@@ -307,7 +336,7 @@ impl ResultsDir {
             }
         }
         for (old, path) in stale {
-            if old && fs::symlink_metadata(&self.final_path).is_err() && foreign_content(&path)?.is_none() {
+            if old && fs::symlink_metadata(&self.final_path).is_err() && foreign_content(&path, None)?.is_none() {
                 fs::rename(&path, &self.final_path).map_err(|e| at(&path, "restoring", e))?;
             } else {
                 remove_if_ours(&path)?;
@@ -368,7 +397,7 @@ impl ResultsDir {
         let mut list = signals::locked();
         let had_old = match fs::symlink_metadata(&self.final_path) {
             Ok(_) => {
-                if let Err(why) = check_replaceable(&self.final_path, &self.shown, &[]) {
+                if let Err(why) = check_replaceable(&self.final_path, &self.shown, &[], &self.kind) {
                     let kept = self.keep_aside()?;
                     signals::unregister_locked(&mut list, &Undo::Dir(self.partial_path.clone()));
                     self.finished = true;
@@ -643,6 +672,34 @@ mod tests {
         complete(&detour, "new");
         assert_eq!(fs::read_to_string(target.join("results.json")).unwrap(), "new");
         assert_eq!(names(tmp.path()), vec!["d"]);
+    }
+
+    #[test]
+    fn a_directory_of_another_kind_is_not_replaced() {
+        // A trace export must not replace a run's results (nor the reverse); same kinds do.
+        let tmp = tempfile::tempdir().unwrap();
+        let run = tmp.path().join("run");
+        complete(&run, "old");
+        let e = ResultsDir::begin_kind(&run, &[], "trace").err().expect("refused");
+        assert!(e.to_string().contains("as a results directory"), "{e}");
+        assert_eq!(fs::read_to_string(run.join("results.json")).unwrap(), "old");
+        let export = tmp.path().join("export");
+        let d = ResultsDir::begin_kind(&export, &[], "trace").unwrap();
+        d.write("t0.out", "trace").unwrap();
+        d.finish().unwrap();
+        assert!(ResultsDir::begin(&export).is_err(), "a run does not replace an export");
+        let d = ResultsDir::begin_kind(&export, &[], "trace").unwrap();
+        d.write("t0.out", "new").unwrap();
+        d.finish().unwrap();
+        assert_eq!(fs::read_to_string(export.join("t0.out")).unwrap(), "new");
+        // The four files numasim wrote before the marker are a run's.
+        let legacy = tmp.path().join("legacy");
+        fs::create_dir(&legacy).unwrap();
+        for f in LEGACY_FILES {
+            fs::write(legacy.join(f), "{\"schema_version\": 1}").unwrap();
+        }
+        assert!(ResultsDir::begin_kind(&legacy, &[], "trace").is_err());
+        assert!(ResultsDir::begin(&legacy).is_ok());
     }
 
     #[test]

@@ -96,20 +96,17 @@ pub fn sweep_plan(path: &Path, out: Option<&Path>, prepare: bool) -> Result<Stri
         sw.write_manifest()
             .map_err(|e| format!("{}: {}", sw.out_dir.join(sweep::MANIFEST).display(), e))?;
     }
-    let runs: Vec<serde_json::Value> = sw
-        .runs
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let params: serde_json::Map<String, serde_json::Value> = r
-                .params
+    let runs: Vec<serde_json::Value> = (0..sw.len())
+        .map(|i| {
+            let params: serde_json::Map<String, serde_json::Value> = sw
+                .params_of(i)
                 .iter()
                 .map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or_default()))
                 .collect();
             serde_json::json!({
                 "index": i,
-                "name": r.name,
-                "id": r.id,
+                "name": sw.name_of(i),
+                "id": sw.id_of(i),
                 "dir": sw.run_dir(i),
                 "params": params,
                 "complete": sw.is_complete(i),
@@ -120,7 +117,7 @@ pub fn sweep_plan(path: &Path, out: Option<&Path>, prepare: bool) -> Result<Stri
         "name": sw.name,
         "out_dir": sw.out_dir,
         "axes": sw.axes,
-        "baseline": sw.baseline.map(|b| sw.runs[b].name.clone()),
+        "baseline": sw.baseline.map(|b| sw.name_of(b)),
         "runs": runs,
     });
     Ok(doc.to_string())
@@ -130,16 +127,16 @@ pub fn sweep_plan(path: &Path, out: Option<&Path>, prepare: bool) -> Result<Stri
 /// (local threads, a Ray task, a Slurm array element) calls this with the same sweep file.
 pub fn sweep_run(path: &Path, out: Option<&Path>, index: usize, threads: usize) -> Result<bool, String> {
     let sw = Sweep::load(path, out).map_err(|e| error_chain(&e))?;
-    if index >= sw.runs.len() {
+    if index >= sw.len() {
         return Err(format!(
             "{}: the sweep has {} runs, no run {index}",
             path.display(),
-            sw.runs.len()
+            sw.len()
         ));
     }
     sw.run_one(index, threads, &mut |_| {}).map_err(|e| {
         let msg = error_chain(&e);
-        format!("run {} ({}): {msg}", sw.runs[index].id, sw.run_dir(index).display())
+        format!("run {} ({}): {msg}", sw.id_of(index), sw.run_dir(index).display())
     })
 }
 

@@ -161,6 +161,9 @@ pub fn convert_starnuma(inputs: &[PathBuf], out: &Path, settings: &WriteSettings
 /// writes one every 100 M instructions of a thread).
 pub const STARNUMA_MARKER_INSTRUCTIONS: u64 = 100_000_000;
 
+/// Kind of a StarNUMA export directory in its marker: an export replaces only another export.
+pub const STARNUMA_EXPORT_KIND: &str = "starnuma-trace";
+
 /// Writes every access of `src` as StarNUMA per-thread files `dir/memtrace_t<N>.out`, with a
 /// phase marker each time a thread's instruction count passes a multiple of
 /// [`STARNUMA_MARKER_INSTRUCTIONS`], as the artifact's tracer does. Addresses lose their low 4
@@ -176,7 +179,8 @@ pub fn export_starnuma(
     inputs: &[PathBuf],
 ) -> Result<Vec<PathBuf>, SourceError> {
     use crate::starnuma::StarnumaWriter;
-    let out = numasim_output::ResultsDir::begin_with_inputs(dir, inputs).map_err(|e| output_error(dir, e))?;
+    let out =
+        numasim_output::ResultsDir::begin_kind(dir, inputs, STARNUMA_EXPORT_KIND).map_err(|e| output_error(dir, e))?;
     let threads = src.threads();
     let names: Vec<String> = (0..threads).map(|t| format!("memtrace_t{t}.out")).collect();
     let mut writers = Vec::with_capacity(threads);

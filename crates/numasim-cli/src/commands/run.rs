@@ -240,18 +240,4 @@ fn print_timing(tm: &numasim::timing::TimingResults) {
             mt.inflight_stall_ns / 1000.0
         );
     }
-    // A node's `access_latency_ns` below what the model's lookup path and DRAM timings take
-    // cannot be represented: the model charges its own minimum instead, and says so here.
-    for (node, c) in tm.calibration.iter().filter(|(_, c)| c.excess_ns > 0.0) {
-        eprintln!(
-            "note: memory node {node}: access_latency_ns {:.1} is below what the model can represent \
-             ({:.1} ns: lookup path {:.1} + idle-bank DRAM access {:.1}); its unloaded accesses take {:.1} ns more \
-             (timing.calibration.{node}.excess_ns)",
-            c.access_latency_ns,
-            c.lookup_path_ns + c.dram_idle_access_ns,
-            c.lookup_path_ns,
-            c.dram_idle_access_ns,
-            c.excess_ns
-        );
-    }
 }

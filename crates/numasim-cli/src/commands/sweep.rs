@@ -60,11 +60,16 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         };
     }
     let path = args.sweep.expect("clap requires the sweep file");
-    let sw = Sweep::load(&path, args.out.as_deref())?;
-    let pending: Vec<usize> = (0..sw.runs.len()).filter(|&i| !sw.is_complete(i)).collect();
+    let plan = sweep::SweepPlan::open(&path, args.out.as_deref())?;
     if args.dry_run {
-        let width = sw.runs.iter().map(|r| r.name.len()).max().unwrap_or(0);
-        for (i, r) in sw.runs.iter().enumerate() {
+        // Each run is printed as it is checked: nothing of the sweep is held but 16 bytes a run.
+        use std::io::Write;
+        let width = plan.name_width();
+        let out_dir = plan.out_dir.clone();
+        let stdout = std::io::stdout();
+        let mut out = std::io::BufWriter::new(stdout.lock());
+        let (mut pending, mut broken) = (0usize, None);
+        let sw = plan.expand(&mut |_, r| {
             let m = &r.experiment.spec.machine;
             let machine = if numasim_machine::presets::get(&m.base).is_some() {
                 m.base.clone()
@@ -77,26 +82,39 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
             } else {
                 format!("{machine} with {}", overrides.join(" "))
             };
-            let baseline = if sw.baseline == Some(i) {
+            let baseline = if r.name == sweep::BASELINE && r.params.is_empty() {
                 " (speedup baseline)"
             } else {
                 ""
             };
-            println!(
-                "{:width$}  {:7}  {} on {machine}{baseline}",
-                r.name,
-                sw.state(i).as_str(),
-                r.experiment.spec.migration.policy,
-            );
+            let state = sweep::RunState::of(&out_dir.join(&r.name), &r.id);
+            pending += usize::from(state != sweep::RunState::Done);
+            if broken.is_none() {
+                broken = writeln!(
+                    out,
+                    "{:width$}  {:7}  {} on {machine}{baseline}",
+                    r.name,
+                    state.as_str(),
+                    r.experiment.spec.migration.policy,
+                )
+                .err();
+            }
+        });
+        out.flush()?;
+        let sw = sw?;
+        if let Some(e) = broken {
+            return Err(e.into());
         }
         println!(
             "{} runs, {} to run, every one checked (experiment, machine, input files); results in {}",
-            sw.runs.len(),
-            pending.len(),
+            sw.len(),
+            pending,
             sw.out_dir.display()
         );
         return Ok(());
     }
+    let sw = plan.expand(&mut |_, _| {})?;
+    let pending: Vec<usize> = (0..sw.len()).filter(|&i| !sw.is_complete(i)).collect();
     sw.write_manifest()?;
     let cores = numasim::experiment::config::available_cores();
     let jobs = args.jobs.unwrap_or(cores).max(1).min(pending.len().max(1));
@@ -104,8 +122,8 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
     eprintln!(
         "sweep {}: {} runs, {} already complete, {} to run ({} at once) into {}",
         sw.name,
-        sw.runs.len(),
-        sw.runs.len() - pending.len(),
+        sw.len(),
+        sw.len() - pending.len(),
         pending.len(),
         jobs,
         sw.out_dir.display()
@@ -119,7 +137,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
                 let k = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&i) = pending.get(k) else { break };
                 let started = Instant::now();
-                let r = &sw.runs[i];
+                let name = sw.name_of(i);
                 let outcome = sw.run_one_warned(i, threads_per_run, &mut |_| {});
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                 match outcome {
@@ -127,15 +145,15 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
                         eprintln!(
                             "[{n}/{}] {} ({:.1} s)",
                             pending.len(),
-                            r.name,
+                            name,
                             started.elapsed().as_secs_f64()
                         );
                         for w in warnings {
-                            eprintln!("  warning ({}): {w}", r.name);
+                            eprintln!("  warning ({name}): {w}");
                         }
                     }
                     Err(e) => {
-                        let msg = format!("{}: {}", r.name, crate::error_chain(&anyhow::Error::from(e)));
+                        let msg = format!("{name}: {}", crate::error_chain(&anyhow::Error::from(e)));
                         eprintln!("[{n}/{}] FAILED {msg}", pending.len());
                         failures.lock().unwrap_or_else(|p| p.into_inner()).push(msg);
                     }
@@ -151,7 +169,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         pending.len(),
         failures.join("\n  ")
     );
-    println!("{} runs complete in {}", sw.runs.len(), sw.out_dir.display());
+    println!("{} runs complete in {}", sw.len(), sw.out_dir.display());
     print_summary(&sw);
     println!(
         "next: numasim report {} -o {}.html   (every run, labelled by name{})",
@@ -173,7 +191,7 @@ fn print_summary(sw: &Sweep) {
     let order: Vec<usize> = sw
         .baseline
         .into_iter()
-        .chain((0..sw.runs.len()).filter(|&i| Some(i) != sw.baseline))
+        .chain((0..sw.len()).filter(|&i| Some(i) != sw.baseline))
         .collect();
     let read = |i: usize| -> Option<serde_json::Value> {
         let text = std::fs::read_to_string(sw.run_dir(i).join("results.json")).ok()?;
@@ -187,7 +205,7 @@ fn print_summary(sw: &Sweep) {
         .and_then(|(_, r)| time(r));
     let width = results
         .iter()
-        .map(|(i, _)| sw.runs[*i].name.len())
+        .map(|(i, _)| sw.name_of(*i).len())
         .max()
         .unwrap_or(3)
         .max(3);
@@ -221,7 +239,7 @@ fn print_summary(sw: &Sweep) {
         };
         println!(
             "{:width$}  {sim:>12}  {speedup:>8}  {amat:>28}  {pool:>9}",
-            sw.runs[*i].name
+            sw.name_of(*i)
         );
     }
 }

@@ -315,6 +315,15 @@ pub struct MappingSpec {
     pub policy: MappingPolicyName,
     /// For `explicit`: the socket name of every thread, in thread order.
     pub sockets: Vec<String>,
+    /// Lets more threads onto a socket than it has cores (experiment's `[mapping]` only). Each
+    /// thread is still simulated as a core of its own, as hardware threads would be: no time
+    /// sharing is modelled. Off: such a mapping is refused.
+    #[serde(skip_serializing_if = "is_false")]
+    pub oversubscribe: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

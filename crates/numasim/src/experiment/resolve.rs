@@ -163,6 +163,7 @@ fn check_machine_fits(exp: &Experiment, m: &Machine) -> Result<(), ConfigError> 
     if exp.migration.policy == PolicyKind::Hydm {
         check_hydm_fast_node(exp, m)?;
     }
+    check_declared_threads(exp, m)?;
     let round_robin = std::iter::once(("placement.policy".to_string(), exp.spec.placement.policy)).chain(
         exp.spec.process.iter().enumerate().filter_map(|(i, p)| {
             p.placement
@@ -475,15 +476,125 @@ pub fn thread_sockets(
     ranges: &[std::ops::Range<usize>],
 ) -> Result<Vec<usize>, ConfigError> {
     let threads = ranges.last().map_or(0, |r| r.end);
+    check_core_count(exp, m, ranges, threads)?;
     let mut sockets = map_threads(exp, m, "mapping", &exp.spec.mapping, threads, exp.spec.seed)?;
     for (i, (p, range)) in exp.spec.process.iter().zip(ranges).enumerate() {
         if let Some(spec) = &p.mapping {
+            if spec.oversubscribe {
+                return Err(exp.source.error(
+                    format!("process[{i}].mapping.oversubscribe"),
+                    "is the experiment's: set it in `[mapping]`",
+                ));
+            }
             let seed = exp.spec.seed.wrapping_add(i as u64 + 1);
             let own = map_threads(exp, m, &format!("process[{i}].mapping"), spec, range.len(), seed)?;
             sockets[range.clone()].copy_from_slice(&own);
         }
     }
+    check_cores_per_socket(exp, m, ranges, &sockets)?;
     Ok(sockets)
+}
+
+/// The key to blame for threads on socket `s` (or on the machine, `None`): an explicit socket
+/// list, else the thread count of the last process with a thread there.
+fn thread_key(exp: &Experiment, ranges: &[std::ops::Range<usize>], sockets: Option<(&[usize], usize)>) -> String {
+    let on = |r: &std::ops::Range<usize>| sockets.is_none_or(|(ts, s)| ts[r.clone()].contains(&s));
+    let last = ranges.iter().rposition(on).unwrap_or(0);
+    match exp.spec.process.get(last) {
+        Some(p)
+            if p.mapping
+                .as_ref()
+                .is_some_and(|m| m.policy == MappingPolicyName::Explicit) =>
+        {
+            format!("process[{last}].mapping.sockets")
+        }
+        _ if exp.spec.mapping.policy == MappingPolicyName::Explicit => "mapping.sockets".into(),
+        _ => {
+            let workloads = exp.workloads();
+            let Some((key, table)) = workloads.get(last).or(workloads.last()) else {
+                return "workload".into();
+            };
+            if table.contains_key("trace") {
+                format!("{key}.trace")
+            } else {
+                format!("{key}.threads")
+            }
+        }
+    }
+}
+
+const OVERSUBSCRIBE_HINT: &str = "each thread is simulated on a core of its own; use fewer threads or another mapping, or set `oversubscribe = true` in `[mapping]` to let threads share cores";
+
+/// More threads than the machine has cores, unless `[mapping] oversubscribe = true`.
+fn check_core_count(
+    exp: &Experiment,
+    m: &Machine,
+    ranges: &[std::ops::Range<usize>],
+    threads: usize,
+) -> Result<(), ConfigError> {
+    let cores: usize = m.sockets.iter().map(|s| s.cores as usize).sum();
+    if exp.spec.mapping.oversubscribe || threads <= cores {
+        return Ok(());
+    }
+    Err(exp.source.error(
+        thread_key(exp, ranges, None),
+        format!(
+            "{threads} threads and machine `{}` has {cores} cores: {OVERSUBSCRIBE_HINT}",
+            m.name
+        ),
+    ))
+}
+
+/// More threads mapped to a socket than it has cores, unless `[mapping] oversubscribe = true`.
+fn check_cores_per_socket(
+    exp: &Experiment,
+    m: &Machine,
+    ranges: &[std::ops::Range<usize>],
+    sockets: &[usize],
+) -> Result<(), ConfigError> {
+    if exp.spec.mapping.oversubscribe {
+        return Ok(());
+    }
+    let mut load = vec![0usize; m.sockets.len()];
+    for &s in sockets {
+        if let Some(n) = load.get_mut(s) {
+            *n += 1;
+        }
+    }
+    let Some(s) = (0..load.len()).find(|&s| load[s] > m.sockets[s].cores as usize) else {
+        return Ok(());
+    };
+    Err(exp.source.error(
+        thread_key(exp, ranges, Some((sockets, s))),
+        format!(
+            "the mapping puts {} threads on socket `{}` of machine `{}`, which has {} cores: {OVERSUBSCRIBE_HINT}",
+            load[s], m.sockets[s].name, m.name, m.sockets[s].cores
+        ),
+    ))
+}
+
+/// [`thread_sockets`]' core checks at load time, from the thread counts the workloads declare
+/// (`threads`, filled in from the generator's default); a trace's count is known once it is
+/// opened, so an experiment with a trace is checked when it runs.
+fn check_declared_threads(exp: &Experiment, m: &Machine) -> Result<(), ConfigError> {
+    let mut ranges = Vec::new();
+    let mut end = 0usize;
+    for (_, table) in exp.workloads() {
+        let Some(n) = table
+            .get("threads")
+            .and_then(toml::Value::as_integer)
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|_| !table.contains_key("trace"))
+        else {
+            return Ok(());
+        };
+        end = end.saturating_add(n);
+        ranges.push(end - n..end);
+    }
+    if exp.spec.mapping.oversubscribe {
+        return Ok(());
+    }
+    thread_sockets(exp, m, &ranges).map(|_| ())
 }
 
 fn map_threads(
@@ -684,5 +795,100 @@ mod machine_override_tests {
         assert!(text.contains("#   machine.pool_latency_ns = 250"), "{text}");
         let m = Machine::from_text("resolved", &text).unwrap();
         assert_eq!(m.load_latency_ns(0, m.memory_index("pool").unwrap()), 250.0);
+    }
+}
+
+#[cfg(test)]
+mod core_count_tests {
+    use super::*;
+    use numasim_config::Source;
+
+    /// 16 sockets of 4 cores: 64 cores.
+    const EXP: &str = "machine = \"starnuma16-pool-scaled\"\nmode = \"timing\"\nseed = 1\nmax_phases = 1\n\
+        [workload]\nkind = \"synthetic\"\npattern = \"uniform\"\naccesses_per_thread = 100\nthreads = THREADS\n";
+
+    fn load(text: &str) -> Result<Experiment, ConfigError> {
+        Experiment::from_source(Source::from_text("e.toml", text), "e")
+    }
+
+    #[test]
+    fn more_threads_than_cores_are_refused_at_their_key_in_both_modes() {
+        for mode in ["timing", "functional"] {
+            let text = EXP
+                .replace("THREADS", "65")
+                .replace("\"timing\"", &format!("\"{mode}\""));
+            let exp = load(&text).unwrap();
+            let e = machine(&exp).unwrap_err();
+            assert_eq!(
+                (e.file.as_str(), e.line, e.key.as_str()),
+                ("e.toml", Some(9), "workload.threads"),
+                "{e}"
+            );
+            assert!(
+                e.message.contains("65 threads") && e.message.contains("64 cores"),
+                "{e}"
+            );
+            assert!(e.message.contains("oversubscribe = true"), "the switch is named: {e}");
+        }
+        // As many threads as cores is fine.
+        let exp = load(&EXP.replace("THREADS", "64")).unwrap();
+        let m = machine(&exp).unwrap();
+        assert_eq!(
+            thread_sockets(&exp, &m, std::slice::from_ref(&(0..64))).unwrap().len(),
+            64
+        );
+    }
+
+    #[test]
+    fn a_mapping_that_crowds_one_socket_is_refused_at_the_socket_list() {
+        let text = format!(
+            "{}[mapping]\npolicy = \"explicit\"\nsockets = [\"s0\", \"s0\", \"s0\", \"s0\", \"s0\"]\n",
+            EXP.replace("THREADS", "5")
+        );
+        let exp = load(&text).unwrap();
+        let e = machine(&exp).unwrap_err();
+        assert_eq!((e.line, e.key.as_str()), (Some(12), "mapping.sockets"), "{e}");
+        assert!(
+            e.message.contains("5 threads on socket `s0`") && e.message.contains("4 cores"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn processes_are_counted_together_and_the_last_one_is_named() {
+        let p = "[[process]]\nworkload = { kind = \"synthetic\", pattern = \"uniform\", accesses_per_thread = 100, threads = 40 }\n";
+        let text = format!("machine = \"starnuma16-pool-scaled\"\nmode = \"timing\"\nmax_phases = 1\n{p}{p}");
+        let e = machine(&load(&text).unwrap()).unwrap_err();
+        assert_eq!(
+            (e.line, e.key.as_str()),
+            (Some(7), "process[1].workload.threads"),
+            "{e}"
+        );
+        assert!(e.message.contains("80 threads"), "{e}");
+        // The switch belongs to the experiment's mapping, not a process's.
+        let own = format!("{}mapping = {{ oversubscribe = true }}\n", text.replace("40", "4"));
+        let e = machine(&load(&own).unwrap()).unwrap_err();
+        assert_eq!(
+            (e.line, e.key.as_str()),
+            (Some(8), "process[1].mapping.oversubscribe"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_switch_lets_threads_share_cores_and_is_written_only_when_set() {
+        let off = load(&EXP.replace("THREADS", "64")).unwrap();
+        assert!(
+            !off.resolved_toml().contains("oversubscribe"),
+            "ids of existing runs stay"
+        );
+        let text = format!("{}[mapping]\noversubscribe = true\n", EXP.replace("THREADS", "65"));
+        let exp = load(&text).unwrap();
+        let m = machine(&exp).unwrap();
+        let sockets = thread_sockets(&exp, &m, std::slice::from_ref(&(0..65))).unwrap();
+        assert_eq!(sockets.len(), 65);
+        assert!(exp.resolved_toml().contains("oversubscribe = true"));
+        let run = exp.resolve().unwrap();
+        assert_eq!(run.thread_sockets.len(), 65);
     }
 }

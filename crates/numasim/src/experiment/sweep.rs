@@ -62,7 +62,7 @@ struct SweepSpec {
     baseline: Option<toml::Table>,
 }
 
-/// One point of a sweep.
+/// One point of a sweep, with its experiment (built on demand by [`Sweep::run`]).
 #[derive(Debug, Clone)]
 pub struct SweepRun {
     /// The run's name, from its axis values (`pool_latency_ns=270`), or `baseline`: its
@@ -75,7 +75,9 @@ pub struct SweepRun {
     pub experiment: Experiment,
 }
 
-/// An expanded, fully validated sweep.
+/// An expanded, fully validated sweep. A run is kept as its point's index, a name suffix and
+/// its hash (16 bytes); its experiment is rebuilt from the base file when asked for
+/// ([`run`](Self::run)), so a sweep of a million points plans in bounded memory.
 #[derive(Debug, Clone)]
 pub struct Sweep {
     pub name: String,
@@ -83,22 +85,58 @@ pub struct Sweep {
     pub out_dir: PathBuf,
     /// Swept keys: grid axes first, then each zip group's (sorted by key within a table).
     pub axes: Vec<String>,
-    pub runs: Vec<SweepRun>,
     /// Index of the baseline run (`[baseline]`), the reference of speedups.
     pub baseline: Option<usize>,
+    plan: SweepPlan,
+    runs: Vec<Planned>,
+}
+
+/// A run of a sweep as kept: which point, its name's `#k` suffix (0: none), its hash.
+#[derive(Debug, Clone, Copy)]
+struct Planned {
+    point: u32,
+    suffix: u32,
+    id: u64,
+}
+
+/// The point index of `[baseline]`.
+const BASELINE_POINT: u32 = u32::MAX;
+
+/// A sweep file read and its axes checked, its points not yet validated: [`expand`](Self::expand)
+/// checks every point in order, streaming each run to a visitor.
+#[derive(Debug, Clone)]
+pub struct SweepPlan {
+    pub name: String,
+    pub file: PathBuf,
+    pub out_dir: PathBuf,
+    pub axes: Vec<String>,
+    base: Source,
+    base_path: PathBuf,
+    stem: String,
+    fixed: Vec<Override>,
+    groups: Vec<Vec<Axis>>,
+    sizes: Vec<usize>,
+    short: Vec<String>,
+    baseline: Option<Vec<Override>>,
+    total: usize,
 }
 
 /// Manifest written at the sweep's root, read by `sweep collect` for the swept keys.
 pub const MANIFEST: &str = "sweep.json";
 
-/// Stable 64-bit FNV-1a (unlike `std`'s hasher, fixed across Rust versions and platforms).
+/// Stable 64-bit FNV-1a (unlike `std`'s hasher, fixed across Rust versions and platforms), as
+/// 16 hex digits.
 pub fn config_hash(text: &str) -> String {
+    format!("{:016x}", hash64(text))
+}
+
+fn hash64(text: &str) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in text.bytes() {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
-    format!("{h:016x}")
+    h
 }
 
 /// Leaves of a (possibly nested) table as dotted keys: `migration.policy`, with the value.
@@ -117,6 +155,7 @@ fn leaves(prefix: &str, t: &toml::Table, out: &mut Vec<(String, toml::Value)>) {
 }
 
 /// An axis: a key and its values; `label` says where it came from, for errors.
+#[derive(Debug, Clone)]
 struct Axis {
     key: String,
     values: Vec<toml::Value>,
@@ -145,9 +184,9 @@ fn axes_of(src: &Source, table_key: &str, t: &toml::Table) -> Result<Vec<Axis>, 
     Ok(axes)
 }
 
-impl Sweep {
-    /// Reads a sweep file, expands it and validates every run. `out` overrides the file's root.
-    pub fn load(path: &Path, out: Option<&Path>) -> Result<Sweep, ConfigError> {
+impl SweepPlan {
+    /// Reads a sweep file and checks its axes. `out` overrides the file's root.
+    pub fn open(path: &Path, out: Option<&Path>) -> Result<SweepPlan, ConfigError> {
         let src = Source::from_file(path)?;
         let spec: SweepSpec = src.parse()?;
         let name = spec.name.clone().unwrap_or_else(|| {
@@ -204,116 +243,227 @@ impl Sweep {
         {
             return Err(src.error("", format!("`{dup}` is swept twice")));
         }
-
-        // Odometer over the groups, last group fastest.
         let sizes: Vec<usize> = groups.iter().map(|g| g[0].values.len()).collect();
-        const MAX_RUNS: usize = 1_000_000;
         let total = sizes
             .iter()
             .try_fold(1usize, |a, &b| a.checked_mul(b))
             .filter(|&t| t <= MAX_RUNS)
             .ok_or_else(|| src.error("", format!("the sweep expands to more than {MAX_RUNS} runs")))?;
-        let short = short_names(&axes);
-        let mut points: Vec<Point> = Vec::new();
-        if let Some(b) = &spec.baseline {
-            let mut flat = Vec::new();
-            leaves("", b, &mut flat);
-            let mut overrides = fixed_overrides.clone();
-            for (key, value) in flat {
-                numasim_config::overrides::check_key(&key).map_err(|m| src.error(format!("baseline.{key}"), m))?;
-                overrides.push(Override {
-                    label: format!("{} [baseline] {key} = {value}", src.origin),
-                    key,
-                    value,
-                });
-            }
-            points.push((overrides, Vec::new(), BASELINE.to_string()));
-        }
-        for n in 0..total {
-            let mut rest = n;
-            let mut pick = vec![0; groups.len()];
-            for g in (0..groups.len()).rev() {
-                pick[g] = rest % sizes[g];
-                rest /= sizes[g];
-            }
-            let mut overrides = fixed_overrides.clone();
-            let mut params = Vec::new();
-            for (g, axes) in groups.iter().enumerate() {
-                for a in axes {
-                    let v = a.values[pick[g]].clone();
+        let baseline = match &spec.baseline {
+            Some(b) => {
+                let mut flat = Vec::new();
+                leaves("", b, &mut flat);
+                let mut overrides = fixed_overrides.clone();
+                for (key, value) in flat {
+                    numasim_config::overrides::check_key(&key).map_err(|m| src.error(format!("baseline.{key}"), m))?;
                     overrides.push(Override {
-                        key: a.key.clone(),
-                        value: v.clone(),
-                        label: format!("{} {} = {v}", a.label, a.key),
+                        label: format!("{} [baseline] {key} = {value}", src.origin),
+                        key,
+                        value,
                     });
-                    params.push((a.key.clone(), v));
                 }
+                Some(overrides)
             }
-            let name = run_name(&short, &params, &name);
-            points.push((overrides, params, name));
-        }
-        let mut runs: Vec<SweepRun> = Vec::with_capacity(points.len());
-        let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-        let mut baseline = None;
-        for (overrides, params, run_name) in points {
-            let experiment = Experiment::from_source(super::config::apply_overrides(&base, &overrides)?, &stem)?;
-            check_workload_keys(&experiment, &overrides)?;
-            check_inputs(&experiment)?;
-            // Two points that resolve to the same experiment (a key swept to its default, the
-            // baseline equal to a point) are one run.
-            let same = config_hash(&experiment.resolved_toml());
-            if let Some(&i) = seen.get(&same) {
-                if run_name == BASELINE {
-                    baseline = Some(i);
-                }
-                continue;
-            }
-            let mut experiment = experiment;
-            let unique = unique_name(&run_name, &runs);
-            experiment.spec.name = Some(unique.clone());
-            experiment.name = unique.clone();
-            let id = config_hash(&experiment.resolved_toml());
-            seen.insert(same, runs.len());
-            if run_name == BASELINE {
-                baseline = Some(runs.len());
-            }
-            runs.push(SweepRun {
-                name: unique,
-                id,
-                params,
-                experiment,
-            });
-        }
+            None => None,
+        };
         let out_dir = match (out, &spec.out) {
             (Some(o), _) => o.to_path_buf(),
             (None, Some(o)) => PathBuf::from(o),
             (None, None) => PathBuf::from("results").join("sweeps").join(&name),
         };
-        Ok(Sweep {
+        Ok(SweepPlan {
+            short: short_names(&axes),
             name,
             file: path.to_path_buf(),
             out_dir,
             axes,
-            runs,
+            base,
+            base_path,
+            stem,
+            fixed: fixed_overrides,
+            groups,
+            sizes,
             baseline,
+            total,
+        })
+    }
+
+    /// Points in sweep order: the baseline's first, then the grid's (odometer over the groups,
+    /// last group fastest).
+    fn points(&self) -> impl Iterator<Item = u32> + '_ {
+        self.baseline
+            .iter()
+            .map(|_| BASELINE_POINT)
+            .chain((0..self.total).map(|n| n as u32))
+    }
+
+    /// A point's overrides, swept values and name (before any `#k` suffix).
+    fn point(&self, p: u32) -> (Vec<Override>, Vec<(String, toml::Value)>, String) {
+        if p == BASELINE_POINT {
+            let overrides = self.baseline.clone().unwrap_or_default();
+            return (overrides, Vec::new(), BASELINE.to_string());
+        }
+        let mut rest = p as usize;
+        let mut pick = vec![0; self.groups.len()];
+        for g in (0..self.groups.len()).rev() {
+            pick[g] = rest % self.sizes[g];
+            rest /= self.sizes[g];
+        }
+        let mut overrides = self.fixed.clone();
+        let mut params = Vec::new();
+        for (g, axes) in self.groups.iter().enumerate() {
+            for a in axes {
+                let v = a.values[pick[g]].clone();
+                overrides.push(Override {
+                    key: a.key.clone(),
+                    value: v.clone(),
+                    label: format!("{} {} = {v}", a.label, a.key),
+                });
+                params.push((a.key.clone(), v));
+            }
+        }
+        let name = run_name(&self.short, &params, &self.name);
+        (overrides, params, name)
+    }
+
+    /// Width of the longest run name (before any `#k` suffix), for aligned listings.
+    pub fn name_width(&self) -> usize {
+        self.points().map(|p| self.point(p).2.len()).max().unwrap_or(0)
+    }
+
+    /// Number of points, the baseline included (runs that resolve to the same experiment are
+    /// one run, so a sweep may have fewer).
+    pub fn points_len(&self) -> usize {
+        self.total + usize::from(self.baseline.is_some())
+    }
+
+    /// A point's experiment, named `name`.
+    fn experiment(&self, overrides: &[Override], name: &str) -> Result<Experiment, ConfigError> {
+        let mut experiment =
+            Experiment::from_source(super::config::apply_overrides(&self.base, overrides)?, &self.stem)?;
+        experiment.spec.name = Some(name.to_string());
+        experiment.name = name.to_string();
+        Ok(experiment)
+    }
+
+    /// Validates every point in order (its experiment, workload keys, machine with overrides
+    /// and input files) and hands each run to `visit` with its index as it is planned; only
+    /// 16 bytes per run are kept.
+    pub fn expand(self, visit: &mut dyn FnMut(usize, &SweepRun)) -> Result<Sweep, ConfigError> {
+        let mut runs: Vec<Planned> = Vec::new();
+        let mut seen: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
+        // Hashes of the names taken (a 64-bit collision only adds a `#k` suffix).
+        let mut taken: std::collections::HashSet<u64> = std::collections::HashSet::new();
+        let mut baseline = None;
+        for p in self.points() {
+            let (overrides, params, run_name) = self.point(p);
+            let experiment =
+                Experiment::from_source(super::config::apply_overrides(&self.base, &overrides)?, &self.stem)?;
+            check_workload_keys(&experiment, &overrides)?;
+            check_inputs(&experiment)?;
+            // Two points that resolve to the same experiment (a key swept to its default, the
+            // baseline equal to a point) are one run.
+            let same = hash64(&experiment.resolved_toml());
+            if let Some(&i) = seen.get(&same) {
+                if p == BASELINE_POINT {
+                    baseline = Some(i);
+                }
+                continue;
+            }
+            let (unique, suffix) = unique_name(&run_name, &taken);
+            taken.insert(hash64(&unique));
+            let mut experiment = experiment;
+            experiment.spec.name = Some(unique.clone());
+            experiment.name = unique.clone();
+            let id = hash64(&experiment.resolved_toml());
+            seen.insert(same, runs.len());
+            if p == BASELINE_POINT {
+                baseline = Some(runs.len());
+            }
+            visit(
+                runs.len(),
+                &SweepRun {
+                    name: unique,
+                    id: format!("{id:016x}"),
+                    params,
+                    experiment,
+                },
+            );
+            runs.push(Planned { point: p, suffix, id });
+        }
+        Ok(Sweep {
+            name: self.name.clone(),
+            file: self.file.clone(),
+            out_dir: self.out_dir.clone(),
+            axes: self.axes.clone(),
+            baseline,
+            plan: self,
+            runs,
+        })
+    }
+}
+
+/// Most points a sweep may expand to.
+pub const MAX_RUNS: usize = 1_000_000;
+
+impl Sweep {
+    /// Reads a sweep file, expands it and validates every run. `out` overrides the file's root.
+    pub fn load(path: &Path, out: Option<&Path>) -> Result<Sweep, ConfigError> {
+        SweepPlan::open(path, out)?.expand(&mut |_, _| {})
+    }
+
+    /// Number of runs.
+    pub fn len(&self) -> usize {
+        self.runs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
+
+    /// Run `i`'s name (its directory under the root).
+    pub fn name_of(&self, i: usize) -> String {
+        let r = self.runs[i];
+        let name = self.plan.point(r.point).2;
+        if r.suffix == 0 {
+            name
+        } else {
+            format!("{name}#{}", r.suffix)
+        }
+    }
+
+    /// Run `i`'s id: the hash of its resolved experiment.
+    pub fn id_of(&self, i: usize) -> String {
+        format!("{:016x}", self.runs[i].id)
+    }
+
+    /// Run `i`'s swept values, in axis order.
+    pub fn params_of(&self, i: usize) -> Vec<(String, toml::Value)> {
+        self.plan.point(self.runs[i].point).1
+    }
+
+    /// Run `i` with its experiment, rebuilt from the base file (checked when the sweep loaded).
+    pub fn run(&self, i: usize) -> Result<SweepRun, ConfigError> {
+        let r = self.runs[i];
+        let (overrides, params, _) = self.plan.point(r.point);
+        let name = self.name_of(i);
+        let experiment = self.plan.experiment(&overrides, &name)?;
+        Ok(SweepRun {
+            name,
+            id: self.id_of(i),
+            params,
+            experiment,
         })
     }
 
     /// What is on disk for run `i`.
     pub fn state(&self, i: usize) -> RunState {
-        let dir = self.run_dir(i);
-        if !dir.join("results.json").is_file() {
-            return RunState::Pending;
-        }
-        match std::fs::read_to_string(dir.join("experiment.resolved.toml")) {
-            Ok(text) if config_hash(&text) == self.runs[i].id => RunState::Done,
-            _ => RunState::Stale,
-        }
+        RunState::of(&self.run_dir(i), &self.id_of(i))
     }
 
     /// Directory of run `i`.
     pub fn run_dir(&self, i: usize) -> PathBuf {
-        self.out_dir.join(&self.runs[i].name)
+        self.out_dir.join(self.name_of(i))
     }
 
     /// Whether run `i` has complete results of its experiment as it is now (its directory
@@ -324,9 +474,8 @@ impl Sweep {
 
     /// The files the sweep reads: the sweep file, the base experiment and its inputs.
     pub fn inputs(&self) -> Vec<PathBuf> {
-        let mut files = vec![self.file.clone()];
-        if let Some(r) = self.runs.first() {
-            files.push(PathBuf::from(&r.experiment.source.origin));
+        let mut files = vec![self.file.clone(), self.plan.base_path.clone()];
+        if let Ok(r) = self.run(0) {
             files.extend(super::resolve::input_files(&r.experiment));
         }
         files
@@ -362,28 +511,23 @@ impl Sweep {
                 axes.push(a.clone());
             }
         }
-        for r in &self.runs {
-            let params: serde_json::Map<String, serde_json::Value> = r
-                .params
+        for i in 0..self.len() {
+            let params: serde_json::Map<String, serde_json::Value> = self
+                .params_of(i)
                 .iter()
                 .map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or(serde_json::Value::Null)))
                 .collect();
-            runs.insert(r.name.clone(), serde_json::Value::Object(params));
+            runs.insert(self.name_of(i), serde_json::Value::Object(params));
         }
         // The sweep's own runs in sweep order (the baseline first): the order of reports.
-        let order: Vec<&str> = self
+        let order: Vec<String> = self
             .baseline
             .iter()
-            .map(|&b| self.runs[b].name.as_str())
-            .chain(
-                self.runs
-                    .iter()
-                    .enumerate()
-                    .filter(|&(i, _)| Some(i) != self.baseline)
-                    .map(|(_, r)| r.name.as_str()),
-            )
+            .copied()
+            .chain((0..self.len()).filter(|&i| Some(i) != self.baseline))
+            .map(|i| self.name_of(i))
             .collect();
-        let baseline = self.baseline.map(|b| self.runs[b].name.clone());
+        let baseline = self.baseline.map(|b| self.name_of(b));
         let doc =
             serde_json::json!({ "name": self.name, "axes": axes, "baseline": baseline, "order": order, "runs": runs });
         let text = serde_json::to_string_pretty(&doc).map_err(std::io::Error::other)? + "\n";
@@ -404,7 +548,7 @@ impl Sweep {
         }
         // A directory of an earlier version of this point (the base experiment changed) is
         // replaced: `run` replaces only a directory numasim wrote.
-        let mut exp = self.runs[i].experiment.clone();
+        let mut exp = self.run(i)?.experiment;
         exp.worker_threads = worker_threads.max(1);
         run(&exp, &self.run_dir(i), progress)?;
         Ok(true)
@@ -421,15 +565,12 @@ impl Sweep {
         if self.is_complete(i) {
             return Ok(Vec::new());
         }
-        let mut exp = self.runs[i].experiment.clone();
+        let mut exp = self.run(i)?.experiment;
         exp.worker_threads = worker_threads.max(1);
         let (_, r) = run(&exp, &self.run_dir(i), progress)?;
         Ok(super::warnings::warnings(&exp, &r))
     }
 }
-
-/// A point before it is checked: its overrides, its axis values, its name.
-type Point = (Vec<Override>, Vec<(String, toml::Value)>, String);
 
 /// Name of the `[baseline]` run.
 pub const BASELINE: &str = "baseline";
@@ -447,6 +588,17 @@ pub enum RunState {
 }
 
 impl RunState {
+    /// What is on disk in `dir` for the run whose id is `id`.
+    pub fn of(dir: &Path, id: &str) -> RunState {
+        if !dir.join("results.json").is_file() {
+            return RunState::Pending;
+        }
+        match std::fs::read_to_string(dir.join("experiment.resolved.toml")) {
+            Ok(text) if config_hash(&text) == id => RunState::Done,
+            _ => RunState::Stale,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             RunState::Pending => "pending",
@@ -515,15 +667,15 @@ fn run_name(short: &[String], params: &[(String, toml::Value)], sweep_name: &str
 }
 
 /// `name`, or `name#2`, `name#3` ... when an earlier run has it (two points whose values
-/// read the same once made safe).
-fn unique_name(name: &str, runs: &[SweepRun]) -> String {
-    let taken = |n: &str| runs.iter().any(|r| r.name == n);
-    if !taken(name) {
-        return name.to_string();
+/// read the same once made safe), with the suffix's number (0: none). `taken`: hashes of the
+/// names taken.
+fn unique_name(name: &str, taken: &std::collections::HashSet<u64>) -> (String, u32) {
+    if !taken.contains(&hash64(name)) {
+        return (name.to_string(), 0);
     }
     (2..)
-        .map(|k| format!("{name}#{k}"))
-        .find(|n| !taken(n))
+        .map(|k| (format!("{name}#{k}"), k))
+        .find(|(n, _)| !taken.contains(&hash64(n)))
         .expect("an unused suffix")
 }
 
@@ -791,10 +943,10 @@ mod tests {
         let sw = Sweep::load(&s, Some(&d.path().join("out"))).unwrap();
         // Grid axes, then each zip group's; keys in sorted order within a table.
         assert_eq!(sw.axes, ["seed", "workload.pattern", "workload.threads"]);
-        assert_eq!(sw.runs.len(), 6);
-        let ids: std::collections::HashSet<_> = sw.runs.iter().map(|r| r.id.clone()).collect();
+        assert_eq!(sw.len(), 6);
+        let ids: std::collections::HashSet<_> = (0..sw.len()).map(|i| sw.id_of(i)).collect();
         assert_eq!(ids.len(), 6);
-        let r = &sw.runs[5];
+        let r = sw.run(5).unwrap();
         assert_eq!(r.experiment.spec.seed, 3);
         assert_eq!(r.experiment.spec.max_phases, Some(2));
         assert_eq!(
@@ -806,13 +958,13 @@ mod tests {
             Some("shared-hot")
         );
         assert_eq!(
-            sw.runs[0].experiment.spec.workload.as_ref().unwrap()["pattern"].as_str(),
+            sw.run(0).unwrap().experiment.spec.workload.as_ref().unwrap()["pattern"].as_str(),
             Some("zipf")
         );
         // Expansion is deterministic: same ids in the same order.
         let again = Sweep::load(&s, Some(&d.path().join("out"))).unwrap();
-        let a: Vec<_> = again.runs.iter().map(|r| &r.id).collect();
-        let b: Vec<_> = sw.runs.iter().map(|r| &r.id).collect();
+        let a: Vec<_> = (0..again.len()).map(|i| again.id_of(i)).collect();
+        let b: Vec<_> = (0..sw.len()).map(|i| sw.id_of(i)).collect();
         assert_eq!(a, b);
     }
 
@@ -855,11 +1007,11 @@ mod tests {
         assert!(!sw.run_one(0, 1, &mut |_| {}).unwrap(), "a complete run is skipped");
         assert!(sw.is_complete(0) && !sw.is_complete(1));
         // A partial left by a killed run is not a complete run.
-        std::fs::create_dir(out.join(format!("{}.partial-999999", sw.runs[1].name))).unwrap();
+        std::fs::create_dir(out.join(format!("{}.partial-999999", sw.name_of(1)))).unwrap();
         let (header, rows) = collect(&out).unwrap();
         assert_eq!(&header[..2], ["run", "seed"]);
         assert_eq!(rows.len(), 1);
-        assert_eq!(rows[0][0], sw.runs[0].name);
+        assert_eq!(rows[0][0], sw.name_of(0));
         assert_eq!(rows[0][1], "1");
         let col = header.iter().position(|h| h == "totals.accesses").unwrap();
         assert_eq!(rows[0][col], "8000");
@@ -869,7 +1021,7 @@ mod tests {
         // The resolved experiment in the run directory holds the swept value.
         let resolved = std::fs::read_to_string(sw.run_dir(1).join("experiment.resolved.toml")).unwrap();
         assert!(resolved.contains("seed = 2"), "{resolved}");
-        assert_eq!(config_hash(&resolved), sw.runs[1].id);
+        assert_eq!(config_hash(&resolved), sw.id_of(1));
     }
 
     #[test]
@@ -884,7 +1036,7 @@ mod tests {
         );
         let out = d.path().join("out");
         let sw = Sweep::load(&s, Some(&out)).unwrap();
-        let names: Vec<&str> = sw.runs.iter().map(|r| r.name.as_str()).collect();
+        let names: Vec<String> = (0..sw.len()).map(|i| sw.name_of(i)).collect();
         assert_eq!(
             names,
             [
@@ -898,8 +1050,8 @@ mod tests {
         assert_eq!(sw.baseline, Some(0));
         assert_eq!(sw.run_dir(1), out.join("pool_latency_ns=200+policy=none"));
         // The name is the run's name in its results, so reports label it so.
-        assert_eq!(sw.runs[3].experiment.name, "pool_latency_ns=270+policy=none");
-        let m = super::super::resolve::machine(&sw.runs[3].experiment).unwrap();
+        assert_eq!(sw.run(3).unwrap().experiment.name, "pool_latency_ns=270+policy=none");
+        let m = super::super::resolve::machine(&sw.run(3).unwrap().experiment).unwrap();
         assert_eq!(m.load_latency_ns(0, m.memory_index("pool").unwrap()), 270.0);
         sw.write_manifest().unwrap();
         let manifest: serde_json::Value =
@@ -996,7 +1148,7 @@ mod tests {
         sw.write_manifest().unwrap();
         assert!(std::fs::read_to_string(legacy.join(MANIFEST))
             .unwrap()
-            .contains(&sw.runs[1].name));
+            .contains(&sw.name_of(1)));
     }
 
     #[test]

@@ -16,7 +16,58 @@ pub fn warnings(exp: &Experiment, r: &RunResults) -> Vec<String> {
     let mut out = Vec::new();
     out.extend(heavy_migration(exp, r));
     out.extend(few_samples(r));
+    out.extend(latency_floor(r));
+    out.extend(many_phases(exp, r, MANY_PHASES));
     out
+}
+
+/// Phases above which a run says what its per-phase records cost. Each phase keeps a record
+/// (accesses and misses by socket, class and node, migration, timing) for results.json and the
+/// report: about 13 KB of JSON and 20 KB of memory a phase on a 16-socket machine
+/// (docs/validation/README.md), so 10 000 phases are ~130 MB of results.
+pub const MANY_PHASES: u64 = 10_000;
+
+/// A run that recorded more than `limit` phases: their size, and how to record fewer.
+fn many_phases(exp: &Experiment, r: &RunResults, limit: u64) -> Option<String> {
+    let phases = r.phases.len() as u64;
+    if phases <= limit {
+        return None;
+    }
+    let bytes = serde_json::to_vec(&r.phases).map_or(0, |v| v.len());
+    let longer = match exp.spec.phase_ns {
+        Some(ns) => format!("--set phase_ns={}", ns.saturating_mul(10)),
+        None => format!(
+            "--set phase_instructions={}",
+            exp.spec.phase_instructions.saturating_mul(10)
+        ),
+    };
+    Some(format!(
+        "this run recorded {phases} phases (more than {limit}): their records are {:.1} MB of results.json ({:.1} KB a phase) and were held in memory for the whole run; longer phases ({longer}) or `max_phases` record fewer",
+        bytes as f64 / 1e6,
+        bytes as f64 / 1e3 / phases as f64
+    ))
+}
+
+/// Memory nodes whose `access_latency_ns` is below what the timing model can represent: an
+/// unloaded miss walks the lookup path and an idle-bank DRAM access whatever the machine file
+/// says, so those loads take longer than the file's latency. The run keeps going (a paper's
+/// latency may be below the path the default core models, as on `talbot64`) and says so here
+/// and in `timing.calibration.<node>.excess_ns`.
+fn latency_floor(r: &RunResults) -> Vec<String> {
+    let Some(t) = r.timing.as_ref() else {
+        return Vec::new();
+    };
+    t.calibration
+        .iter()
+        .filter(|(_, c)| c.excess_ns > 0.0)
+        .map(|(node, c)| {
+            let floor = c.lookup_path_ns + c.dram_idle_access_ns;
+            format!(
+                "memory node {node}: access_latency_ns {:.1} is below what the model can represent ({floor:.1} ns: lookup path {:.1} + idle-bank DRAM access {:.1}), so its unloaded loads take {:.1} ns more than the machine says (timing.calibration.{node}.excess_ns); set access_latency_ns to at least {floor:.1}, or shorten the [timing] cache latencies or the DRAM timings",
+                c.access_latency_ns, c.lookup_path_ns, c.dram_idle_access_ns, c.excess_ns
+            )
+        })
+        .collect()
 }
 
 /// A policy whose page copies are large against the run's own traffic (StarNUMA's perfect
@@ -114,6 +165,52 @@ mod tests {
         // Without migration, nothing to say.
         let (exp, r) = run(EXP);
         assert!(warnings(&exp, &r).is_empty());
+    }
+
+    #[test]
+    fn a_latency_below_the_models_floor_is_warned_about_with_its_numbers() {
+        // The pool's 10 ns cannot hold the lookup path and a DRAM access.
+        let low = format!(
+            "mode = \"timing\"\n{}",
+            EXP.replace(
+                "machine = \"starnuma16-pool\"",
+                "machine = { base = \"starnuma16-pool\", memory.pool.access_latency_ns = 10.0 }"
+            )
+        );
+        let (exp, r) = run(&low);
+        let c = &r.timing.as_ref().unwrap().calibration["pool"];
+        assert!(c.excess_ns > 0.0, "{c:?}");
+        let w = warnings(&exp, &r);
+        let floor = w
+            .iter()
+            .find(|w| w.contains("memory node pool"))
+            .unwrap_or_else(|| panic!("a floor warning: {w:?}"));
+        assert!(floor.contains("access_latency_ns 10.0"), "{floor}");
+        assert!(floor.contains(&format!("{:.1} ns more", c.excess_ns)), "{floor}");
+        assert!(floor.contains("timing.calibration.pool.excess_ns"), "{floor}");
+        // The presets' own latencies are above the floor: nothing to say about them.
+        let (exp, r) = run(&format!("mode = \"timing\"\n{EXP}"));
+        assert!(!warnings(&exp, &r).iter().any(|w| w.contains("memory node")));
+    }
+
+    #[test]
+    fn a_run_of_many_phases_says_what_they_cost() {
+        let (exp, r) = run(EXP);
+        let n = r.phases.len() as u64;
+        assert!(n >= 2, "{n} phases");
+        assert_eq!(many_phases(&exp, &r, n), None, "at the limit: nothing to say");
+        let w = many_phases(&exp, &r, n - 1).expect("above the limit: a warning");
+        assert!(w.contains(&format!("recorded {n} phases (more than {})", n - 1)), "{w}");
+        assert!(
+            w.contains("--set phase_instructions=20000") && w.contains("max_phases"),
+            "{w}"
+        );
+        let bytes = serde_json::to_vec(&r.phases).unwrap().len();
+        assert!(
+            w.contains(&format!("{:.1} KB a phase", bytes as f64 / 1e3 / n as f64)),
+            "{w}"
+        );
+        assert!(!warnings(&exp, &r).iter().any(|w| w.contains("phases (more than")));
     }
 
     #[test]

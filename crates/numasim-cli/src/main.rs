@@ -20,6 +20,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// The demo: GAP BFS on StarNUMA's machine without and with the CXL pool and Algorithm 1;
+    /// prints the speedup and AMAT split, writes the report, says what to try next.
+    Demo(commands::demo::DemoArgs),
     /// Run an experiment and write its results directory.
     Run(commands::run::RunArgs),
     /// Inspect machine presets and machine files.
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
     numasim::experiment::results_dir::install_signal_cleanup();
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Demo(args) => commands::demo::run(args),
         Command::Run(args) => commands::run::run(args),
         Command::Repro(args) => commands::repro::run(args),
         Command::Sweep(args) => commands::sweep::run(args),

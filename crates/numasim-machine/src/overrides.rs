@@ -27,6 +27,13 @@ pub const SHORTCUTS: &[(&str, &str, &str)] = &[
          memory.<pool>.access_latency_ns",
     ),
     (
+        "socket_llc_bytes",
+        "bytes",
+        "LLC size of every socket (each socket's llc_bytes), as a scaled-down study keeps the LLC's \
+         share of the footprint (docs/guide/similarity.md); the ways and line size are unchanged, \
+         so it must hold at least one set (llc_ways × 64 bytes)",
+    ),
+    (
         "link_latency_ns.<type>",
         "ns",
         "one-way latency of every link of type <type>: the type's latency_ns and any link of that type \
@@ -121,6 +128,7 @@ fn concrete(o: &Override, key: String, value: f64) -> Override {
 fn expand_shortcut(current: &Source, o: &Override) -> Result<Option<Vec<Override>>, ConfigError> {
     let (what, link_type) = match o.key.split_once('.') {
         None if o.key == "pool_latency_ns" => ("pool", None),
+        None if o.key == "socket_llc_bytes" => ("llc", None),
         Some(("link_latency_ns", t)) => ("latency", Some(t)),
         Some(("link_bandwidth_gbps", t)) => ("bandwidth", Some(t)),
         None if o.key == "link_latency_ns" || o.key == "link_bandwidth_gbps" => {
@@ -146,6 +154,40 @@ fn expand_shortcut(current: &Source, o: &Override) -> Result<Option<Vec<Override
             ),
         }
     };
+    if what == "llc" {
+        let bytes = match &o.value {
+            toml::Value::Integer(i) if *i > 0 => *i,
+            _ => {
+                return Err(err(
+                    o,
+                    format!("must be a positive whole number of bytes, got {}", o.value),
+                ))
+            }
+        };
+        let names: Vec<&str> = doc
+            .get("sockets")
+            .and_then(toml::Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.get("name").and_then(toml::Value::as_str))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if names.is_empty() {
+            return Err(err(o, "the machine has no named sockets"));
+        }
+        // Each is checked as the machine file's own key (at least one set, at most 1 GiB).
+        return Ok(Some(
+            names
+                .iter()
+                .map(|n| Override {
+                    key: format!("sockets.{n}.llc_bytes"),
+                    value: toml::Value::Integer(bytes),
+                    label: o.label.clone(),
+                })
+                .collect(),
+        ));
+    }
     if what == "pool" {
         let target = number(o, "ns")?;
         let memory: Vec<&toml::Table> = doc
@@ -314,6 +356,19 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.message.contains("no memory node of kind cxl-pool"), "{e}");
+    }
+
+    #[test]
+    fn the_llc_shortcut_sets_every_socket_and_is_checked_as_the_file_is() {
+        let m = build(&["socket_llc_bytes=3072"]).unwrap();
+        assert!(m.sockets.iter().all(|s| s.llc_bytes == 3072));
+        assert_eq!(m.sockets.len(), 16);
+        // Smaller than one set (16 ways × 64 bytes): the machine's own check, naming the shortcut.
+        let e = build(&["socket_llc_bytes=512"]).unwrap_err();
+        assert_eq!(e.file, "--set socket_llc_bytes=512", "{e}");
+        assert!(e.message.contains("one set"), "{e}");
+        let e = build(&["socket_llc_bytes=1.5"]).unwrap_err();
+        assert!(e.message.contains("whole number"), "{e}");
     }
 
     #[test]

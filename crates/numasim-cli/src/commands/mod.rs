@@ -1,6 +1,7 @@
 pub mod analyze;
 pub mod bench;
 pub mod bench_dram;
+pub mod demo;
 pub mod machine;
 pub mod params;
 pub mod policy;

@@ -192,7 +192,7 @@ fn machine_rows() -> Rows {
     for (key, unit, doc) in numasim::machine::overrides::SHORTCUTS {
         rows.push([
             format!("(shortcut) {key}"),
-            "float".to_string(),
+            if *unit == "bytes" { "integer" } else { "float" }.to_string(),
             unit.to_string(),
             "-".to_string(),
             String::new(),

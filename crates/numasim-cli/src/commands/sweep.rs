@@ -114,10 +114,27 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let sw = plan.expand(&mut |_, _| {})?;
+    execute(&sw, args.jobs)?;
+    println!(
+        "next: numasim report {} -o {}.html   (every run, labelled by name{})",
+        sw.out_dir.display(),
+        sw.name,
+        if sw.baseline.is_some() {
+            ", speedups over `baseline`"
+        } else {
+            ""
+        }
+    );
+    Ok(())
+}
+
+/// Runs every pending point of `sw` (`jobs` at once, default all cores), then prints the
+/// summary table ([`print_summary`]).
+pub(crate) fn execute(sw: &Sweep, jobs: Option<usize>) -> anyhow::Result<()> {
     let pending: Vec<usize> = (0..sw.len()).filter(|&i| !sw.is_complete(i)).collect();
     sw.write_manifest()?;
     let cores = numasim::experiment::config::available_cores();
-    let jobs = args.jobs.unwrap_or(cores).max(1).min(pending.len().max(1));
+    let jobs = jobs.unwrap_or(cores).max(1).min(pending.len().max(1));
     let threads_per_run = (cores / jobs).max(1);
     eprintln!(
         "sweep {}: {} runs, {} already complete, {} to run ({} at once) into {}",
@@ -170,45 +187,34 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         failures.join("\n  ")
     );
     println!("{} runs complete in {}", sw.len(), sw.out_dir.display());
-    print_summary(&sw);
-    println!(
-        "next: numasim report {} -o {}.html   (every run, labelled by name{})",
-        sw.out_dir.display(),
-        sw.name,
-        if sw.baseline.is_some() {
-            ", speedups over `baseline`"
-        } else {
-            ""
-        }
-    );
+    print_summary(sw);
     Ok(())
 }
 
 /// One line per run, the baseline first: simulated time and speedup over the baseline (timing
 /// mode), AMAT split into unloaded latency and contention, and the share of LLC misses the
 /// pool served, read back from each run's results.json.
-fn print_summary(sw: &Sweep) {
-    let order: Vec<usize> = sw
-        .baseline
+pub(crate) fn print_summary(sw: &Sweep) {
+    let runs: Vec<(String, std::path::PathBuf)> = (0..sw.len()).map(|i| (sw.name_of(i), sw.run_dir(i))).collect();
+    print_table(&runs, sw.baseline);
+}
+
+/// The summary table of `runs` (name, results directory), `baseline` (an index) first.
+pub(crate) fn print_table(runs: &[(String, std::path::PathBuf)], baseline: Option<usize>) {
+    let order: Vec<usize> = baseline
         .into_iter()
-        .chain((0..sw.len()).filter(|&i| Some(i) != sw.baseline))
+        .chain((0..runs.len()).filter(|&i| Some(i) != baseline))
         .collect();
     let read = |i: usize| -> Option<serde_json::Value> {
-        let text = std::fs::read_to_string(sw.run_dir(i).join("results.json")).ok()?;
+        let text = std::fs::read_to_string(runs[i].1.join("results.json")).ok()?;
         serde_json::from_str(&text).ok()
     };
     let results: Vec<(usize, serde_json::Value)> = order.iter().filter_map(|&i| read(i).map(|r| (i, r))).collect();
     let time = |r: &serde_json::Value| r["timing"]["sim_time_ns"].as_f64();
-    let base_time = sw
-        .baseline
+    let base_time = baseline
         .and_then(|b| results.iter().find(|(i, _)| *i == b))
         .and_then(|(_, r)| time(r));
-    let width = results
-        .iter()
-        .map(|(i, _)| sw.name_of(*i).len())
-        .max()
-        .unwrap_or(3)
-        .max(3);
+    let width = results.iter().map(|(i, _)| runs[*i].0.len()).max().unwrap_or(3).max(3);
     println!(
         "{:width$}  {:>12}  {:>8}  {:>28}  {:>9}",
         "run", "simulated", "speedup", "AMAT ns (unloaded + cont.)", "pool hits"
@@ -237,9 +243,6 @@ fn print_summary(sw: &Sweep) {
             }
             None => ("-".into(), "-".into(), "- (functional)".into()),
         };
-        println!(
-            "{:width$}  {sim:>12}  {speedup:>8}  {amat:>28}  {pool:>9}",
-            sw.name_of(*i)
-        );
+        println!("{:width$}  {sim:>12}  {speedup:>8}  {amat:>28}  {pool:>9}", runs[*i].0);
     }
 }

@@ -661,7 +661,7 @@ mod tests {
             assert!((at(c) - ns).abs() < 1e-9, "{c}: {}", at(c));
         }
         // 413 ns in the paper; 416.375 with distinct-socket legs (timing/mod.rs, and the engine's
-        // own unloaded probe in tests/timing_validation.rs).
+        // own unloaded probe in tests/integration/timing_validation.rs).
         assert!(
             (at("block_transfer") - 416.375).abs() < 1e-9,
             "{}",

@@ -1,7 +1,7 @@
 //! `numasim repro hydm --quick` as a user runs it: eight NPB programs sharing knl-flat, each
 //! program's time with HyDM and with numactl --preferred=MCDRAM over the default placement.
 
-mod common;
+use crate::common;
 
 fn quick_study() -> &'static (tempfile::TempDir, serde_json::Value) {
     static STUDY: std::sync::OnceLock<(tempfile::TempDir, serde_json::Value)> = std::sync::OnceLock::new();

@@ -1,7 +1,7 @@
 //! What a researcher meets in the first hour: the numbers of a run are all reachable from the
 //! command line (`run --json` is the whole of results.json, timing included).
 
-mod common;
+use crate::common;
 
 use common::{numasim, ok};
 use std::path::Path;
@@ -264,4 +264,105 @@ fn params_lists_every_key_with_type_unit_and_default() {
     assert!(machine.contains("sockets[].llc_bytes") && machine.contains("links[].latency_ns"));
     let out = numasim(&["params", "workload", "nope"], tmp.path());
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("unknown workload `nope`"));
+}
+
+/// A copy of `from` (a folder tree) at `to`.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// The README's first command, `numasim demo`, in a clone: the pair runs, the pool serves LLC
+/// misses that Algorithm 1 moved there, the speedup and the AMAT split are printed, the report
+/// is written and three commands to try next are printed. The run keeps the paper's numbers
+/// its experiment file says it keeps (the similarity rule), and page copies stay a small part
+/// of its time.
+#[test]
+fn the_demo_shows_the_pool_serving_accesses_and_the_speedup() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_tree(&common::repo_root().join("configs"), &tmp.path().join("configs"));
+    let out = ok(&numasim(&["demo"], tmp.path()));
+    // The summary: a header with the speedup and the AMAT split, the baseline first.
+    let header = out
+        .lines()
+        .position(|l| l.contains("speedup") && l.contains("AMAT ns (unloaded + cont.)"))
+        .unwrap_or_else(|| panic!("no summary table:\n{out}"));
+    let rows: Vec<&str> = out.lines().skip(header + 1).take(2).collect();
+    assert!(rows[0].starts_with("baseline") && rows[0].contains("1.00×"), "{out}");
+    assert!(rows[1].starts_with("starnuma"), "{out}");
+    let speedup: f64 = rows[1]
+        .split_whitespace()
+        .find_map(|w| w.strip_suffix('×'))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no speedup in {}", rows[1]));
+    assert!(speedup > 1.0, "the pool speeds BFS up: {speedup}\n{out}");
+    let pool_line = out
+        .lines()
+        .find(|l| l.starts_with("Algorithm 1 moved"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(pool_line.contains("the pool served"), "{pool_line}");
+    // What the run wrote agrees: pages moved to the pool and LLC misses it served.
+    let read = |run: &str| -> serde_json::Value {
+        serde_json::from_str(
+            &std::fs::read_to_string(tmp.path().join("results/demo").join(run).join("results.json")).unwrap(),
+        )
+        .unwrap()
+    };
+    let (base, pool) = (read("baseline"), read("starnuma"));
+    let moved = pool["migration"]["moves_to"]["pool"].as_u64().unwrap_or(0);
+    let served = pool["totals"]["by_class"]["pool"].as_u64().unwrap_or(0);
+    let misses = pool["totals"]["llc_misses"].as_u64().unwrap();
+    assert!(
+        moved > 0 && served * 20 > misses,
+        "pool: {moved} pages moved, {served} of {misses} misses"
+    );
+    assert!(pool_line.contains(&format!("moved {moved} pages")), "{pool_line}");
+    assert_eq!(base["totals"]["by_class"]["pool"].as_u64().unwrap_or(0), 0);
+    let t = |r: &serde_json::Value| r["timing"]["sim_time_ns"].as_f64().unwrap();
+    assert!(rows[1].contains(&format!("{:.2}×", t(&base) / t(&pool))), "{}", rows[1]);
+    assert!(tmp.path().join("results/demo/report.html").is_file());
+    // Three commands to try next, each a numasim command naming files that exist.
+    let next: Vec<&str> = out.lines().skip_while(|l| *l != "next:").skip(1).collect();
+    assert_eq!(next.len(), 3, "{out}");
+    for l in &next {
+        let cmd = l.trim().split("   #").next().unwrap();
+        assert!(cmd.starts_with("numasim "), "{l}");
+        for w in cmd.split_whitespace().filter(|w| w.starts_with("configs/")) {
+            assert!(tmp.path().join(w).is_file(), "{w} in {l}");
+        }
+    }
+    // The similarity rule the experiment's comment states holds for the measured footprint.
+    let rows = pool["similarity"]["numbers"].as_array().unwrap();
+    let ratio = |name: &str| -> f64 {
+        let r = rows
+            .iter()
+            .find(|r| r["number"] == name)
+            .unwrap_or_else(|| panic!("{name}"));
+        r["run"].as_f64().unwrap() / r["reference"].as_f64().unwrap()
+    };
+    for (name, lo, hi) in [
+        // Measured over every phase, the last one short (the work ends inside it).
+        ("instructions_per_phase_per_footprint_byte", 0.9, 1.1),
+        ("timed_share", 0.9, 1.1),
+        ("movable_pages_per_phase_over_footprint_pages", 0.95, 1.05),
+        ("phases_per_run", 0.9, 1.1),
+        // Whole sets of 16 ways: 3 KiB a socket where the rule asks 2.7.
+        ("llc_bytes_over_footprint", 0.8, 1.25),
+    ] {
+        let r = ratio(name);
+        assert!((lo..=hi).contains(&r), "{name}: run / paper = {r}");
+    }
+    let share = rows
+        .iter()
+        .find(|r| r["number"] == "migration_time_share")
+        .and_then(|r| r["run"].as_f64())
+        .unwrap();
+    assert!(share < 0.1, "page copies are {share} of the run's time");
 }

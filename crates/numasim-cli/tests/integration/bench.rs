@@ -1,7 +1,7 @@
 //! `numasim bench move-pages` on this host, at small sizes: it always completes, reports every
 //! batch size asked for, and its figures are consistent with each other.
 
-mod common;
+use crate::common;
 
 use common::{numasim, ok};
 

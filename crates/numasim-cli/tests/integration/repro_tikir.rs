@@ -1,7 +1,7 @@
 //! `numasim repro tikir --quick` as a user runs it: outputs and the directions of Tikir &
 //! Hollingsworth it reproduces at that size.
 
-mod common;
+use crate::common;
 
 fn quick_study() -> &'static (tempfile::TempDir, serde_json::Value) {
     static STUDY: std::sync::OnceLock<(tempfile::TempDir, serde_json::Value)> = std::sync::OnceLock::new();

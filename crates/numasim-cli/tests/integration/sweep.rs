@@ -1,7 +1,7 @@
 //! `numasim run --set` and `numasim sweep` end to end (the Python package's tests cover the
 //! same sweep files through Ray and submitit).
 
-mod common;
+use crate::common;
 use common::{numasim, ok};
 
 const SMALL: &str = "machine = \"starnuma16-pool\"\nseed = 5\nphase_instructions = 20000\n\n\

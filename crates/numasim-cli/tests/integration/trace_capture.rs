@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 
 use numasim_trace::{collect_all, Access, NativeReader};
 
-mod common;
+use crate::common;
 
 use common::{repo_root as repo, skip_tracer as skip};
 

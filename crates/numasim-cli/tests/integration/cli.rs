@@ -1,6 +1,6 @@
 //! The `numasim` command as a user runs it: results directories, JSON output, and bad input.
 
-mod common;
+use crate::common;
 
 use common::{numasim, ok};
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! `numasim repro zaourar --quick` as a user runs it: the mesh study end to end, its outputs
 //! and the directions of the paper it reproduces.
 
-mod common;
+use crate::common;
 
 fn quick_study() -> &'static (tempfile::TempDir, serde_json::Value) {
     static STUDY: std::sync::OnceLock<(tempfile::TempDir, serde_json::Value)> = std::sync::OnceLock::new();

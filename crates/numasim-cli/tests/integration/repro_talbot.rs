@@ -2,7 +2,7 @@
 //! Kelly §1.5 that numasim reproduces at the quick size (GE 128², Ocean 128², FFT 16K points,
 //! 64 threads on `talbot64`). Directions it does not reproduce are ignored tests with the measured value.
 
-mod common;
+use crate::common;
 
 fn quick_study() -> &'static (tempfile::TempDir, serde_json::Value) {
     static STUDY: std::sync::OnceLock<(tempfile::TempDir, serde_json::Value)> = std::sync::OnceLock::new();

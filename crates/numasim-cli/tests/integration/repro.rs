@@ -1,7 +1,7 @@
 //! `numasim repro` as a user runs it: the quick StarNUMA study end to end, its outputs, the
 //! directions it reproduces, and bad names and outputs.
 
-mod common;
+use crate::common;
 
 use common::{numasim, ok};
 

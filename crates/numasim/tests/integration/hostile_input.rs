@@ -367,7 +367,7 @@ fn round_robin_on_a_machine_of_standalone_memory_is_refused() {
     let m = r#"name = "pooled"
 [[sockets]]
 name = "s0"
-cores = 1
+cores = 2
 freq_ghz = 2.0
 llc_bytes = 65536
 llc_ways = 4

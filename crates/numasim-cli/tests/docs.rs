@@ -211,7 +211,7 @@ fn sh_commands(text: &str) -> Vec<String> {
 #[test]
 fn readme_and_guide_commands_run() {
     let tmp = tempfile::tempdir().unwrap();
-    copy_dir(&root().join("configs"), &tmp.path().join("configs"));
+    common::copy_tree(&root().join("configs"), &tmp.path().join("configs"));
     let mut pages = vec![root().join("README.md")];
     files(&root().join("docs/guide"), &[".md"], &mut pages);
     let mut ran = 0;
@@ -245,18 +245,6 @@ fn readme_and_guide_commands_run() {
             printed.contains(line.trim_end()),
             "README's expected output line not printed: {line}\n---\n{printed}"
         );
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
     }
 }
 
@@ -605,7 +593,7 @@ fn results_schema_is_generated_from_the_reference_and_validates_runs() {
     );
     let schema: serde_json::Value = serde_json::from_str(&committed).unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    copy_dir(&root().join("configs"), &tmp.path().join("configs"));
+    common::copy_tree(&root().join("configs"), &tmp.path().join("configs"));
     for exp in ["quickstart", "quickstart-rr"] {
         let toml = format!("configs/experiments/{exp}.toml");
         ok(&numasim(

@@ -95,6 +95,9 @@ fn ipc_never_exceeds_the_core_peak_on_shipped_timing_experiments() {
                     "scale" => "scale = 13".to_string(),
                     // Several phases, so per-phase windows are tested too.
                     "phase_instructions" => "phase_instructions = 20000".to_string(),
+                    // Sampled timing's window within the shorter phase.
+                    "warmup_instructions" => "warmup_instructions = 2000".to_string(),
+                    "sample_instructions" => "sample_instructions = 4000".to_string(),
                     "trials" => "trials = 1".to_string(),
                     _ => l.to_string(),
                 }
@@ -266,19 +269,6 @@ fn params_lists_every_key_with_type_unit_and_default() {
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("unknown workload `nope`"));
 }
 
-/// A copy of `from` (a folder tree) at `to`.
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
-}
-
 /// The README's first command, `numasim demo`, in a clone: the pair runs, the pool serves LLC
 /// misses that Algorithm 1 moved there, the speedup and the AMAT split are printed, the report
 /// is written and three commands to try next are printed. The run keeps the paper's numbers
@@ -287,7 +277,7 @@ fn copy_tree(from: &Path, to: &Path) {
 #[test]
 fn the_demo_shows_the_pool_serving_accesses_and_the_speedup() {
     let tmp = tempfile::tempdir().unwrap();
-    copy_tree(&common::repo_root().join("configs"), &tmp.path().join("configs"));
+    common::copy_tree(&common::repo_root().join("configs"), &tmp.path().join("configs"));
     let out = ok(&numasim(&["demo"], tmp.path()));
     // The summary: a header with the speedup and the AMAT split, the baseline first.
     let header = out

@@ -13,6 +13,7 @@
 //! Adding a study is one module implementing [`Study`] plus one line in [`registry`].
 
 pub mod aggregate;
+pub mod config;
 pub mod headlines;
 pub mod hydm;
 pub mod score;
@@ -277,6 +278,17 @@ impl StudyContext {
     pub fn run_experiment(&mut self, id: &str, toml: &str) -> Result<serde_json::Value, ReproError> {
         let mut one = self.run_experiments(&[(id.to_string(), toml.to_string())])?;
         Ok(one.remove(0))
+    }
+
+    /// [`Self::run_experiment`] of a [`config::Config`].
+    pub fn run(&mut self, id: &str, config: &config::Config) -> Result<serde_json::Value, ReproError> {
+        self.run_experiment(id, &config.text())
+    }
+
+    /// [`Self::run_experiments`] of [`config::Config`]s.
+    pub fn run_all(&mut self, batch: &[(String, config::Config)]) -> Result<Vec<serde_json::Value>, ReproError> {
+        let texts: Vec<(String, String)> = batch.iter().map(|(id, c)| (id.clone(), c.text())).collect();
+        self.run_experiments(&texts)
     }
 
     /// [`Self::run_experiment`] for independent experiments, `options.jobs` at a time (a

@@ -18,6 +18,14 @@
  * set-up instructions before the ROI would otherwise appear to start the ROI that much later
  * than workers that were idle until then.
  *
+ * String instructions with a REP prefix (x86 `rep movs`, `rep stos`, ...): QEMU runs each
+ * iteration as its own pass through the instruction, so a 4 KiB `rep movsb` would become 8192
+ * one-byte records and 4096 instructions. The hardware executes one instruction and, with fast
+ * strings, moves whole cache lines. So a REP string instruction counts as one instruction, and
+ * of its accesses one record is kept per 64-byte line and direction (load, store) it touches.
+ * glibc's memcpy and memset use `rep movsb` / `rep stosb` for mid-sized blocks; without this a
+ * program's copies would dominate its trace (8 records per 8-byte word copied).
+ *
  * Arguments (-plugin libnumasim_qemu.so,fd=N[,roi=on]):
  *   fd=N    the pipe's write end, inherited from numasim (made close-on-exec here, so programs
  *           the guest execs do not hold it open)
@@ -45,6 +53,12 @@ NUMASIM_EXPORT int qemu_plugin_version = 1;
 enum { BLOCK_RECORDS = 1, BLOCK_THREAD_START = 2, BLOCK_THREAD_EXIT = 3, BLOCK_ROI_BEGIN = 4, BLOCK_ROI_END = 5,
        BLOCK_END = 6 };
 
+/* Callback data: an instruction's index in its block (1-based, below 4096), whether it is a
+ * REP string instruction, and its address (above bit 16). */
+#define INSN_INDEX_MASK 0xfffu
+#define INSN_REP 0x1000u
+#define LINE_SHIFT 6
+
 /* Records per thread buffer (16 bytes each: 128 KiB per live thread). */
 #define BUFFER_RECORDS 8192
 /* vCPU indices QEMU may hand out (the native format holds at most 4096 threads). */
@@ -64,6 +78,8 @@ struct thread_state {
     uint64_t icount;  /* instructions counted for this thread (see the file comment) */
     uint64_t tb_base; /* icount at the start of the block being executed */
     uint64_t tb_len;  /* instructions of the block being executed */
+    uint64_t rep_pc;  /* address of the REP string instruction in progress (0: none) */
+    uint64_t rep_line[2]; /* its last line recorded, by direction (0 load, 1 store) */
     uint32_t tid;
     _Atomic uint32_t n; /* records in buf (atomic: the exit handler may read it) */
     struct record buf[BUFFER_RECORDS];
@@ -159,7 +175,7 @@ static void on_vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu)
     end_thread(vcpu);
 }
 
-static void on_tb_exec(unsigned int vcpu, void *n_insns)
+static void on_tb_exec(unsigned int vcpu, void *block)
 {
     if (vcpu >= MAX_VCPUS)
         return;
@@ -169,29 +185,53 @@ static void on_tb_exec(unsigned int vcpu, void *n_insns)
         if (!t)
             return;
     }
+    uint64_t d = (uintptr_t)block;
+    /* QEMU ends a block after a REP string instruction and re-enters it at the same address for
+     * each further iteration: such a block continues the instruction, whose one count the first
+     * iteration made (it was its block's last instruction, so icount is its number). */
+    if ((d & INSN_REP) && t->rep_pc == d >> 16) {
+        t->tb_base = t->icount - 1;
+        t->tb_len = 1;
+        return;
+    }
+    t->rep_pc = 0;
     t->tb_base = t->icount;
-    t->tb_len = (uintptr_t)n_insns;
+    t->tb_len = d & INSN_INDEX_MASK;
     if (atomic_load_explicit(&recording, memory_order_relaxed))
         t->icount += t->tb_len;
 }
 
-static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *insn_in_tb)
+static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *insn)
 {
     if (!atomic_load_explicit(&recording, memory_order_relaxed) || vcpu >= MAX_VCPUS)
         return;
     struct thread_state *t = atomic_load_explicit(&slots[vcpu], memory_order_relaxed);
     if (!t)
         return;
+    uint64_t d = (uintptr_t)insn;
+    bool store = qemu_plugin_mem_is_store(info);
+    if (d & INSN_REP) {
+        uint64_t line = vaddr >> LINE_SHIFT;
+        if (t->rep_pc != d >> 16) {
+            t->rep_pc = d >> 16;
+            t->rep_line[0] = t->rep_line[1] = UINT64_MAX;
+        } else if (t->rep_line[store] == line) {
+            return;
+        }
+        t->rep_line[store] = line;
+    } else {
+        t->rep_pc = 0;
+    }
     uint32_t n = atomic_load_explicit(&t->n, memory_order_relaxed);
     struct record *r = &t->buf[n];
-    uint64_t instr = t->tb_base + (uintptr_t)insn_in_tb;
+    uint64_t instr = t->tb_base + (d & INSN_INDEX_MASK);
     /* A block that began before another thread's ROI begin was not counted; its accesses after
      * the begin raise the count, so the thread's next block does not start below them. */
     if (instr > t->icount)
         t->icount = instr;
     r->vaddr = vaddr;
     r->info = (instr << 8) | (uint64_t)(qemu_plugin_mem_size_shift(info) & 0x7f) << 1 |
-              (uint64_t)qemu_plugin_mem_is_store(info);
+              (uint64_t)store;
     atomic_store_explicit(&t->n, n + 1, memory_order_release);
     if (n + 1 == BUFFER_RECORDS) {
         pthread_mutex_lock(&out_lock);
@@ -214,13 +254,39 @@ static void on_roi(unsigned int vcpu, void *begin)
     atomic_store(&recording, begin != NULL);
 }
 
+/* Whether an x86-64 instruction is a string instruction (movs, cmps, stos, lods, scas) with a
+ * REP/REPE/REPNE prefix. */
+static int is_rep_string(const unsigned char *b, size_t len)
+{
+    int rep = 0;
+    size_t i = 0;
+    for (; i < len; i++) {
+        unsigned char c = b[i];
+        if (c == 0xf2 || c == 0xf3)
+            rep = 1;
+        else if (!(c == 0x66 || c == 0x67 || c == 0x2e || c == 0x36 || c == 0x3e || c == 0x26 || c == 0x64 ||
+                   c == 0x65 || (c & 0xf0) == 0x40))
+            break;
+    }
+    return rep && i < len && b[i] >= 0xa4 && b[i] <= 0xaf && b[i] != 0xa8 && b[i] != 0xa9;
+}
+
 static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     (void)id;
     size_t n = qemu_plugin_tb_n_insns(tb);
-    qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_exec, QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)n);
+    if (n == 0)
+        return;
+    uint64_t block = n & INSN_INDEX_MASK;
+    struct qemu_plugin_insn *first = qemu_plugin_tb_get_insn(tb, 0);
+    if (x86_target && is_rep_string(qemu_plugin_insn_data(first), qemu_plugin_insn_size(first)))
+        block |= INSN_REP | qemu_plugin_insn_vaddr(first) << 16;
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_exec, QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)block);
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+        uint64_t data = (i + 1) & INSN_INDEX_MASK;
+        if (x86_target && is_rep_string(qemu_plugin_insn_data(insn), qemu_plugin_insn_size(insn)))
+            data |= INSN_REP | qemu_plugin_insn_vaddr(insn) << 16;
         if (x86_target && qemu_plugin_insn_size(insn) == sizeof ROI_BEGIN_X86) {
             const void *bytes = qemu_plugin_insn_data(insn);
             if (memcmp(bytes, ROI_BEGIN_X86, sizeof ROI_BEGIN_X86) == 0)
@@ -229,7 +295,7 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
                 qemu_plugin_register_vcpu_insn_exec_cb(insn, on_roi, QEMU_PLUGIN_CB_NO_REGS, NULL);
         }
         qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
-                                         (void *)(uintptr_t)(i + 1));
+                                         (void *)(uintptr_t)data);
     }
 }
 

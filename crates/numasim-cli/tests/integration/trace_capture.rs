@@ -284,9 +284,16 @@ fn roi_instruction_counts_start_at_each_threads_roi_entry_so_first_touch_is_the_
         assert_eq!(writers.len(), 1, "page {p}: one writer");
         let writer = writers[0];
         assert_eq!(owner[&page], writer, "page {p} of the array");
-        assert_eq!(writes(&streams[writer]), 512, "page {p}: its owner writes it once per long");
+        assert_eq!(
+            writes(&streams[writer]),
+            512,
+            "page {p}: its owner writes it once per long"
+        );
         let first_of_block = (array >> 12) + p / per_thread * per_thread;
-        assert_eq!(owner[&first_of_block], writer, "page {p}: its block of {per_thread} has one writer");
+        assert_eq!(
+            owner[&first_of_block], writer,
+            "page {p}: its block of {per_thread} has one writer"
+        );
     }
 }
 
@@ -432,7 +439,9 @@ fn a_rep_string_instruction_is_one_instruction_with_one_access_per_line_and_dire
     let s = &streams[0];
     let count = |name: &str, bytes: u64, write: bool| {
         let (base, _) = printed(&out, name);
-        s.iter().filter(|a| in_range(a, base, bytes) && a.is_write() == write).count()
+        s.iter()
+            .filter(|a| in_range(a, base, bytes) && a.is_write() == write)
+            .count()
     };
     // rep stosb fills src, rep movsb reads it into dst: 64 lines each way.
     assert_eq!(count("src", 4096, true), 64);

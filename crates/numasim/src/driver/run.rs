@@ -27,16 +27,27 @@ pub struct ProcessInfo {
     pub threads: std::ops::Range<usize>,
 }
 
-/// Everything an engine needs, resolved and validated.
+/// Everything an engine needs, resolved and validated: the settings ([`RunParts`], read
+/// through `Deref`, so `run.machine` is `run.settings.machine`) and what opening the source
+/// told.
 pub struct Run {
-    pub name: String,
-    pub seed: u64,
-    pub mode: Mode,
-    pub machine: Machine,
+    pub settings: RunParts,
     /// Class, node and link names of every (socket, memory node) pair.
     pub classes: AccessClasses,
     /// Threads of the access source.
     pub threads: usize,
+    first_source: Option<Box<dyn AccessSource>>,
+    /// Seconds it took to open `first_source` (counted once, as setup, by the first taker).
+    first_open_s: f64,
+    reopen: SourceOpener,
+}
+
+/// The parts of a [`Run`] that are plain settings (the experiment layer fills them in).
+pub struct RunParts {
+    pub name: String,
+    pub seed: u64,
+    pub mode: Mode,
+    pub machine: Machine,
     /// Socket of every thread.
     pub thread_sockets: Vec<usize>,
     /// Placement state before the first access (each engine starts from a copy).
@@ -57,59 +68,29 @@ pub struct Run {
     pub processes: Vec<ProcessInfo>,
     /// `[similarity]`: the paper's experiment this run stands for, if declared.
     pub similarity: Option<crate::similarity::Reference>,
-    first_source: Option<Box<dyn AccessSource>>,
-    /// Seconds it took to open `first_source` (counted once, as setup, by the first taker).
-    first_open_s: f64,
-    reopen: SourceOpener,
 }
 
-/// The parts of a [`Run`] that are plain settings (the experiment layer fills them in).
-pub struct RunParts {
-    pub name: String,
-    pub seed: u64,
-    pub mode: Mode,
-    pub machine: Machine,
-    pub thread_sockets: Vec<usize>,
-    pub placement: Placement,
-    pub functional: FunctionalConfig,
-    pub timing: TimingConfig,
-    pub migration: crate::migrate::Resolved,
-    pub phase_instructions: u64,
-    pub phase_ns: Option<u64>,
-    pub max_phases: Option<u64>,
-    pub page_bytes: u64,
-    pub llc_enabled: bool,
-    pub origin: Source,
-    /// Multi-process experiments: every process (empty for one workload).
-    pub processes: Vec<ProcessInfo>,
-    pub similarity: Option<crate::similarity::Reference>,
+impl std::ops::Deref for Run {
+    type Target = RunParts;
+    fn deref(&self) -> &RunParts {
+        &self.settings
+    }
+}
+
+impl std::ops::DerefMut for Run {
+    fn deref_mut(&mut self) -> &mut RunParts {
+        &mut self.settings
+    }
 }
 
 impl Run {
     /// A run over `source` (already opened, so its thread count is known); `reopen` opens it
     /// again for a second pass.
-    pub fn new(parts: RunParts, source: Box<dyn AccessSource>, reopen: SourceOpener) -> Self {
-        let classes = AccessClasses::of(&parts.machine);
+    pub fn new(settings: RunParts, source: Box<dyn AccessSource>, reopen: SourceOpener) -> Self {
         Run {
-            name: parts.name,
-            seed: parts.seed,
-            mode: parts.mode,
-            classes,
+            classes: AccessClasses::of(&settings.machine),
             threads: source.threads(),
-            thread_sockets: parts.thread_sockets,
-            placement: parts.placement,
-            functional: parts.functional,
-            timing: parts.timing,
-            migration: parts.migration,
-            phase_instructions: parts.phase_instructions,
-            phase_ns: parts.phase_ns,
-            max_phases: parts.max_phases,
-            page_bytes: parts.page_bytes,
-            llc_enabled: parts.llc_enabled,
-            origin: parts.origin,
-            processes: parts.processes,
-            similarity: parts.similarity,
-            machine: parts.machine,
+            settings,
             first_source: Some(source),
             first_open_s: 0.0,
             reopen,

@@ -14,7 +14,7 @@ pub use crate::driver::{
 pub fn simulate(exp: &Experiment, progress: &mut dyn FnMut(&Progress)) -> Result<(Machine, RunResults), RunError> {
     let mut run = exp.resolve()?;
     let results = crate::driver::simulate(&mut run, progress)?;
-    Ok((run.machine, results))
+    Ok((run.settings.machine, results))
 }
 
 /// The machine as simulated, beside the results (a machine file, overrides applied).

@@ -140,7 +140,7 @@ fn random_mapping_follows_the_seed() {
     };
     let sockets = |seed| {
         let exp = experiment(&text(seed));
-        exp.resolve().unwrap().thread_sockets
+        exp.resolve().unwrap().settings.thread_sockets
     };
     assert_eq!(sockets(1), sockets(1));
     assert!(

@@ -28,7 +28,7 @@ pub use run::{ProcessInfo, Run, RunParts, SourceOpener};
 pub use sampled::{SampledSim, SamplingReport, TimedWindow};
 
 use crate::mem::FixedHomes;
-use crate::migrate::{Migrator, PageHost, PhaseMigration, PolicyKind};
+use crate::migrate::{FirstPass, Migrator, PageHost, PhaseMigration, PolicyKind, Role};
 use crate::profile::{Observer, ProfilerKind};
 use crate::sim::{FunctionalSim, SimError};
 use crate::stats::{PhaseCounts, SharingHistogram};
@@ -284,11 +284,10 @@ pub fn drive<E: Engine>(
     if let Some(observer) = migrator.observer() {
         sim.set_observer(observer);
     }
-    if migrator.policy() == PolicyKind::OracleStatic {
-        sim.set_fixed_homes(learn_oracle_homes(run)?);
-    }
-    if migrator.policy() == PolicyKind::ProfileStatic {
-        sim.set_fixed_homes(learn_profile_homes(run)?);
+    match run.migration.policy.role() {
+        Role::StaticOracle(FirstPass::AccessCounts) => sim.set_fixed_homes(learn_oracle_homes(run)?),
+        Role::StaticOracle(FirstPass::Profile) => sim.set_fixed_homes(learn_profile_homes(run)?),
+        Role::Off | Role::AtBoundaries => {}
     }
     // `perfect-next` looks ahead: a first pass records every phase (see `lookahead`).
     let mut lookahead = if migrator.observer().is_some() && run.migration.profiler == ProfilerKind::PerfectNext {
@@ -434,7 +433,7 @@ struct SimilarityInputs<'a> {
 /// The run's own figures the similarity numbers are computed from.
 fn similarity_facts(run: &Run, i: &SimilarityInputs) -> crate::similarity::RunFacts {
     let spanned: u64 = i.phases.iter().map(|p| p.phases_spanned).sum();
-    let profiled = run.migration.policy.role() == crate::migrate::Role::AtBoundaries;
+    let profiled = run.migration.policy.role() == Role::AtBoundaries;
     // Sampled timing: the share of instructions timed; its clock covers only those, so the
     // run's simulated length is the timed time over that share.
     let timed_share = match (i.sampling, i.timing) {

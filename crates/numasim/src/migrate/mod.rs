@@ -44,9 +44,18 @@ pub enum Role {
     Off,
     /// Decides moves at every phase boundary from its profiler's profile.
     AtBoundaries,
-    /// Places pages once from a first pass over the run (the driver runs it); nothing at
-    /// boundaries.
-    StaticOracle,
+    /// Places pages once from a first pass over the run (the driver runs the pass named);
+    /// nothing at boundaries.
+    StaticOracle(FirstPass),
+}
+
+/// The first pass a [`Role::StaticOracle`] policy places pages from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FirstPass {
+    /// Every page's accesses per socket over the whole run (`oracle`).
+    AccessCounts,
+    /// The run's profile from the configured profiler (`profile-static`).
+    Profile,
 }
 
 /// What a policy sees at a boundary besides the simulator ([`Ctx`]).

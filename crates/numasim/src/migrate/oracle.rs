@@ -12,7 +12,7 @@
 //! The first pass is `crate::driver::learn_oracle_homes`.
 
 use super::mechanism::{Ctx, MachineInfo};
-use super::{rng::SplitMix64, BoundaryInput, Policy, PolicyEnv, Role};
+use super::{rng::SplitMix64, BoundaryInput, FirstPass, Policy, PolicyEnv, Role};
 use crate::profile::ProfilerKind;
 
 /// The policy: the driver's first pass chooses the homes; nothing moves at boundaries.
@@ -27,7 +27,7 @@ impl Policy for OracleStatic {
     const DEFAULT_PROFILER: ProfilerKind = ProfilerKind::Perfect;
     // Whole-run knowledge is the definition of the oracle.
     const PROFILERS: Option<&'static [ProfilerKind]> = Some(&[ProfilerKind::Perfect]);
-    const ROLE: Role = Role::StaticOracle;
+    const ROLE: Role = Role::StaticOracle(FirstPass::AccessCounts);
     type Params = ();
 
     fn new(_: &(), _: &PolicyEnv) -> Self {

@@ -14,7 +14,7 @@
 //! [`crate::driver::learn_profile_homes`].
 
 use super::mechanism::{Ctx, MachineInfo};
-use super::{rng::SplitMix64, BoundaryInput, Policy, PolicyEnv, Role};
+use super::{rng::SplitMix64, BoundaryInput, FirstPass, Policy, PolicyEnv, Role};
 use crate::profile::{PageProfile, ProfilerKind};
 
 /// The policy: the driver's first pass chooses the homes; nothing moves at boundaries.
@@ -27,7 +27,7 @@ impl Policy for ProfileStatic {
          accessor's node (two runs)";
     const PAPER: &'static str = "hardware-monitors-dynamic-page-migration §5.2.3 (profile-driven static placement)";
     const DEFAULT_PROFILER: ProfilerKind = ProfilerKind::Interconnect;
-    const ROLE: Role = Role::StaticOracle;
+    const ROLE: Role = Role::StaticOracle(FirstPass::Profile);
     type Params = ();
 
     fn new(_: &(), _: &PolicyEnv) -> Self {

@@ -1,6 +1,6 @@
 //! Per-phase page placement maps, read from results.json when a run has them.
 //!
-//! numasim writes `phases[i].placement_map` (see `numasim::stats::PlacementMap`): the pages
+//! numasim writes `phases[i].placement_map` (see `numasim::mem::PlacementMap`): the pages
 //! touched by the end of phase `i`, sorted by virtual page number and cut into at most 64 bins;
 //! per bin `first_vpage`, `home` (index into `machine.memory_nodes` of the node holding most of
 //! its pages), `home_permille` (that node's share, ‰) and `migrated` (pages moved at the phase's

@@ -218,7 +218,7 @@ enum Tags {
 /// Why: a tag array is touched at a random set per access, so each of its 4 KiB host pages
 /// is a host TLB entry; the scaled StarNUMA machine's 16 LLCs of 512 KiB each were 2048
 /// pages, too many for the host's TLB, and below the 4 MiB from which
-/// [`crate::mem::huge_pages::advise`] finds a whole huge page inside a `Vec`. Giving each its
+/// [`crate::huge_pages::advise`] finds a whole huge page inside a `Vec`. Giving each its
 /// own huge page (2 MiB of memory instead of 512 KiB) made the scale-22 BFS 1.08× faster per
 /// CPU-second.
 const HUGE_FROM_BYTES: usize = 256 << 10;
@@ -250,7 +250,7 @@ impl<T: Copy> TagArray<T> {
         // SAFETY: the layout's size is at least 64 B.
         let ptr = std::ptr::NonNull::new(unsafe { std::alloc::alloc(layout) }.cast::<T>())?;
         if align == HUGE_PAGE_BYTES {
-            crate::mem::huge_pages::advise_bytes(ptr.as_ptr().cast(), bytes);
+            crate::huge_pages::advise_bytes(ptr.as_ptr().cast(), bytes);
         }
         Some((ptr, layout))
     }

@@ -304,7 +304,7 @@ pub fn drive<E: Engine>(
     let started = Instant::now();
     let mut total = PhaseCounts::new(sockets, nodes);
     let mut phases: Vec<PhaseRecord> = Vec::new();
-    let mut mapper = crate::stats::PlacementMapper::default();
+    let mut mapper = crate::mem::PlacementMapper::default();
     let mut report = E::Report::default();
     let mut phase_index = sim.phase_index();
     let mut thread_totals_before = Vec::new();

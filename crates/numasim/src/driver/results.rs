@@ -80,8 +80,8 @@ pub struct PhaseRecord {
     /// Pages on each memory node at the end of the phase.
     pub pages_per_node: BTreeMap<String, u64>,
     /// Where the touched address space lives at the end of the phase, in at most
-    /// [`crate::stats::DEFAULT_MAP_BINS`] virtual-address bins (see [`crate::stats::PlacementMap`]).
-    pub placement_map: crate::stats::PlacementMap,
+    /// [`crate::stats::DEFAULT_MAP_BINS`] virtual-address bins (see [`crate::mem::PlacementMap`]).
+    pub placement_map: crate::mem::PlacementMap,
     /// What the migration policy did at the end of this phase, and its costs.
     pub migration: crate::migrate::PhaseMigration,
     /// Timing mode only: the phase's simulated time and AMAT.

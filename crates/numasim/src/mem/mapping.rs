@@ -24,7 +24,7 @@ impl ThreadMapping {
             ThreadMapping::Explicit(list) => list.clone(),
             ThreadMapping::Random { core_sockets, seed } => {
                 let mut cores = core_sockets.clone();
-                let mut rng = crate::migrate::rng::SplitMix64::new(*seed ^ 0x6d61_7070_696e_6700);
+                let mut rng = crate::rng::SplitMix64::new(*seed ^ 0x6d61_7070_696e_6700);
                 for i in (1..cores.len()).rev() {
                     cores.swap(i, rng.below(i as u64 + 1) as usize);
                 }

@@ -4,7 +4,8 @@
 //!
 //! Moving is the engine's business: the functional engine only re-homes the page; the timing
 //! engine also queues the copy, the TLB shootdown and the in-flight window, charged in time
-//! once the policy has chosen all of the phase's moves.
+//! once the policy has chosen all of the phase's moves. Each engine implements this trait
+//! beside itself, so the migration layer never imports an engine.
 
 use crate::mem::{Memory, PageTable, Placement};
 use crate::profile::Observer;
@@ -37,20 +38,5 @@ pub trait PageHost {
     /// clock (functional mode). HyDM measures progress as flops per this time.
     fn page_memory_time_ps(&self) -> Option<&[u64]> {
         None
-    }
-}
-
-impl PageHost for crate::sim::FunctionalSim {
-    fn memory(&self) -> &Memory {
-        &self.memory
-    }
-    fn observer_mut(&mut self) -> Option<&mut Observer> {
-        crate::sim::FunctionalSim::observer_mut(self)
-    }
-    fn move_page(&mut self, page: u32, node: usize) {
-        crate::sim::FunctionalSim::move_page(self, page, node)
-    }
-    fn place_page(&mut self, page: u32, node: usize) {
-        crate::sim::FunctionalSim::move_page(self, page, node)
     }
 }

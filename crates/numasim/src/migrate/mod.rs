@@ -24,7 +24,9 @@ pub mod groups;
 pub mod host;
 pub mod mechanism;
 pub mod params;
-pub mod rng;
+/// The seeded generator of every random choice (a leaf module, re-exported where policies
+/// have always found it).
+pub use crate::rng;
 
 pub use mechanism::{Costs, MachineInfo};
 pub use params::{MigrationSpec, Resolved};

@@ -614,6 +614,21 @@ impl FunctionalSim {
     }
 }
 
+impl crate::migrate::PageHost for FunctionalSim {
+    fn memory(&self) -> &crate::mem::Memory {
+        &self.memory
+    }
+    fn observer_mut(&mut self) -> Option<&mut crate::profile::Observer> {
+        FunctionalSim::observer_mut(self)
+    }
+    fn move_page(&mut self, page: u32, node: usize) {
+        FunctionalSim::move_page(self, page, node)
+    }
+    fn place_page(&mut self, page: u32, node: usize) {
+        FunctionalSim::move_page(self, page, node)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,12 +2,10 @@
 
 pub mod page_stats;
 pub mod phase;
-pub mod placement_map;
 pub mod sharing;
 pub mod threads;
 
 pub use page_stats::PageStats;
 pub use phase::{AccessClasses, PhaseCounts, PhaseSummary};
-pub use placement_map::{PlacementMap, PlacementMapper, DEFAULT_MAP_BINS};
 pub use sharing::{SharingBuckets, SharingHistogram};
 pub use threads::ThreadTotals;

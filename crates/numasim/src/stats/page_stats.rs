@@ -39,7 +39,7 @@ impl PageStats {
     pub fn push_page(&mut self) {
         if self.phase_counts.len() + self.sockets > self.phase_counts.capacity() {
             self.phase_counts.reserve(self.phase_counts.capacity().max(1 << 16));
-            crate::mem::huge_pages::advise(&self.phase_counts);
+            crate::huge_pages::advise(&self.phase_counts);
         }
         self.phase_counts.extend(std::iter::repeat_n(0, self.sockets));
         self.total.push(0);

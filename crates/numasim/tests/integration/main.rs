@@ -6,6 +6,7 @@ mod docs_agree;
 mod dram_vs_ramulator;
 mod hostile_input;
 mod hydm;
+mod layering;
 mod migration;
 mod node_controllers;
 mod npb_class;

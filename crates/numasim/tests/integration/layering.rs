@@ -1,0 +1,122 @@
+//! The module layering docs/design/README.md states, held for the modules at the bottom: a
+//! module imports only from below it. Read from the sources (`crate::<module>` paths outside
+//! `#[cfg(test)]` code), so a new upward import fails here with its file.
+
+use std::path::{Path, PathBuf};
+
+/// Each module and the modules it must not import.
+const RULES: &[(&str, &[&str])] = &[
+    ("rng", &["*"]),
+    ("huge_pages", &["*"]),
+    ("param", &["*"]),
+    (
+        "mem",
+        &[
+            "migrate",
+            "sim",
+            "timing",
+            "driver",
+            "experiment",
+            "analyze",
+            "profile",
+            "cache",
+        ],
+    ),
+    (
+        "stats",
+        &[
+            "mem",
+            "migrate",
+            "sim",
+            "timing",
+            "driver",
+            "experiment",
+            "analyze",
+            "profile",
+            "cache",
+        ],
+    ),
+    (
+        "cache",
+        &[
+            "mem",
+            "migrate",
+            "sim",
+            "timing",
+            "driver",
+            "experiment",
+            "analyze",
+            "profile",
+            "stats",
+        ],
+    ),
+    ("migrate", &["sim", "timing", "experiment", "analyze"]),
+];
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// The `.rs` files of module `m` (a file or a folder).
+fn files(m: &str) -> Vec<PathBuf> {
+    let dir = src().join(m);
+    if !dir.is_dir() {
+        return vec![src().join(format!("{m}.rs"))];
+    }
+    let mut out = Vec::new();
+    let mut todo = vec![dir];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// The modules a file names as `crate::<module>`, outside its `#[cfg(test)]` part.
+fn imports(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let code = text.split("#[cfg(test)]").next().unwrap_or("");
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(i) = rest.find("crate::") {
+        rest = &rest[i + "crate::".len()..];
+        let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        out.push(name);
+    }
+    out
+}
+
+#[test]
+fn bottom_modules_import_only_from_below() {
+    let mut bad = Vec::new();
+    for (module, forbidden) in RULES {
+        for f in files(module) {
+            for m in imports(&f) {
+                let own = m == *module;
+                if !own && (forbidden.contains(&"*") || forbidden.contains(&m.as_str())) {
+                    bad.push(format!(
+                        "{} imports crate::{m}",
+                        f.strip_prefix(src()).unwrap().display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "upward imports: {bad:#?}");
+}
+
+#[test]
+fn the_rules_see_imports() {
+    // The scanner finds what it must: migrate does import profile and mem.
+    let found: Vec<String> = files("migrate").iter().flat_map(|f| imports(f)).collect();
+    assert!(
+        found.iter().any(|m| m == "profile") && found.iter().any(|m| m == "mem"),
+        "{found:?}"
+    );
+}

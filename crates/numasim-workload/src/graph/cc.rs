@@ -53,8 +53,10 @@ pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, Wor
     check(own.neighbor_rounds <= 64, "neighbor_rounds", "must be at most 64")?;
     check(own.trials >= 1, "trials", "must be at least 1")?;
     let g = common.build_graph(false, seed);
-    let threads = common.threads;
-    Ok(Box::new(OmpSource::new(Cc::new(g, common, own, seed), threads)))
+    let (threads, wait) = (common.threads, common.wait_policy);
+    Ok(Box::new(
+        OmpSource::new(Cc::new(g, common, own, seed), threads).with_wait(wait),
+    ))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -287,6 +289,7 @@ mod tests {
                 threads,
                 schedule: toml::Value::String(sched.into()).try_into().unwrap(),
                 chunk: 32,
+                wait_policy: Default::default(),
             };
             let g = common.build_graph(false, seed);
             let mut src = OmpSource::new(Cc::new(g.clone(), common, CcParams::default(), seed), threads);

@@ -99,7 +99,7 @@ pub fn source(g: Arc<Graph>, common: &GraphParams, p: SsspParams, seed: u64) -> 
         p,
         g,
     };
-    Ok(OmpSource::new(k, threads))
+    Ok(OmpSource::new(k, threads).with_wait(common.wait_policy))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -316,6 +316,7 @@ mod tests {
                 threads,
                 schedule: toml::Value::String(sched.into()).try_into().unwrap(),
                 chunk: 8,
+                wait_policy: Default::default(),
             };
             let g = common.build_graph(true, 3);
             let p = SsspParams {

@@ -268,7 +268,10 @@ fn the_sssp_generator_meets_the_real_gap_sssp_footprint_and_llc_sharing_bands() 
     let Some(c) = gap_against_generator("sssp", &[], "trials = 1") else {
         return;
     };
-    let bad = outside_of(&c, &["llc_misses_gt8_pct", "footprint_pages", "first_touch_local_llc_pct"]);
+    let bad = outside_of(
+        &c,
+        &["llc_misses_gt8_pct", "footprint_pages", "first_touch_local_llc_pct"],
+    );
     assert!(bad.is_empty(), "sssp generator outside the bands: {bad:?}");
 }
 

@@ -25,7 +25,11 @@
 //! minimum) are resolved in round order, which is deterministic. At a barrier every thread's
 //! instruction count is raised to the latest arrival's plus [`BARRIER_INSTRUCTIONS`]: waiting
 //! threads spin, so no thread's next-loop accesses can precede another's current-loop accesses
-//! when the simulator interleaves threads by instruction count.
+//! when the simulator interleaves threads by instruction count. Under [`WaitPolicy::Passive`]
+//! (OpenMP's `OMP_WAIT_POLICY=passive`) waiting threads sleep instead: they retire only the
+//! barrier's own instructions, so a thread's instruction count is what it executed, as in a
+//! trace of a program run that way; the runtime still keeps each thread's time (instructions
+//! plus the waits) and hands `dynamic` chunks by it, so the schedule is the same under both.
 
 use crate::thread_emit::ThreadEmitter as Emitter;
 use numasim_trace::{Access, AccessSource, SourceError};
@@ -59,6 +63,17 @@ pub enum ScheduleName {
     /// Every loop with the schedule the modelled program's source gives it (GAP's pragmas for
     /// the graph kernels), which may differ from loop to loop.
     Gap,
+}
+
+/// What a thread waiting at a barrier does (OpenMP's `OMP_WAIT_POLICY`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum WaitPolicy {
+    /// It spins: it retires instructions until the last thread arrives.
+    #[default]
+    Active,
+    /// It sleeps: it retires none while it waits.
+    Passive,
 }
 
 /// How one loop's items are split among threads.
@@ -106,6 +121,9 @@ pub trait Kernel: Send {
     /// whose races are resolved per call, keeps its whole pieces. (A constant, so the other
     /// kernels' rounds compile as they did before it.)
     const PIECEWISE: bool = false;
+    /// Thread `t` enters the loop (every thread, with or without items): the accesses every
+    /// thread of the team makes there, such as reading the struct of shared variables.
+    fn start_thread(&mut self, _t: usize, _e: &mut Emitter) {}
     /// Thread `t` reached the end of its share of the loop (before the barrier): flush
     /// thread-local buffers, publish reductions.
     fn finish_thread(&mut self, _t: usize, _e: &mut Emitter) {}
@@ -133,6 +151,9 @@ pub struct OmpSource<K: Kernel> {
     /// Loops started so far, and the thread that wins instruction-count ties in this one.
     loops: u64,
     tie_first: usize,
+    wait: WaitPolicy,
+    /// Per thread: instructions it waited at barriers without retiring them (passive waits).
+    waited: Vec<u64>,
 }
 
 /// A fixed pseudo-random sequence (SplitMix64's output function).
@@ -155,7 +176,20 @@ impl<K: Kernel> OmpSource<K> {
             taken: vec![0; threads],
             loops: 0,
             tie_first: 0,
+            wait: WaitPolicy::Active,
+            waited: vec![0; threads],
         }
+    }
+
+    /// The same runtime with waiting threads doing as `wait` says.
+    pub fn with_wait(mut self, wait: WaitPolicy) -> Self {
+        self.wait = wait;
+        self
+    }
+
+    /// Thread `t`'s time: its instructions and its waits.
+    fn clock(&self, t: usize) -> u64 {
+        self.em[t].instr + self.waited[t]
     }
 
     /// The kernel (its results, for correctness checks).
@@ -205,6 +239,9 @@ impl<K: Kernel> OmpSource<K> {
             // Every cursor is spent when a loop ends: a dynamic loop's chunks start empty.
             Sched::Dynamic(_) => self.dynamic_next = 0,
         }
+        for t in 0..t_count {
+            self.kernel.start_thread(t, &mut self.em[t]);
+        }
         self.current = Some(l);
         true
     }
@@ -237,7 +274,7 @@ impl<K: Kernel> OmpSource<K> {
                     let (count, first) = (self.em.len(), self.tie_first);
                     let Some(t) = (0..count)
                         .filter(|&t| more || self.cursors[t].next < self.cursors[t].end)
-                        .min_by_key(|&t| (self.em[t].instr, (t + count - first) % count))
+                        .min_by_key(|&t| (self.clock(t), (t + count - first) % count))
                     else {
                         break;
                     };
@@ -257,9 +294,14 @@ impl<K: Kernel> OmpSource<K> {
             for t in 0..self.em.len() {
                 self.kernel.finish_thread(t, &mut self.em[t]);
             }
-            let latest = self.em.iter().map(|e| e.instr).max().unwrap_or(0);
-            for e in &mut self.em {
-                e.instr = latest + BARRIER_INSTRUCTIONS;
+            let latest = (0..self.em.len()).map(|t| self.clock(t)).max().unwrap_or(0);
+            for t in 0..self.em.len() {
+                let wait = latest - self.clock(t);
+                match self.wait {
+                    WaitPolicy::Active => self.em[t].instr += wait,
+                    WaitPolicy::Passive => self.waited[t] += wait,
+                }
+                self.em[t].instr += BARRIER_INSTRUCTIONS;
             }
             self.current = None;
         }
@@ -488,5 +530,51 @@ mod tests {
         for s in &all {
             assert!(s.windows(2).all(|w| w[0].instr < w[1].instr));
         }
+    }
+
+    /// Loop 1 static, item i costing i + 1 instructions (later threads work longer); loop 2
+    /// static, every item costing 1.
+    struct Ramp {
+        loops: usize,
+    }
+    impl Kernel for Ramp {
+        fn next_loop(&mut self) -> Option<Loop> {
+            self.loops += 1;
+            (self.loops <= 2).then_some(Loop {
+                items: 8,
+                sched: Sched::Static,
+            })
+        }
+        fn run(&mut self, _t: usize, lo: usize, hi: usize, e: &mut Emitter) {
+            for i in lo..hi {
+                let cost = if self.loops == 1 { i as u64 + 1 } else { 1 };
+                e.read(cost, (self.loops * 100 + i) as u64, 4);
+            }
+        }
+        fn describe(&self) -> serde_json::Value {
+            serde_json::Value::Null
+        }
+    }
+
+    #[test]
+    fn passive_waits_retire_no_instructions_and_keep_the_schedule() {
+        let run = |wait| {
+            let mut src = OmpSource::new(Toy { loops: 0, items: 1000 }, 4).with_wait(wait);
+            collect_all(&mut src).unwrap()
+        };
+        let (active, passive) = (run(WaitPolicy::Active), run(WaitPolicy::Passive));
+        let addrs = |s: &[Access]| s.iter().map(|a| (a.vaddr, a.kind)).collect::<Vec<_>>();
+        for (a, p) in active.iter().zip(&passive) {
+            assert_eq!(addrs(a), addrs(p), "the same accesses on the same threads");
+            assert!(p.windows(2).all(|w| w[0].instr < w[1].instr));
+        }
+        // Two threads, items 0..4 (costs 1+2+3+4) and 4..8 (5+6+7+8); then one item each.
+        let ramp = |wait| collect_all(&mut OmpSource::new(Ramp { loops: 0 }, 2).with_wait(wait)).unwrap();
+        let (active, passive) = (ramp(WaitPolicy::Active), ramp(WaitPolicy::Passive));
+        let b = BARRIER_INSTRUCTIONS;
+        assert_eq!(active[0][4].instr, 26 + b + 1, "spinning: thread 0 waits for thread 1");
+        assert_eq!(passive[0][4].instr, 10 + b + 1, "sleeping: only the barrier's own");
+        assert_eq!(active[1][4].instr, 26 + b + 1);
+        assert_eq!(passive[1][4].instr, 26 + b + 1);
     }
 }

@@ -128,11 +128,13 @@ fn the_real_gap_bfs_traced_twice_agrees_with_itself_within_the_fidelity_bands() 
 }
 
 #[test]
-#[ignore = "measured at g14, 16 threads (docs/validation/workloads.md): with frame_loads the bfs generator \
-            has 38 % of accesses on pages with >8 sharers against the real program's 49-54 %, LLC misses 7 % vs \
-            22-27 %, footprint 463 vs 568-578 pages (stacks, allocator arenas, libgomp), first-touch local of LLC \
-            misses 43 vs 35 %; reads (85 vs 87 %), LLC MPKI (20.2 vs 17.8) and first-touch local (26 vs 25 %) are \
-            within their bands. The >8-sharer gap's remaining cause is not found"]
+#[ignore = "measured at g14, 16 threads (docs/validation/workloads.md), threads waiting passively as traced: \
+            the bfs generator has 38.4 % of accesses on pages with >8 sharers against the real program's \
+            48.8-49.4 %, LLC misses 11.0 % vs 24.4-26.3 %, footprint 463 vs 567 pages (stacks, allocator arenas, \
+            libgomp), LLC MPKI 27.7 vs 17.6-18.4 (0.36 accesses per instruction against 0.29: the runtime's \
+            instructions and the loops' own are not all modelled), first-touch local of LLC misses 41.1 vs \
+            33.5-34.4 %; reads (85.0 vs 87.2 %) and first-touch local (26.7 vs 25.4-25.7 %) are within their \
+            bands. The >8-sharer gap's remaining cause is not found"]
 fn the_bfs_generator_matches_the_real_gap_bfs_within_the_fidelity_bands() {
     let dir = tempfile::tempdir().unwrap();
     let Some((real, _)) = real_bfs_traces(dir.path()) else {
@@ -142,10 +144,148 @@ fn the_bfs_generator_matches_the_real_gap_bfs_within_the_fidelity_bands() {
     std::fs::write(
         &exp,
         "machine = \"starnuma16-baseline\"\nseed = 1\n\n[workload]\nkind = \"bfs\"\nscale = 14\ndegree = 16\n\
-         threads = 16\ntrials = 1\nschedule = \"gap\"\nframe_loads = true\n",
+         threads = 16\ntrials = 1\nschedule = \"gap\"\nwait_policy = \"passive\"\nframe_loads = true\n",
     )
     .unwrap();
     let c = compare(&real, &exp);
     let bad = outside(&c);
     assert!(bad.is_empty(), "generator outside the bands: {bad:?}");
+}
+
+/// The real GAP `kernel` built from the pinned copy and traced once at g14 (`-g 14 -k 16 -n 1`
+/// and `extra` arguments) into `dir`.
+fn real_gap_trace(dir: &Path, kernel: &str, extra: &[&str]) -> Option<PathBuf> {
+    if let Some(why) = missing_tools() {
+        skip(&why);
+        return None;
+    }
+    let exe = build_gap(dir, kernel)?;
+    let out = dir.join(format!("{kernel}.trace"));
+    let mut args = vec!["-g", "14", "-k", "16", "-n", "1"];
+    args.extend_from_slice(extra);
+    trace(&exe, &args, &out)?;
+    Some(out)
+}
+
+/// The generator `kind` as the traced program runs: g14, degree 16, 16 threads, GAP's
+/// schedules, threads waiting passively at barriers (`OMP_WAIT_POLICY=passive`), `extra`
+/// `[workload]` lines.
+fn generator_experiment(dir: &Path, kind: &str, extra: &str) -> PathBuf {
+    let exp = dir.join(format!("{kind}-g14.toml"));
+    std::fs::write(
+        &exp,
+        format!(
+            "machine = \"starnuma16-baseline\"\nseed = 1\n\n[workload]\nkind = \"{kind}\"\nscale = 14\ndegree = 16\n\
+             threads = 16\nschedule = \"gap\"\nwait_policy = \"passive\"\n{extra}\n"
+        ),
+    )
+    .unwrap();
+    exp
+}
+
+/// The real GAP `kernel` (traced once) against its generator (`analyze compare --json`).
+fn gap_against_generator(kernel: &str, real_args: &[&str], extra: &str) -> Option<serde_json::Value> {
+    let dir = tempfile::tempdir().unwrap();
+    let real = real_gap_trace(dir.path(), kernel, real_args)?;
+    let exp = generator_experiment(dir.path(), kernel, extra);
+    Some(compare(&real, &exp))
+}
+
+/// Of `keys`, the statistics outside their bands (`key real generator`).
+fn outside_of(c: &serde_json::Value, keys: &[&str]) -> Vec<String> {
+    outside(c)
+        .into_iter()
+        .filter(|m| keys.iter().any(|k| m.starts_with(&format!("{k} "))))
+        .collect()
+}
+
+/// Every statistic with a band, the fidelity target.
+const EVERY_BAND: [&str; 7] = [
+    "accesses_gt8_pct",
+    "llc_misses_gt8_pct",
+    "footprint_pages",
+    "read_pct",
+    "llc_mpki",
+    "first_touch_local_pct",
+    "first_touch_local_llc_pct",
+];
+
+// GAP's `pr` at g14 runs its pull loop (`schedule(dynamic, 16384)`) as one chunk per
+// iteration: which threads win it, and so which LLCs hold the arrays, follows the host's
+// timing. Six traces gave 18.5-99.8 % of accesses on >8-sharer pages, LLC MPKI 11.9-22.0,
+// first-touch local 8.4-12.8 % (LLC misses 8.4-12.6 %), so those statistics are not held.
+#[test]
+fn the_pr_generator_meets_the_real_gap_pr_bands_its_schedule_does_not_decide() {
+    let Some(c) = gap_against_generator("pr", &["-i", "10"], "iterations = 10") else {
+        return;
+    };
+    let bad = outside_of(&c, &["footprint_pages", "read_pct"]);
+    assert!(bad.is_empty(), "pr generator outside the bands: {bad:?}");
+}
+
+#[test]
+#[ignore = "measured at g14, 16 threads (docs/validation/workloads.md): the pr generator has 28.1 % of \
+            accesses on pages with >8 sharers, LLC MPKI 21.2, first-touch local 8.6 % (LLC misses 9.2 %), each \
+            within the real program's spread over six traces (18.5-99.8 %, 11.9-22.0, 8.4-12.8 %, 8.4-12.6 %) \
+            but one trace's band holds only by chance: which thread wins the one-chunk pull loop of each \
+            iteration is the host's timing; footprint (498 vs 545 pages) and reads are within their bands"]
+fn the_pr_generator_matches_the_real_gap_pr_within_every_band() {
+    let Some(c) = gap_against_generator("pr", &["-i", "10"], "iterations = 10") else {
+        return;
+    };
+    let bad = outside_of(&c, &EVERY_BAND);
+    assert!(bad.is_empty(), "pr generator outside the bands: {bad:?}");
+}
+
+// GAP's `cc` at g14 runs each link and compress loop as one chunk too: two traces gave 25.0 %
+// and 32.0 % of accesses (4.4 % and 12.2 % of LLC misses) on >8-sharer pages and first-touch
+// local 35.6 % and 26.0 %.
+#[test]
+fn the_cc_generator_meets_the_real_gap_cc_bands_its_schedule_does_not_decide() {
+    let Some(c) = gap_against_generator("cc", &[], "trials = 1") else {
+        return;
+    };
+    let bad = outside_of(&c, &["llc_mpki", "first_touch_local_llc_pct"]);
+    assert!(bad.is_empty(), "cc generator outside the bands: {bad:?}");
+}
+
+#[test]
+#[ignore = "measured at g14, 16 threads (docs/validation/workloads.md): the cc generator's footprint is 469 \
+            pages against 547 (the real program's thread stacks beyond the saved registers, allocator and \
+            libgomp data), reads 89.9 % against 83.5 %, first-touch local 14.2 % against 35.6 / 26.0 % in two \
+            traces; >8-sharer accesses (26.8 % vs 25.0 / 32.0 %), LLC MPKI (15.0 vs 14.4) and first-touch local \
+            of LLC misses (32.0 vs 30.4 %) are within their bands"]
+fn the_cc_generator_matches_the_real_gap_cc_within_every_band() {
+    let Some(c) = gap_against_generator("cc", &[], "trials = 1") else {
+        return;
+    };
+    let bad = outside_of(&c, &EVERY_BAND);
+    assert!(bad.is_empty(), "cc generator outside the bands: {bad:?}");
+}
+
+#[test]
+fn the_sssp_generator_meets_the_real_gap_sssp_footprint_and_llc_sharing_bands() {
+    let Some(c) = gap_against_generator("sssp", &[], "trials = 1") else {
+        return;
+    };
+    let bad = outside_of(
+        &c,
+        &["llc_misses_gt8_pct", "footprint_pages", "first_touch_local_llc_pct"],
+    );
+    assert!(bad.is_empty(), "sssp generator outside the bands: {bad:?}");
+}
+
+#[test]
+#[ignore = "measured at g14, 16 threads (docs/validation/workloads.md): the sssp generator makes 3.6 M accesses \
+            in 8.4 M instructions where the real program makes 5.8 M in 13.7 M with the same neighbour reads and \
+            about the same LLC misses: the extra are the OpenMP runtime's calls in each of its many short \
+            iterations (barriers, critical, single, loop start), mostly on each thread's stack, which the \
+            runtime model does not emit; so >8-sharer accesses 52.7 % vs 40.1-41.0 %, reads 80.8 % vs 74.5-75.1 %, \
+            LLC MPKI 32.3 vs 18.8-20.9, first-touch local 49.9 % vs 61.7-61.9 %"]
+fn the_sssp_generator_matches_the_real_gap_sssp_within_every_band() {
+    let Some(c) = gap_against_generator("sssp", &[], "trials = 1") else {
+        return;
+    };
+    let bad = outside_of(&c, &EVERY_BAND);
+    assert!(bad.is_empty(), "sssp generator outside the bands: {bad:?}");
 }

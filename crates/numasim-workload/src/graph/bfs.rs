@@ -105,7 +105,7 @@ pub fn source(g: Arc<Graph>, common: &GraphParams, p: BfsParams, seed: u64) -> R
     }
     check((0..g.n).any(|u| g.degree(u) > 0), "degree", "the graph has no edges")?;
     let threads = common.threads;
-    Ok(OmpSource::new(Bfs::new(g, common.clone(), p, seed, threads), threads))
+    Ok(OmpSource::new(Bfs::new(g, common.clone(), p, seed, threads), threads).with_wait(common.wait_policy))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -523,6 +523,7 @@ mod tests {
             threads,
             schedule: toml::Value::String(schedule.into()).try_into().unwrap(),
             chunk: 16,
+            wait_policy: Default::default(),
         };
         let g = common.build_graph(false, seed);
         let mut src = source(g.clone(), &common, BfsParams::default(), seed).unwrap();

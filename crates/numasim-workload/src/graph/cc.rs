@@ -7,9 +7,25 @@
 //! `schedule(dynamic, 16384)` (with `schedule = "gap"`), its initialisation a plain static
 //! `parallel for`; the default is `static` (or `dynamic` with `chunk`) for the link and compress
 //! loops.
+//!
+//! The accesses are those of GAP's loops compiled by `gcc -O3` (`objdump -d` of
+//! `Afforest._omp_fn.*`, `Compress._omp_fn.0` and `Link`): `comp` is a `pvector` in the master
+//! thread's stack frame and `g` a graph there too, and the loops reach them through the OpenMP
+//! struct of shared-variable pointers, reloading the pointers where a compare-and-swap may
+//! have changed memory: per sampled vertex `&g` and `g.out_index_`, per link `&comp` and
+//! `comp.start_`; in the final link loop `&comp`, `comp.start_` and `comp[u]` again before
+//! every edge, and `&g`, `g.out_index_` per vertex outside the giant component; `Compress`
+//! loads them once per chunk. Every thread entering a loop reads `&g` and `g.num_nodes()`.
+//! `Link`'s retry reads `comp[comp[high]]` from the `comp[high]` it has just read. Each
+//! outlined function pushes its return address and callee-saved registers on the thread's
+//! stack and pops them at its end; the sampling loop calls `Link` (a push and a pop), the
+//! others inline it; the initialisation loop stores 16 B (four labels) at a time.
 
 use super::cost::*;
-use super::{common_docs, split_params, Graph, GraphParams};
+use super::{
+    common_docs, enter_function, frame_addr, leave_function, split_params, stack_addr, store_vectorised, Graph,
+    GraphParams, FRAME_LOAD,
+};
 use crate::omp::{Kernel, Loop, OmpSource, Sched, ScheduleName};
 use crate::params::check;
 use crate::registry::{GeneratorInfo, WorkloadError};
@@ -23,6 +39,15 @@ use std::sync::Arc;
 const SAMPLES: usize = 1024;
 /// GAP's link and compress loops: `schedule(dynamic, 16384)`.
 const GAP_SCHEDULE: Sched = Sched::Dynamic(16384);
+/// The master's frame: the OpenMP struct (`&g`, `&comp` slots), `g`'s fields, `comp`'s data
+/// pointer.
+const SLOT_G: u64 = 0x00;
+const SLOT_COMP: u64 = 0x08;
+const G_NODES: u64 = 0x108;
+const G_INDEX: u64 = 0x118;
+const COMP_DATA: u64 = 0x180;
+/// Where a call from a loop's outlined function pushes its return address.
+const RETURN_ADDRESS: u64 = 0x0f8;
 
 crate::workload_params! {
     pub struct CcParams {
@@ -53,8 +78,10 @@ pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, Wor
     check(own.neighbor_rounds <= 64, "neighbor_rounds", "must be at most 64")?;
     check(own.trials >= 1, "trials", "must be at least 1")?;
     let g = common.build_graph(false, seed);
-    let threads = common.threads;
-    Ok(Box::new(OmpSource::new(Cc::new(g, common, own, seed), threads)))
+    let (threads, wait) = (common.threads, common.wait_policy);
+    Ok(Box::new(
+        OmpSource::new(Cc::new(g, common, own, seed), threads).with_wait(wait),
+    ))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,30 +137,53 @@ impl Cc {
     }
 
     #[inline(always)]
-    fn load(&self, v: u32, e: &mut Emitter) -> u32 {
-        e.read(PROP_READ, self.at(v), 4);
+    fn load(&self, v: u32, cost: u64, e: &mut Emitter) -> u32 {
+        e.read(cost, self.at(v), 4);
         self.comp[v as usize]
     }
 
-    /// GAP `Link(u, v, comp)`.
-    fn link(&mut self, u: u32, v: u32, e: &mut Emitter) {
-        let mut p1 = self.load(u, e);
-        let mut p2 = self.load(v, e);
+    /// Callee-saved registers the current loop's outlined function pushes (`objdump -d`).
+    fn saved_registers(&self) -> u64 {
+        match self.step {
+            Step::Init => 2,
+            Step::Sample(_) => 5,
+            Step::Finish => 6,
+            _ => 3,
+        }
+    }
+
+    #[inline(always)]
+    fn frame(e: &mut Emitter, offset: u64) {
+        e.read(FRAME_LOAD, frame_addr(offset), 8);
+    }
+
+    /// GAP `Link(u, v, comp)` called by thread `t` (a call: return address pushed and
+    /// popped; `comp.start_` loaded first).
+    fn link(&mut self, t: usize, u: u32, v: u32, e: &mut Emitter) {
+        e.write(2, stack_addr(t, RETURN_ADDRESS), 8);
+        Self::frame(e, COMP_DATA);
+        let p1 = self.load(u, 3, e);
+        self.link_from(p1, v, e);
+        e.read(2, stack_addr(t, RETURN_ADDRESS), 8);
+    }
+
+    /// `Link` once `comp[u]` is known to be `p1`. Instructions per access as compiled.
+    fn link_from(&mut self, mut p1: u32, v: u32, e: &mut Emitter) {
+        let mut p2 = self.load(v, 1, e);
         while p1 != p2 {
             let (high, low) = if p1 > p2 { (p1, p2) } else { (p2, p1) };
-            let p_high = self.load(high, e);
+            let p_high = self.load(high, 10, e);
             if p_high == low {
                 break;
             }
             if p_high == high {
                 // compare_and_swap(comp[high], high, low) succeeds (no concurrent writer here).
                 self.comp[high as usize] = low;
-                e.write(CAS, self.at(high), 4);
+                e.write(5, self.at(high), 4);
                 break;
             }
-            let c = self.load(high, e);
-            p1 = self.load(c, e);
-            p2 = self.load(low, e);
+            p1 = self.load(p_high, 6, e);
+            p2 = self.load(low, 1, e);
         }
     }
 
@@ -177,37 +227,60 @@ impl Kernel for Cc {
         }
     }
 
-    fn run(&mut self, _t: usize, lo: usize, hi: usize, e: &mut Emitter) {
+    fn start_thread(&mut self, t: usize, e: &mut Emitter) {
+        if self.step != Step::Pick {
+            enter_function(t, self.saved_registers(), e);
+            Self::frame(e, SLOT_G);
+            Self::frame(e, G_NODES);
+        }
+    }
+
+    fn finish_thread(&mut self, t: usize, e: &mut Emitter) {
+        if self.step != Step::Pick {
+            leave_function(t, self.saved_registers(), e);
+        }
+    }
+
+    fn run(&mut self, t: usize, lo: usize, hi: usize, e: &mut Emitter) {
         let g = Arc::clone(&self.g);
         match self.step {
             Step::Init => {
+                Self::frame(e, SLOT_COMP);
+                Self::frame(e, COMP_DATA);
                 for v in lo..hi {
                     self.comp[v] = v as u32;
-                    e.write(PROP_WRITE, self.at(v as u32), 4);
                 }
+                store_vectorised(self.comp_base, lo, hi, 6, e);
             }
             Step::Sample(r) => {
                 for u in lo..hi {
-                    e.read(VERTEX_START, g.offset_addr(u), 8);
-                    e.read(VERTEX_END, g.offset_addr(u + 1), 8);
+                    e.read(5, frame_addr(SLOT_G), 8);
+                    Self::frame(e, G_INDEX);
+                    e.read(1, g.offset_addr(u + 1), 8);
+                    e.read(1, g.offset_addr(u), 8);
+                    e.compute(8);
                     if g.degree(u) > r as u64 {
                         let j = g.offsets[u] + r as u64;
-                        e.read(EDGE, g.neigh_addr(j), 4);
-                        self.link(u as u32, g.neigh[j as usize], e);
+                        Self::frame(e, SLOT_COMP);
+                        e.read(1, g.neigh_addr(j), 4);
+                        self.link(t, u as u32, g.neigh[j as usize], e);
                     }
                 }
             }
             Step::Compress(_) | Step::FinalCompress => {
+                Self::frame(e, SLOT_COMP);
+                Self::frame(e, COMP_DATA);
                 for v in lo..hi {
-                    let mut c = self.load(v as u32, e);
+                    let mut c = self.load(v as u32, 7, e);
                     loop {
-                        let cc = self.load(c, e);
+                        let cc = self.load(c, 2, e);
+                        e.compute(2);
                         if c == cc {
                             break;
                         }
                         self.comp[v] = cc;
-                        e.write(PROP_WRITE, self.at(v as u32), 4);
-                        c = self.load(v as u32, e);
+                        e.write(1, self.at(v as u32), 4);
+                        c = self.load(v as u32, 3, e);
                     }
                 }
             }
@@ -217,7 +290,7 @@ impl Kernel for Cc {
                     let mut counts: std::collections::BTreeMap<u32, u32> = Default::default();
                     for _ in 0..SAMPLES {
                         let v = self.rng.gen_range(0..g.n) as u32;
-                        let c = self.load(v, e);
+                        let c = self.load(v, PROP_READ, e);
                         *counts.entry(c).or_default() += 1;
                     }
                     self.giant = counts
@@ -229,14 +302,28 @@ impl Kernel for Cc {
             Step::Finish => {
                 let skip = self.p.neighbor_rounds as u64;
                 for u in lo..hi {
-                    if self.load(u as u32, e) == self.giant {
+                    e.read(5, frame_addr(SLOT_COMP), 8);
+                    Self::frame(e, COMP_DATA);
+                    let mut cu = self.load(u as u32, 1, e);
+                    if cu == self.giant {
                         continue;
                     }
-                    e.read(VERTEX_START, g.offset_addr(u), 8);
-                    e.read(VERTEX_END, g.offset_addr(u + 1), 8);
-                    for j in g.offsets[u] + skip.min(g.degree(u))..g.offsets[u + 1] {
-                        e.read(EDGE, g.neigh_addr(j), 4);
-                        self.link(u as u32, g.neigh[j as usize], e);
+                    e.read(3, frame_addr(SLOT_G), 8);
+                    Self::frame(e, G_INDEX);
+                    e.read(1, g.offset_addr(u + 1), 8);
+                    e.read(1, g.offset_addr(u), 8);
+                    e.compute(8);
+                    let edges = g.offsets[u] + skip.min(g.degree(u))..g.offsets[u + 1];
+                    let last = edges.end;
+                    for j in edges {
+                        e.read(2, g.neigh_addr(j), 4);
+                        self.link_from(cu, g.neigh[j as usize], e);
+                        e.compute(2);
+                        if j + 1 < last {
+                            e.read(3, frame_addr(SLOT_COMP), 8);
+                            Self::frame(e, COMP_DATA);
+                            cu = self.load(u as u32, 1, e);
+                        }
                     }
                 }
             }
@@ -287,6 +374,7 @@ mod tests {
                 threads,
                 schedule: toml::Value::String(sched.into()).try_into().unwrap(),
                 chunk: 32,
+                wait_policy: Default::default(),
             };
             let g = common.build_graph(false, seed);
             let mut src = OmpSource::new(Cc::new(g.clone(), common, CcParams::default(), seed), threads);

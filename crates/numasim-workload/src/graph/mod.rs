@@ -13,7 +13,9 @@
 //! vertex, as GAP's `-k`), `threads`, `schedule` and `chunk`. `schedule = "gap"` gives every
 //! loop the schedule GAP's source gives it (each kernel documents its loops; the default of
 //! `bfs`); `"static"` or `"dynamic"` with `chunk` put every main loop under one schedule for
-//! studies (the default of the other kernels).
+//! studies (the default of the other kernels). `wait_policy` says what waiting threads do
+//! (see [`crate::omp::WaitPolicy`]): `passive` to compare with a program traced with
+//! `OMP_WAIT_POLICY=passive`.
 //! The experiment seed drives graph generation and source selection.
 
 pub mod bfs;
@@ -28,7 +30,54 @@ pub mod tc;
 
 pub use csr::{Graph, GraphKind};
 
-use crate::omp::{Sched, ScheduleName};
+/// The master thread's stack frame, where GAP's kernels keep their shared objects (the
+/// OpenMP struct of shared-variable pointers, the graph, the `pvector`s): in thread 0's private
+/// window, clear of what the kernels keep there.
+pub(crate) fn frame_addr(offset: u64) -> u64 {
+    crate::vspace::private_base(0) + FRAME_OFFSET + offset
+}
+const FRAME_OFFSET: u64 = 0x1000_0000;
+/// Instructions of a load of the frame (a plain `mov`).
+pub(crate) const FRAME_LOAD: u64 = 1;
+
+/// Address `offset` bytes into thread `t`'s stack frame (in its private window).
+pub(crate) fn stack_addr(t: usize, offset: u64) -> u64 {
+    crate::vspace::private_base(t) + STACK_OFFSET + offset
+}
+const STACK_OFFSET: u64 = 0x2000_0000;
+/// Where a thread's outlined function saves registers, below its locals.
+const SAVE_AREA: u64 = 0x100;
+
+/// Thread `t` enters a loop's outlined function: the call pushes its return address and the
+/// function `saved` callee-saved registers.
+pub(crate) fn enter_function(t: usize, saved: u64, e: &mut crate::thread_emit::ThreadEmitter) {
+    for i in 0..=saved {
+        e.write(1, stack_addr(t, SAVE_AREA + 8 * (saved - i)), 8);
+    }
+}
+
+/// A loop storing 4 B elements `lo..hi` of the array at `base` as `gcc -O3` vectorises it:
+/// 16 B stores of four elements (`cost` instructions each), then the last one to three one
+/// by one (`cost` each).
+pub(crate) fn store_vectorised(base: u64, lo: usize, hi: usize, cost: u64, e: &mut crate::thread_emit::ThreadEmitter) {
+    let mut i = lo;
+    while i + 4 <= hi {
+        e.write(cost, base + i as u64 * 4, 16);
+        i += 4;
+    }
+    for j in i..hi {
+        e.write(cost, base + j as u64 * 4, 4);
+    }
+}
+
+/// Thread `t` leaves it: the registers popped, then the return address.
+pub(crate) fn leave_function(t: usize, saved: u64, e: &mut crate::thread_emit::ThreadEmitter) {
+    for i in 0..=saved {
+        e.read(1, stack_addr(t, SAVE_AREA + 8 * i), 8);
+    }
+}
+
+use crate::omp::{Sched, ScheduleName, WaitPolicy};
 use crate::params::{check, parse};
 use crate::registry::{ParamDoc, WorkloadError};
 use serde::de::DeserializeOwned;
@@ -43,6 +92,7 @@ crate::workload_params! {
         threads: usize = 16 => "OpenMP threads (access streams)";
         schedule: ScheduleName = ScheduleName::Static => "gap: each loop as in GAP's source | static | dynamic: one schedule for the main loops";
         chunk: usize = 64 => "chunk size of schedule = \"dynamic\"";
+        wait_policy: WaitPolicy = WaitPolicy::Active => "threads waiting at a barrier: active (spin, retiring instructions) | passive (sleep, as OMP_WAIT_POLICY=passive)";
     }
 }
 

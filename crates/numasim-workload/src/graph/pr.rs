@@ -1,15 +1,29 @@
-//! `pr`: PageRank, pull direction (Jacobi), as GAP's `pr.cc` `PageRankPull`.
+//! `pr`: PageRank, pull direction, as GAP's `pr.cc` `PageRankPullGS` (Gauss-Seidel).
 //!
-//! Per iteration: `contrib[v] = score[v] / degree(v)` for every vertex (parallel), then every
-//! vertex sums its in-neighbours' contributions and writes `score[u] = (1 - d)/n + d·sum`,
-//! accumulating the L1 change; stops after `iterations` or when the change drops below
-//! `tolerance`. `score` and `contrib` are 4 B floats as in GAP (`ScoreT = float`). Flops: one
-//! per edge (the add), three per vertex update, one for the division. Schedules: the
-//! contribution loop is a static `parallel for`; GAP's pull loop is `schedule(dynamic, 16384)`,
-//! used with `schedule = "gap"` (default `static`, or `dynamic` with `chunk`).
+//! `scores[v] = 1/n` (`pvector::fill`, a static `parallel for`) and `contrib[v] = scores[v] /
+//! degree(v)` (static); then per iteration one pull loop: every vertex u sums its
+//! in-neighbours' `contrib`, writes `scores[u] = (1 - d)/n + d·sum`, accumulates the L1 change
+//! and writes its own `contrib[u] = scores[u] / degree(u)` at once, so later vertices of the
+//! same iteration read it (Gauss-Seidel); stops after `iterations` or when the change drops
+//! below `tolerance`. `score` and `contrib` are 4 B floats (`ScoreT = float`). GAP's pull loop
+//! is `schedule(dynamic, 16384)`, used with `schedule = "gap"` (default `static`, or `dynamic`
+//! with `chunk`); the two initial loops are static.
+//!
+//! Accesses and instructions per vertex and per edge are those of GAP's pull loop compiled by
+//! `gcc -O3` (`objdump -d` of `PageRankPullGS._omp_fn.1`): `index[u+1]`, `index[u]`, per edge
+//! the neighbour id and its `contrib` (5 instructions an edge), then `scores[u]`, the degree
+//! from `index[u+1] - index[u]`, stores of `scores[u]` and `contrib[u]` (23 instructions a
+//! vertex outside its edges). The array pointers are loaded from the master thread's stack
+//! frame once per chunk; every thread entering a loop reads the struct of shared variables
+//! there, and the pull loop's `reduction(+: error)` ends with a compare-and-swap of the
+//! master's `error` by every thread; entering and leaving each outlined function, every thread
+//! pushes and pops its return address and callee-saved registers on its own stack.
 
 use super::cost::*;
-use super::{common_docs, split_params, Graph, GraphParams};
+use super::{
+    common_docs, enter_function, frame_addr, leave_function, split_params, store_vectorised, Graph, GraphParams,
+    FRAME_LOAD,
+};
 use crate::omp::{Kernel, Loop, OmpSource, Sched, ScheduleName};
 use crate::params::check;
 use crate::registry::{GeneratorInfo, WorkloadError};
@@ -19,6 +33,16 @@ use std::sync::Arc;
 
 /// GAP's pull loop: `schedule(dynamic, 16384)`.
 const GAP_PULL: Sched = Sched::Dynamic(16384);
+/// The master's frame: the OpenMP struct (`&g` slot, the `error` reduction variable), then
+/// `g`'s fields and the `pvector`s' data pointers.
+const SLOT_G: u64 = 0x00;
+const SLOT_SCORES: u64 = 0x08;
+const SLOT_CONTRIB: u64 = 0x10;
+const ERROR: u64 = 0x18;
+const G_NODES: u64 = 0x108;
+const G_INDEX: u64 = 0x118;
+const SCORES_DATA: u64 = 0x180;
+const CONTRIB_DATA: u64 = 0x1a0;
 
 crate::workload_params! {
     pub struct PrParams {
@@ -38,7 +62,7 @@ pub fn info() -> GeneratorInfo {
     params.extend(PrParams::param_docs());
     GeneratorInfo {
         name: "pr",
-        summary: "GAP PageRank (pull, Jacobi) on a Kronecker or uniform graph",
+        summary: "GAP PageRank (pull, Gauss-Seidel) on a Kronecker or uniform graph",
         paper: "StarNUMA (GAP suite)",
         params,
     }
@@ -51,14 +75,16 @@ pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, Wor
     check(own.tolerance >= 0.0, "tolerance", "must not be negative")?;
     check((0.0..1.0).contains(&own.damping), "damping", "must be within 0..1")?;
     let g = common.build_graph(false, seed);
-    let threads = common.threads;
-    Ok(Box::new(OmpSource::new(Pr::new(g, common, own, seed), threads)))
+    let (threads, wait) = (common.threads, common.wait_policy);
+    Ok(Box::new(
+        OmpSource::new(Pr::new(g, common, own, seed), threads).with_wait(wait),
+    ))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Step {
     Start,
-    Init,
+    Fill,
     Contrib,
     Pull,
     Done,
@@ -100,84 +126,136 @@ impl Pr {
             g,
         }
     }
+
+    /// Callee-saved registers the current loop's outlined function pushes.
+    fn saved_registers(&self) -> u64 {
+        match self.step {
+            Step::Fill => 4,
+            _ => 3,
+        }
+    }
+
+    fn frame(e: &mut Emitter, offset: u64) {
+        e.read(FRAME_LOAD, frame_addr(offset), 8);
+    }
 }
 
 impl Kernel for Pr {
     fn next_loop(&mut self) -> Option<Loop> {
         let n = self.g.n;
         self.step = match self.step {
-            Step::Start => Step::Init,
-            Step::Init => Step::Contrib,
-            Step::Contrib => {
-                self.error = 0.0;
-                Step::Pull
-            }
+            Step::Start => Step::Fill,
+            Step::Fill => Step::Contrib,
+            Step::Contrib => Step::Pull,
             Step::Pull => {
                 self.iter += 1;
                 self.iterations_done = self.iter;
                 if self.error < self.p.tolerance || self.iter >= self.p.iterations {
                     Step::Done
                 } else {
-                    Step::Contrib
+                    Step::Pull
                 }
             }
             Step::Done => Step::Done,
         };
         let sched = match self.step {
-            Step::Pull => self.common.sched(GAP_PULL),
+            Step::Pull => {
+                self.error = 0.0;
+                self.common.sched(GAP_PULL)
+            }
             Step::Done | Step::Start => return None,
-            _ => Sched::Static,
+            Step::Fill | Step::Contrib => Sched::Static,
         };
         Some(Loop { items: n, sched })
+    }
+
+    fn start_thread(&mut self, t: usize, e: &mut Emitter) {
+        // The outlined function saves registers and reads its shared variables: `&g`, then
+        // `g.num_nodes()`.
+        enter_function(t, self.saved_registers(), e);
+        Self::frame(e, SLOT_G);
+        Self::frame(e, G_NODES);
     }
 
     fn run(&mut self, _t: usize, lo: usize, hi: usize, e: &mut Emitter) {
         let g = Arc::clone(&self.g);
         let n = g.n as f32;
         match self.step {
-            Step::Init => {
-                for v in lo..hi {
-                    self.scores[v] = 1.0 / n;
-                    e.write(PROP_WRITE, self.score_base + v as u64 * 4, 4);
-                }
+            Step::Fill => {
+                Self::frame(e, SCORES_DATA);
+                Self::frame(e, SCORES_DATA + 8);
+                self.scores[lo..hi].fill(1.0 / n);
+                store_vectorised(self.score_base, lo, hi, 4, e);
             }
             Step::Contrib => {
+                Self::frame(e, SLOT_CONTRIB);
+                Self::frame(e, G_INDEX);
+                Self::frame(e, CONTRIB_DATA);
                 for v in lo..hi {
-                    e.read(PROP_READ, self.score_base + v as u64 * 4, 4);
-                    e.read(VERTEX_START, g.offset_addr(v), 8);
-                    e.read(VERTEX_END, g.offset_addr(v + 1), 8);
+                    e.read(1, g.offset_addr(v + 1), 8);
+                    e.read(1, g.offset_addr(v), 8);
                     let d = g.degree(v);
-                    self.contrib[v] = if d > 0 { self.scores[v] / d as f32 } else { 0.0 };
+                    self.contrib[v] = if d > 0 { (1.0 / n) / d as f32 } else { f32::INFINITY };
                     e.flops(1);
-                    e.write(PROP_WRITE + FLOP, self.contrib_base + v as u64 * 4, 4);
+                    e.write(6, self.contrib_base + v as u64 * 4, 4);
+                    e.compute(3);
                 }
             }
             Step::Pull => {
+                // The chunk's set-up: the arrays' pointers from the master's frame.
+                for slot in [
+                    SLOT_G,
+                    SLOT_SCORES,
+                    G_INDEX,
+                    G_INDEX,
+                    SLOT_CONTRIB,
+                    SCORES_DATA,
+                    CONTRIB_DATA,
+                ] {
+                    Self::frame(e, slot);
+                }
                 let base = (1.0 - self.p.damping as f32) / n;
                 let mut err = 0.0f64;
                 for u in lo..hi {
-                    e.read(VERTEX_START, g.offset_addr(u), 8);
-                    e.read(VERTEX_END, g.offset_addr(u + 1), 8);
+                    e.read(4, g.offset_addr(u + 1), 8);
+                    e.read(1, g.offset_addr(u), 8);
                     let mut sum = 0.0f32;
+                    let mut cost = 4;
                     for j in g.offsets[u]..g.offsets[u + 1] {
-                        e.read(EDGE, g.neigh_addr(j), 4);
+                        e.read(cost, g.neigh_addr(j), 4);
                         let v = g.neigh[j as usize] as usize;
                         e.flops(1);
-                        e.read(PROP_READ + FLOP, self.contrib_base + v as u64 * 4, 4);
+                        e.read(2, self.contrib_base + v as u64 * 4, 4);
                         sum += self.contrib[v];
+                        cost = 3;
                     }
-                    e.read(PROP_READ, self.score_base + u as u64 * 4, 4);
+                    e.read(5, self.score_base + u as u64 * 4, 4);
+                    e.read(1, g.offset_addr(u + 1), 8);
+                    e.read(1, g.offset_addr(u), 8);
                     let old = self.scores[u];
                     let new = base + self.p.damping as f32 * sum;
                     self.scores[u] = new;
                     err += (new - old).abs() as f64;
-                    e.flops(3);
-                    e.write(PROP_WRITE + 3 * FLOP, self.score_base + u as u64 * 4, 4);
+                    e.flops(2);
+                    e.write(3, self.score_base + u as u64 * 4, 4);
+                    let d = g.degree(u);
+                    self.contrib[u] = if d > 0 { new / d as f32 } else { f32::INFINITY };
+                    e.flops(2);
+                    e.write(8, self.contrib_base + u as u64 * 4, 4);
                 }
                 self.error += err;
             }
             Step::Start | Step::Done => {}
         }
+    }
+
+    fn finish_thread(&mut self, t: usize, e: &mut Emitter) {
+        if self.step == Step::Pull {
+            // `reduction(+: error)`: every thread adds its part to the master's `error`.
+            e.read(FRAME_LOAD, frame_addr(ERROR), 8);
+            e.write(CAS, frame_addr(ERROR), 8);
+        }
+        leave_function(t, self.saved_registers(), e);
     }
 
     fn describe(&self) -> serde_json::Value {
@@ -193,7 +271,7 @@ mod tests {
     use numasim_trace::collect_all;
 
     #[test]
-    fn scores_sum_to_one_and_match_power_iteration() {
+    fn scores_sum_to_one_and_match_sequential_gauss_seidel() {
         let common = GraphParams {
             graph: GraphKind::Uniform,
             scale: 8,
@@ -201,6 +279,7 @@ mod tests {
             threads: 4,
             schedule: toml::Value::String("dynamic".into()).try_into().unwrap(),
             chunk: 16,
+            wait_policy: Default::default(),
         };
         let g = common.build_graph(false, 2);
         assert!(
@@ -217,14 +296,16 @@ mod tests {
         let pr = src.kernel();
         let sum: f64 = pr.scores.iter().map(|&s| s as f64).sum();
         assert!((sum - 1.0).abs() < 1e-3, "sum {sum}");
-        // Reference: the same 20 Jacobi iterations in f64.
+        // Reference: the same 20 Gauss-Seidel sweeps in f64, in vertex order (the order the
+        // runtime hands out the dynamic chunks), each vertex's contribution updated at once.
         let n = g.n as f64;
         let mut s = vec![1.0 / n; g.n];
+        let mut c: Vec<f64> = (0..g.n).map(|v| s[v] / g.degree(v) as f64).collect();
         for _ in 0..20 {
-            let c: Vec<f64> = (0..g.n).map(|v| s[v] / g.degree(v) as f64).collect();
-            s = (0..g.n)
-                .map(|u| 0.15 / n + 0.85 * g.neighbours(u).iter().map(|&v| c[v as usize]).sum::<f64>())
-                .collect();
+            for u in 0..g.n {
+                s[u] = 0.15 / n + 0.85 * g.neighbours(u).iter().map(|&v| c[v as usize]).sum::<f64>();
+                c[u] = s[u] / g.degree(u) as f64;
+            }
         }
         for (got, want) in pr.scores.iter().zip(&s) {
             assert!((*got as f64 - want).abs() < 1e-5);

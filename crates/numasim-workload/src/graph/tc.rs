@@ -53,8 +53,10 @@ pub fn info() -> GeneratorInfo {
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
     let (common, _): (GraphParams, TcParams) = split_params(table, &[], ScheduleName::Gap)?;
     let g = common.build_graph(false, seed);
-    let threads = common.threads;
-    Ok(Box::new(OmpSource::new(Tc::new(g, common, seed), threads)))
+    let (threads, wait) = (common.threads, common.wait_policy);
+    Ok(Box::new(
+        OmpSource::new(Tc::new(g, common, seed), threads).with_wait(wait),
+    ))
 }
 
 /// Degrees sampled by [`worth_relabelling`] (GAP: `min(1000, n)`).
@@ -184,6 +186,7 @@ mod tests {
                 threads: 3,
                 schedule: toml::Value::String(sched.into()).try_into().unwrap(),
                 chunk: 4,
+                wait_policy: Default::default(),
             };
             let g = common.build_graph(false, 9);
             let adj = |a: usize, b: usize| g.neighbours(a).binary_search(&(b as u32)).is_ok();
@@ -228,6 +231,7 @@ mod tests {
             threads: 4,
             schedule: toml::Value::String("dynamic".into()).try_into().unwrap(),
             chunk: 4,
+            wait_policy: Default::default(),
         }
     }
 

@@ -921,7 +921,7 @@ mod tests {
         let row = r.b.row_of(home_node, 3, 0);
         let proxy = r.nc().proxy_of(line, 0);
         let reqs: Vec<usize> = (0..21).filter(|&q| q != proxy).take(5).collect();
-        // They issue 10 ns apart, all before the home's data lands at the proxy.
+        // Their reads go out 10 ns apart, all before the home's data lands at the proxy.
         for (k, &q) in reqs.iter().enumerate() {
             let t = 1_000 + k as u64 * 10_000;
             let (lat, _) = r.b.fetch_nc_chained(

@@ -96,6 +96,12 @@ pub struct MeshSpec {
     /// queue), instead of at its source (CHI's RetryAck and credit grant). Needs router buffers.
     #[serde(default)]
     pub tracker_wait_in_network: bool,
+    /// A request that finds every tracker of its home node busy is refused with a RetryAck
+    /// and sent again once the home node grants it a protocol credit (PCrdGrant) as an entry
+    /// frees, AMBA CHI's retry (gem5's CHI home node): the entry stays reserved, idle, while
+    /// the grant and the re-sent request cross the mesh. Needs `home_node_trackers`.
+    #[serde(default)]
+    pub home_node_retry: bool,
 }
 
 fn one() -> u32 {
@@ -139,6 +145,8 @@ pub struct Mesh {
     pub router_vcs_per_vnet: u32,
     /// Requests without a free tracker wait in the destination router's buffer, not at the source.
     pub tracker_wait_in_network: bool,
+    /// Requests without a free home-node tracker are retried (RetryAck, PCrdGrant, re-send).
+    pub home_node_retry: bool,
     /// Per quadrant: indices into `request_nodes`, `home_nodes`, `memory_controllers`.
     pub request_nodes_in: Vec<Vec<usize>>,
     pub home_nodes_in: Vec<Vec<usize>>,
@@ -286,6 +294,12 @@ pub(crate) fn build(
             "a request waits in a router buffer: it needs router_vcs_per_vnet > 0".into(),
         );
     }
+    if spec.home_node_retry && (spec.home_node_trackers == 0 || spec.tracker_wait_in_network) {
+        return err(
+            "home_node_retry",
+            "a retried request waits for a free home-node tracker: it needs home_node_trackers > 0 and tracker_wait_in_network = false".into(),
+        );
+    }
     if spec.cache_groups && !spec.numa {
         return err(
             "cache_groups",
@@ -356,6 +370,7 @@ pub(crate) fn build(
         controller_trackers: spec.controller_trackers,
         router_vcs_per_vnet: spec.router_vcs_per_vnet,
         tracker_wait_in_network: spec.tracker_wait_in_network,
+        home_node_retry: spec.home_node_retry,
         request_nodes_in: vec![Vec::new(); quadrants],
         home_nodes_in: vec![Vec::new(); quadrants],
         controllers_in: vec![Vec::new(); quadrants],
@@ -585,6 +600,11 @@ memory_controllers = [[0, 0], [3, 0]]
         let e = refused(&two_quadrants("tracker_wait_in_network = true\n"));
         assert_eq!(e.key, "mesh.tracker_wait_in_network");
         assert!(e.message.contains("router_vcs_per_vnet"), "{e}");
+
+        let e = refused(&two_quadrants("home_node_retry = true\n"));
+        assert_eq!(e.key, "mesh.home_node_retry");
+        assert!(e.message.contains("home_node_trackers"), "{e}");
+        assert!(e.line.is_some());
 
         let e = refused(&two_quadrants("unknown_key = 1\n"));
         assert!(e.message.contains("unknown_key"), "{e}");

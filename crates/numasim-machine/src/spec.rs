@@ -195,6 +195,7 @@ pub const MACHINE_KEY_DOCS: &[(&str, &str, &str, &str, &str)] = &[
     ("mesh", "controller_trackers", "integer", "0", "reads one memory controller tracks at once (0: unbounded)"),
     ("mesh", "router_vcs_per_vnet", "integer", "0", "one-packet VCs per VNET at each router input port, credit flow control (0: unbounded buffers)"),
     ("mesh", "tracker_wait_in_network", "bool", "false", "a request without a free tracker waits in the destination router's buffer (false: at its source)"),
+    ("mesh", "home_node_retry", "bool", "false", "a request without a free home-node tracker gets RetryAck and is sent again on the home node's credit grant (PCrdGrant), the entry reserved meanwhile (false: it waits at its source)"),
 ];
 
 #[cfg(test)]

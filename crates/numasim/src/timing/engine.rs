@@ -163,6 +163,19 @@ struct QueuedMiss {
     t_request: u64,
 }
 
+/// A read waiting on a proxy's pending chain (Talbot & Kelly): what its completion needs.
+#[derive(Debug, Clone, Copy)]
+struct ChainWait {
+    core: u32,
+    instr: u64,
+    class: u16,
+    page: u32,
+    t_request: u64,
+}
+
+/// Tokens of reads waiting on a pending chain carry this bit (read-queue tokens do not).
+const CHAIN_TOKEN: u64 = 1 << 62;
+
 /// The engine. Public fields are read by the report and by migration at phase boundaries.
 pub struct TimingSim {
     pub spec: TimingSpec,
@@ -237,6 +250,9 @@ pub struct TimingSim {
     /// Misses whose reads wait in read queues, by token (index; free ones listed below).
     queued_misses: Vec<QueuedMiss>,
     free_tokens: Vec<u32>,
+    /// Reads waiting on pending chains, by token index, and the free indices.
+    chain_waits: Vec<ChainWait>,
+    free_chain_waits: Vec<u32>,
 }
 
 impl TimingSim {
@@ -345,6 +361,8 @@ impl TimingSim {
             miss_cont: vec![None; thread_socket.len()],
             queued_misses: Vec::new(),
             free_tokens: Vec::new(),
+            chain_waits: Vec::new(),
+            free_chain_waits: Vec::new(),
             coherence: CoherenceChoice::of(&spec, m),
             spec,
         })
@@ -538,6 +556,17 @@ impl TimingSim {
                 // loop: a decision is taken once no core can present a read that arrives
                 // before the read it picks could start).
                 let top_t = ready.peek().map(|r| r.0 .0);
+                // A pending chain closes once no core can still reach its proxy before the
+                // data lands there (a core issues no earlier than its clock).
+                if let Some(e) = self.book.next_chain_close() {
+                    if top_t.is_none_or(|t| e <= t) {
+                        self.book.horizon_ps = self.book.horizon_ps.max(e);
+                        for (token, lat) in self.book.close_next_chain() {
+                            self.finish_chain_wait(token, &lat, &mut ready);
+                        }
+                        continue;
+                    }
+                }
                 if let Some((e, node)) = self.book.next_dram_decision() {
                     if top_t.is_none_or(|t| e <= t) {
                         self.book.horizon_ps = self.book.horizon_ps.max(e);
@@ -739,7 +768,7 @@ impl TimingSim {
             if k.t > until {
                 return Ok(Yield::Later);
             }
-            if self.book.has_read_queues() {
+            if self.book.has_read_queues() || self.book.defers_chains() {
                 if let Some(token) = k.issue_waits_on(a.instr) {
                     self.waiting[c] = Wait::Retire(token);
                     return Ok(Yield::Blocked);
@@ -961,7 +990,9 @@ impl TimingSim {
             inval_msgs,
         } = m;
         let write = a.is_write();
-        if self.book.has_read_queues() && self.cores[c].miss_slot_waits_on(write, t0).is_some() {
+        if (self.book.has_read_queues() || self.book.defers_chains())
+            && self.cores[c].miss_slot_waits_on(write, t0).is_some()
+        {
             self.miss_cont[c] = Some(m);
             self.waiting[c] = Wait::Slot;
             return Ok(());
@@ -1033,7 +1064,15 @@ impl TimingSim {
             return Ok(());
         }
         let lat = if self.book.nc.is_some() {
-            let (lat, fill) = self.book.fetch_nc(
+            let chain_token = self.book.defers_chains().then(|| {
+                let i = self
+                    .free_chain_waits
+                    .last()
+                    .copied()
+                    .unwrap_or(self.chain_waits.len() as u32);
+                PENDING | CHAIN_TOKEN | u64::from(i)
+            });
+            let (lat, fill) = self.book.fetch_nc_chained(
                 socket,
                 node,
                 supplier,
@@ -1043,6 +1082,7 @@ impl TimingSim {
                 a.vaddr,
                 write,
                 &mut self.llcs,
+                chain_token,
             );
             if let Some(f) = fill {
                 // The proxy allocated the line in its SLC: it is a sharer like any other (a
@@ -1053,7 +1093,26 @@ impl TimingSim {
                     self.writeback(f.proxy, v, f.at_ps);
                 }
             }
-            lat
+            match (lat, chain_token) {
+                (Some(lat), _) => lat,
+                (None, Some(token)) => {
+                    // Waits on its pending chain (only reads go via proxies).
+                    let w = ChainWait {
+                        core: c as u32,
+                        instr: a.instr,
+                        class,
+                        page,
+                        t_request,
+                    };
+                    match self.free_chain_waits.pop() {
+                        Some(i) => self.chain_waits[i as usize] = w,
+                        None => self.chain_waits.push(w),
+                    }
+                    self.cores[c].miss_load_done(a.instr, token);
+                    return Ok(());
+                }
+                (None, None) => unreachable!("a read joins a chain only with a token"),
+            }
         } else {
             self.book.fetch(socket, node, supplier, inval_msgs, row, t0)
         };
@@ -1125,6 +1184,30 @@ impl TimingSim {
         }
         self.waiting[c] = Wait::Running;
         ready.push(Reverse((k.t.max(lat.done_ps), q.core)));
+    }
+
+    /// A read that waited on a pending chain got its data (`lat`): as a read-queue decision,
+    /// its core learns the completion and, if it waited for it, goes back on the ready heap.
+    fn finish_chain_wait(&mut self, token: u64, lat: &Latency, ready: &mut BinaryHeap<Reverse<(u64, u32)>>) {
+        let i = (token & !(PENDING | CHAIN_TOKEN)) as u32;
+        let w = self.chain_waits[i as usize];
+        self.free_chain_waits.push(i);
+        let c = w.core as usize;
+        self.account_load(c, w.class, w.page, w.t_request, lat);
+        let k = &mut self.cores[c];
+        k.resolve(token, lat.done_ps, Some(w.instr));
+        match self.waiting[c] {
+            Wait::Retire(t) if t == token => {}
+            Wait::Slot if self.miss_cont[c].is_some_and(|m| !m.access.is_write()) => {
+                k.t = k.t.max(lat.done_ps);
+                if let Some(m) = &mut self.miss_cont[c] {
+                    m.t0 = m.t0.max(lat.done_ps);
+                }
+            }
+            _ => return,
+        }
+        self.waiting[c] = Wait::Running;
+        ready.push(Reverse((k.t.max(lat.done_ps), w.core)));
     }
 
     /// Core `c`'s private caches were filled with `line` from its socket's LLC: the directory

@@ -22,6 +22,13 @@
 //! core → slice, into the slice dirty; dirty slice victims go DAT slice → controller and a
 //! posted DRAM write.
 //!
+//! Home-node trackers: a request without a free entry at its home slice waits at its source
+//! until one frees when it would arrive (CHI's protocol credits), or, with `home_node_retry`,
+//! travels, is refused with a RetryAck, and is sent again once the home grants it the entry
+//! that frees first (PCrdGrant); that entry is reserved, idle, while the grant and the re-sent
+//! request cross the mesh, so a requester far from its home holds entries longer per request
+//! (tested against the closed form).
+//!
 //! Address map. Pages are placed by first touch on the toucher's quadrant (NUMA on), on one
 //! node over every controller (NUMA off), or all on `membind`. Physical memory is one
 //! contiguous range per node; within a node, `mc_interleave_bytes` go to each of its
@@ -118,6 +125,8 @@ pub struct MeshResults {
     /// (0 when the machine sets no limit; the wait is also in the REQ VNET's queueing).
     pub home_tracker_wait_cycles: f64,
     pub controller_tracker_wait_cycles: f64,
+    /// Requests a home node refused with RetryAck (`home_node_retry`; each was sent twice).
+    pub home_retries: u64,
     /// Snoops the home slices sent (SNP packets) and stores that upgraded a shared copy.
     pub snoops: u64,
     pub upgrades: u64,
@@ -177,6 +186,11 @@ struct Trackers {
     free_at: Vec<u64>,
     waits: u64,
     wait_ps: u64,
+    /// Tests: when each entry was claimed, and every (entry, claimed, released) hold.
+    #[cfg(test)]
+    claimed_at: Vec<u64>,
+    #[cfg(test)]
+    holds: Vec<(usize, u64, u64)>,
 }
 
 impl Trackers {
@@ -186,6 +200,10 @@ impl Trackers {
             free_at: vec![0; devices * per as usize],
             waits: 0,
             wait_ps: 0,
+            #[cfg(test)]
+            claimed_at: vec![0; devices * per as usize],
+            #[cfg(test)]
+            holds: Vec::new(),
         }
     }
 
@@ -202,6 +220,10 @@ impl Trackers {
         self.wait_ps += start - want;
         // Busy until released (a transaction may claim another entry of the same device).
         self.free_at[entry] = u64::MAX;
+        #[cfg(test)]
+        {
+            self.claimed_at[entry] = start;
+        }
         (entry, start)
     }
 
@@ -225,6 +247,8 @@ impl Trackers {
 
     fn release(&mut self, entry: usize, at: u64) {
         self.free_at[entry] = at;
+        #[cfg(test)]
+        self.holds.push((entry, self.claimed_at[entry], at));
     }
 
     fn mean_wait(&self, cycle_ps: u64) -> f64 {
@@ -266,6 +290,7 @@ pub struct MeshSim {
     dir: HashMap<u64, DirEntry>,
     snoops: u64,
     upgrades: u64,
+    retries: u64,
 }
 
 impl MeshSim {
@@ -359,6 +384,7 @@ impl MeshSim {
             dir: HashMap::new(),
             snoops: 0,
             upgrades: 0,
+            retries: 0,
             fabric,
             mesh,
             p,
@@ -517,10 +543,37 @@ impl MeshSim {
             pool.wait_ps += held;
             return (at, Some(entry));
         }
+        if home && self.mesh.home_node_retry {
+            return self.request_retried(from, to, t, dev);
+        }
         let unloaded = self.fabric.unloaded_ps(from, to, self.header);
         let (entry, start) = pool.claim(dev, t + unloaded);
         let at = self.fabric.send_held(vnet, from, to, self.header, t, start - unloaded);
         (at, Some(entry))
+    }
+
+    /// A request to slice `slice`'s home node under CHI's retry (`home_node_retry`), ready at
+    /// `t` at router `from`: it travels at once; if no entry is free when it arrives, the home
+    /// node answers RetryAck (RSP), and when an entry frees it reserves it and sends a
+    /// PCrdGrant (RSP); the requester sends the request again once it holds both, and the
+    /// entry is held from the grant on. Returns the accepted request's arrival and its entry;
+    /// the wait from the first arrival to the accepted one is the tracker wait.
+    fn request_retried(&mut self, from: usize, to: usize, t: u64, slice: usize) -> (u64, Option<usize>) {
+        let first = self.fabric.send(Vnet::Req, from, to, self.header, t);
+        let (_, free) = self.home_trackers.pick(slice, first);
+        if free == first {
+            let (entry, _) = self.home_trackers.claim(slice, first);
+            return (first, Some(entry));
+        }
+        self.retries += 1;
+        let retry_ack = self.fabric.send(Vnet::Rsp, to, from, self.header, first);
+        // The entry that frees first is reserved for this request from then on.
+        let (entry, reserved) = self.home_trackers.claim(slice, free);
+        debug_assert_eq!(reserved, free);
+        let grant = self.fabric.send(Vnet::Rsp, to, from, self.header, free);
+        let again = self.fabric.send(Vnet::Req, from, to, self.header, grant.max(retry_ack));
+        self.home_trackers.wait_ps += again - first;
+        (again, Some(entry))
     }
 
     /// Router of thread `thread`'s request node.
@@ -928,6 +981,7 @@ impl MeshSim {
             phases: 1,
             home_tracker_wait_cycles: self.home_trackers.mean_wait(self.fabric.cycle_ps),
             controller_tracker_wait_cycles: self.mc_trackers.mean_wait(self.fabric.cycle_ps),
+            home_retries: self.retries,
             snoops: self.snoops,
             upgrades: self.upgrades,
             params: self.p,
@@ -1212,6 +1266,119 @@ mod tests {
         assert!(held.vnets[0].avg_queueing_cycles > free.vnets[0].avg_queueing_cycles + 10.0);
         assert!(held.links.iter().all(|l| l.utilisation <= 1.0));
         assert!(held.controller_tracker_wait_cycles > 0.0);
+    }
+
+    #[test]
+    fn a_retried_request_keeps_its_entry_reserved_while_the_grant_and_the_resend_travel() {
+        // One tracker per slice, unbounded router buffers. Two requests to slice 0 at once:
+        // the first takes the entry, held for H; the second is refused (RetryAck), granted
+        // when the entry frees and arrives again one grant (RSP home -> requester) and one
+        // request (REQ requester -> home) later, the entry reserved meanwhile. Without retry it
+        // is held at its source and arrives exactly as the entry frees.
+        let gap = |rn_at: [u32; 2], retry: bool| {
+            let mut s = sim(
+                "neoverse-v1-mesh",
+                |m| {
+                    m.home_node_trackers = 1;
+                    m.home_node_retry = retry;
+                    m.router_vcs_per_vnet = 0;
+                },
+                vec![0],
+            );
+            let (rn, hn) = (s.mesh.router(rn_at), s.hn_router[0]);
+            let h = 1000 * s.fabric.cycle_ps;
+            let (a1, e1) = s.request(Vnet::Req, rn, hn, 0, true, 0);
+            s.home_trackers.release(e1.unwrap(), a1 + h);
+            let (a2, e2) = s.request(Vnet::Req, rn, hn, 0, true, 0);
+            assert!(e2.is_some());
+            assert_eq!(s.retries, u64::from(retry));
+            let round_trip = s.fabric.unloaded_ps(hn, rn, s.header) + s.fabric.unloaded_ps(rn, hn, s.header);
+            (a2 - (a1 + h), round_trip)
+        };
+        let hn_at = Machine::load("neoverse-v1-mesh").unwrap().mesh.unwrap().home_nodes[0];
+        let (near, far) = ([hn_at[0] + 1, hn_at[1]], [7, 7]);
+        let (g_near, rt_near) = gap(near, true);
+        let (g_far, rt_far) = gap(far, true);
+        assert_eq!(g_near, rt_near);
+        assert_eq!(g_far, rt_far);
+        assert!(g_far > g_near, "{g_far} {g_near}");
+        assert_eq!(gap(near, false).0, 0);
+        assert_eq!(gap(far, false).0, 0);
+    }
+
+    #[test]
+    fn retried_home_trackers_never_hold_more_than_their_entries() {
+        let mut s = sim(
+            "neoverse-v1-mesh",
+            |m| {
+                m.home_node_trackers = 2;
+                m.home_node_retry = true;
+            },
+            (0..16).collect(),
+        );
+        // 16 threads read node 3's lines at staggered times, presented out of time order.
+        let base = (3 * s.node_bytes) >> 6;
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for i in 0..4000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let th = (x % 16) as usize;
+            let t = i * 2000 + (x >> 20) % 50_000;
+            s.fabric.horizon_ps = (i * 2000).saturating_sub(100_000);
+            s.miss(th, base + i, false, None, t);
+        }
+        assert!(s.retries > 0);
+        let per = 2;
+        let mut by_dev: HashMap<usize, Vec<(u64, u64)>> = HashMap::new();
+        for &(entry, from, to) in &s.home_trackers.holds {
+            assert!(to >= from);
+            by_dev.entry(entry / per).or_default().push((from, to));
+        }
+        let mut peak = 0;
+        for holds in by_dev.values() {
+            let mut events: Vec<(u64, i32)> = holds.iter().flat_map(|&(a, b)| [(a, 1), (b, -1)]).collect();
+            events.sort();
+            let (mut now, mut max) = (0i32, 0i32);
+            for (_, d) in events {
+                now += d;
+                max = max.max(now);
+            }
+            assert!(max <= 2, "a slice held {max} requests");
+            peak = peak.max(max);
+        }
+        assert_eq!(peak, 2);
+    }
+
+    #[test]
+    fn with_unbounded_trackers_retry_changes_nothing_and_with_few_it_slows_far_buffers_more() {
+        let base = Machine::load("neoverse-v1-mesh").unwrap();
+        let run = |trackers: u32, retry: bool, node: usize| {
+            let mut m = base.clone();
+            let mesh = m.mesh.as_mut().unwrap();
+            mesh.home_node_trackers = trackers;
+            mesh.home_node_retry = retry;
+            let mut p = MeshCoreParams::new((0..16).collect());
+            p.membind = Some(node);
+            MeshSim::new(&m, p).unwrap().run(&mut stream_reads(16, 1500)).unwrap()
+        };
+        for node in [0, 3] {
+            let off = run(0, false, node);
+            let on = run(0, true, node);
+            assert_eq!(
+                serde_json::to_string(&on).unwrap(),
+                serde_json::to_string(&off).unwrap()
+            );
+            assert_eq!(on.home_retries, 0);
+        }
+        // Enough entries that none is ever refused: as unbounded.
+        assert_eq!(run(4096, true, 3).sim_time_ns, run(0, false, 3).sim_time_ns);
+        // One entry per slice: every refused request keeps an entry idle for a grant and a
+        // re-send, longer from a far quadrant, so retry costs the far buffer more.
+        let ratio = |retry| run(1, retry, 3).sim_time_ns / run(1, retry, 0).sim_time_ns;
+        let (with, without) = (ratio(true), ratio(false));
+        assert!(run(1, true, 3).home_retries > 0);
+        assert!(with > without, "far / local time: {with} with retry, {without} without");
     }
 
     #[test]

@@ -46,7 +46,8 @@
 //! scheduling window reorders (saturated bandwidth came out 6–15 % below Ramulator 2 without
 //! one, within 1.5 % with it); links stay FIFO and are booked at issue. Write-backs, page
 //! copies and Talbot & Kelly's node controllers (which model the home's queueing themselves)
-//! keep booking at issue.
+//! keep booking at issue; only a proxy's pending chain is decided in the same loop (its first
+//! client gets the data last, after clients that join later: see [`node_controller`]).
 //!
 //! # Core ([`core`])
 //! One core per thread. Non-memory instructions cost `base_cpi` cycles each, so the issue time

@@ -33,7 +33,14 @@
 //! invalidation messages as any other sharer, and the node's own traffic can evict it.
 //! Requests arriving while the fetch is in flight join its pending chain (combining): the
 //! controller's small pending table ([`PENDING_SLOTS`] per node, direct-mapped by line, the
-//! "extra store" of §1.3) records when each fetch's data lands. As everywhere in the engine,
+//! "extra store" of §1.3) records when each fetch's data lands. The data goes down the chain
+//! as the paper's does (§1.3, Fig. 1.2): the proxy sends it to the client that joined last,
+//! which forwards it to the one before, and so on; the client whose read made the fetch gets
+//! it last. A client's completion depends on clients that join after it, so the engine
+//! books its request legs at issue and decides the chain once no further read can reach the
+//! proxy before the data lands ([`Booking::close_next_chain`]; the engine's event loop, as for
+//! DRAM read queues); [`Booking::fetch_nc`] without a token keeps the earlier rule (every
+//! waiting client served by the proxy when the data lands). As everywhere in the engine,
 //! the state change is applied when the request is booked (the line is in the proxy's SLC
 //! from then on; no transient states). Without a modelled LLC (`llc = false`) a proxy keeps
 //! nothing but its pending fetches: it combines, and otherwise fetches every time.
@@ -127,6 +134,26 @@ pub struct ProxyFill {
     pub at_ps: u64,
 }
 
+/// A client waiting on a pending chain: its socket, the engine's token for its read, when it
+/// issued, its unloaded latency, and whether the read counts as remote.
+#[derive(Debug, Clone, Copy)]
+struct ChainClient {
+    req: usize,
+    token: u64,
+    t0: u64,
+    unloaded: u64,
+    remote: bool,
+}
+
+/// A proxy's fetch in flight and its pending chain (clients in the order they joined).
+#[derive(Debug, Clone)]
+struct Chain {
+    proxy: usize,
+    /// When the home's data lands at the proxy.
+    ready: u64,
+    clients: Vec<ChainClient>,
+}
+
 /// Counters of a run (results.json `timing.node_controllers`).
 #[derive(Debug, Clone, Default)]
 pub struct NcStats {
@@ -209,8 +236,12 @@ pub struct NodeControllers {
     clusters: usize,
     sockets: usize,
     ranges: Option<Vec<[u64; 2]>>,
-    /// Per socket × PENDING_SLOTS: (line + 1 (0 = empty), when its fetch's data lands, ps).
-    pending: Vec<(u64, u64)>,
+    /// Per socket × PENDING_SLOTS: (line + 1 (0 = empty), when its fetch's data lands, ps,
+    /// its chain's id (0: none)).
+    pending: Vec<(u64, u64, u64)>,
+    /// Open pending chains by id (ids count up: the order is deterministic).
+    chains: BTreeMap<u64, Chain>,
+    next_chain: u64,
     pub stats: NcStats,
 }
 
@@ -233,7 +264,9 @@ impl NodeControllers {
             clusters: spec.proxy_clusters.unwrap_or(3).clamp(1, sockets.max(1) as u32) as usize,
             sockets,
             ranges: spec.proxy_ranges.clone(),
-            pending: vec![(0, 0); pending],
+            pending: vec![(0, 0, 0); pending],
+            chains: BTreeMap::new(),
+            next_chain: 0,
             stats: NcStats::default(),
         })
     }
@@ -349,8 +382,29 @@ impl Booking {
         write: bool,
         slcs: &mut [SetAssocCache],
     ) -> (Latency, Option<ProxyFill>) {
+        let (lat, fill) = self.fetch_nc_chained(req, node, owner, inval, row, t0, vaddr, write, slcs, None);
+        (lat.expect("no chain without a token"), fill)
+    }
+
+    /// [`Self::fetch_nc`] with pending chains: a read that makes a proxy fetch, or joins one in
+    /// flight, waits on its chain under `token` and returns no latency; the engine learns it
+    /// from [`Self::close_next_chain`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn fetch_nc_chained(
+        &mut self,
+        req: usize,
+        node: usize,
+        owner: u8,
+        inval: u64,
+        row: u64,
+        t0: u64,
+        vaddr: u64,
+        write: bool,
+        slcs: &mut [SetAssocCache],
+        token: Option<u64>,
+    ) -> (Option<Latency>, Option<ProxyFill>) {
         let Some(home) = self.home_socket[node] else {
-            return (self.fetch(req, node, owner, inval, row, t0), None);
+            return (Some(self.fetch(req, node, owner, inval, row, t0)), None);
         };
         let mut nc = self.nc.take().expect("fetch_nc needs node controllers");
         let line = vaddr >> 6;
@@ -366,11 +420,37 @@ impl Booking {
         // Bounces of this read, at the home and at the proxy together.
         let mut bounces = 0;
         let mut fill = None;
+        let joiner = token.map(|token| ChainClient {
+            req,
+            token,
+            t0,
+            unloaded: 0,
+            remote: home != req,
+        });
         let done = if via_proxy {
-            let (d, u, f) = self.proxy_read(&mut nc, slcs, req, proxy, node, home, owner, row, t, line, &mut bounces);
+            let (d, u, f) = self.proxy_read(
+                &mut nc,
+                slcs,
+                req,
+                proxy,
+                node,
+                home,
+                owner,
+                row,
+                t,
+                line,
+                &mut bounces,
+                joiner,
+            );
             unloaded = self.lookup_ps[req] + u;
             fill = f;
-            d
+            match d {
+                Some(d) => d,
+                None => {
+                    self.nc = Some(nc);
+                    return (None, fill);
+                }
+            }
         } else {
             loop {
                 let at = self.traverse(p_req, self.header, t, &mut ignored);
@@ -380,10 +460,28 @@ impl Booking {
                     let back = self.traverse(self.fabric.from_mem(node, req), self.header, at, &mut ignored);
                     t = nc.handle(req, Msg::Bounce, back, self.horizon_ps);
                     if nc.mode() == ProxyMode::Reactive && proxy != req && proxy != home {
-                        let (d, _, f) =
-                            self.proxy_read(&mut nc, slcs, req, proxy, node, home, owner, row, t, line, &mut bounces);
+                        let (d, _, f) = self.proxy_read(
+                            &mut nc,
+                            slcs,
+                            req,
+                            proxy,
+                            node,
+                            home,
+                            owner,
+                            row,
+                            t,
+                            line,
+                            &mut bounces,
+                            joiner,
+                        );
                         fill = f;
-                        break d;
+                        match d {
+                            Some(d) => break d,
+                            None => {
+                                self.nc = Some(nc);
+                                return (None, fill);
+                            }
+                        }
                     }
                     continue;
                 }
@@ -404,7 +502,55 @@ impl Booking {
             unloaded_ps: unloaded,
             wait_ps: (done - t0).saturating_sub(unloaded),
         };
-        (lat, fill)
+        (Some(lat), fill)
+    }
+
+    /// Whether proxy reads wait on pending chains (node controllers with proxies): the engine
+    /// then passes tokens to [`Self::fetch_nc_chained`].
+    pub fn defers_chains(&self) -> bool {
+        self.nc.as_ref().is_some_and(|n| n.mode != ProxyMode::None)
+    }
+
+    /// When the earliest open pending chain's data lands at its proxy (None: no chain open).
+    /// The engine closes it once no core can still issue a read reaching the proxy earlier.
+    pub fn next_chain_close(&self) -> Option<u64> {
+        self.nc.as_ref()?.chains.values().map(|c| c.ready).min()
+    }
+
+    /// Closes the open chain whose data lands first (ties: the older chain): the proxy sends
+    /// the data to the client that joined last, each client's controller takes it and sends it
+    /// on to the client that joined before, and the first client gets it last (§1.3). Returns
+    /// each client's token and latency, in the order they get the data.
+    pub fn close_next_chain(&mut self) -> Vec<(u64, Latency)> {
+        let Some(mut nc) = self.nc.take() else {
+            return Vec::new();
+        };
+        let first = nc.chains.iter().min_by_key(|(&id, c)| (c.ready, id)).map(|(&id, _)| id);
+        let mut out = Vec::new();
+        if let Some(chain) = first.and_then(|id| nc.chains.remove(&id)) {
+            let (mut from, mut t) = (chain.proxy, chain.ready);
+            for c in chain.clients.iter().rev() {
+                let mut w = 0;
+                let at = self.traverse(self.fabric.between(from, c.req), self.data, t, &mut w);
+                let done = nc.handle(c.req, Msg::Data, at, self.horizon_ps);
+                if c.remote {
+                    nc.stats.remote_reads += 1;
+                    nc.stats.remote_read_ps += done - c.t0;
+                }
+                self.latest_ps = self.latest_ps.max(done);
+                out.push((
+                    c.token,
+                    Latency {
+                        done_ps: done,
+                        unloaded_ps: c.unloaded,
+                        wait_ps: (done - c.t0).saturating_sub(c.unloaded),
+                    },
+                ));
+                (from, t) = (c.req, done);
+            }
+        }
+        self.nc = Some(nc);
+        out
     }
 
     /// A request at the home's controller at `at` for `to`: directory + DRAM, invalidations,
@@ -450,7 +596,9 @@ impl Booking {
 
     /// A proxy read from `req` to `proxy` sent at `t` (bouncing off a full buffer at the proxy
     /// like any read request; `bounces` is the read's count so far). Returns (data arrival at
-    /// `req`, unloaded latency of that path from `t`, the proxy's fill if it fetched).
+    /// `req`, unloaded latency of that path from `t`, the proxy's fill if it fetched). With a
+    /// `joiner`, a read that fetches or finds a fetch in flight joins its pending chain
+    /// instead and returns no arrival.
     #[allow(clippy::too_many_arguments)]
     fn proxy_read(
         &mut self,
@@ -465,7 +613,8 @@ impl Booking {
         mut t: u64,
         line: u64,
         bounces: &mut u32,
-    ) -> (u64, u64, Option<ProxyFill>) {
+        joiner: Option<ChainClient>,
+    ) -> (Option<u64>, u64, Option<ProxyFill>) {
         let mut w = 0;
         nc.stats.proxy_reads += 1;
         let to_p = self.fabric.between(req, proxy);
@@ -483,7 +632,7 @@ impl Booking {
             break nc.handle(proxy, Msg::ProxyRead, at, self.horizon_ps);
         };
         let i = nc.pending_slot(proxy, line);
-        let (pending_line, pending_ready) = nc.pending[i];
+        let (pending_line, pending_ready, pending_chain) = nc.pending[i];
         let in_flight = pending_line == line + 1 && pending_ready > at;
         // The proxy's SLC: a hit is served (after the pending fetch, if the copy is still on its
         // way); a miss allocates the line there now (LRU order and a victim, like any fill).
@@ -496,31 +645,49 @@ impl Booking {
             None if in_flight => Ok(()),
             None => Err(None),
         };
-        let (ready, fill) = match held {
+        let (ready, fill, chain) = match held {
             Ok(()) if in_flight => {
                 nc.stats.combined += 1;
-                (pending_ready, None)
+                (pending_ready, None, pending_chain)
             }
             Ok(()) => {
                 nc.stats.proxy_hits += 1;
-                (at, None)
+                (at, None, 0)
             }
             Err(victim) => {
                 nc.stats.proxy_fetches += 1;
                 let d = self.proxy_fetch(nc, proxy, node, home, owner, row, at);
-                nc.pending[i] = (line + 1, d);
+                let id = if joiner.is_some() {
+                    nc.next_chain += 1;
+                    let chain = Chain {
+                        proxy,
+                        ready: d,
+                        clients: Vec::new(),
+                    };
+                    nc.chains.insert(nc.next_chain, chain);
+                    nc.next_chain
+                } else {
+                    0
+                };
+                nc.pending[i] = (line + 1, d, id);
                 let fill = ProxyFill {
                     proxy,
                     victim,
                     at_ps: d,
                 };
-                (d, Some(fill))
+                (d, Some(fill), id)
             }
         };
-        let done = self.traverse(back, self.data, ready, &mut w);
         // Unloaded: to the proxy, a hit there, back (a miss at the proxy counts as contention:
         // the proxy path is taken to avoid the home's queue, not for its latency).
-        (done, to_p.latency_ps + back.latency_ps, fill)
+        let unloaded = to_p.latency_ps + back.latency_ps;
+        if let (Some(mut j), Some(c)) = (joiner, nc.chains.get_mut(&chain)) {
+            j.unloaded = self.lookup_ps[req] + unloaded;
+            c.clients.push(j);
+            return (None, unloaded, fill);
+        }
+        let done = self.traverse(back, self.data, ready, &mut w);
+        (Some(done), unloaded, fill)
     }
 
     /// `proxy`'s fetch of a line from its home `node`, sent at `t`: a read request, so a full
@@ -740,6 +907,79 @@ mod tests {
         r.slcs[proxy].invalidate(line);
         r.fetch(reqs[0], home_node, row, 90_000_000, vaddr, false);
         assert_eq!(r.stats().proxy_fetches, 2);
+    }
+
+    /// The pending chain (§1.3, Fig. 1.2): clients that join a proxy's fetch in flight get
+    /// the data down the chain, the last to join first and the client whose read made the
+    /// fetch last, each from the client before it (through that client's controller).
+    #[test]
+    fn the_pending_chain_forwards_the_data_from_the_last_client_to_the_first() {
+        let mut r = Rig::new(spec(None, ProxyMode::Basic));
+        let home_node = 40;
+        let vaddr = 0x4000u64;
+        let line = vaddr >> 6;
+        let row = r.b.row_of(home_node, 3, 0);
+        let proxy = r.nc().proxy_of(line, 0);
+        let reqs: Vec<usize> = (0..21).filter(|&q| q != proxy).take(5).collect();
+        // Their reads go out 10 ns apart, all before the home's data lands at the proxy.
+        for (k, &q) in reqs.iter().enumerate() {
+            let t = 1_000 + k as u64 * 10_000;
+            let (lat, _) = r.b.fetch_nc_chained(
+                q,
+                home_node,
+                NO_OWNER,
+                0,
+                row,
+                t,
+                vaddr,
+                false,
+                &mut r.slcs,
+                Some(100 + k as u64),
+            );
+            assert!(lat.is_none(), "client {k} waits on the chain");
+        }
+        let s = r.stats();
+        assert_eq!((s.proxy_fetches, s.combined), (1, 4));
+        let ready = r.b.next_chain_close().unwrap();
+        let out = r.b.close_next_chain();
+        assert!(r.b.next_chain_close().is_none());
+        let order: Vec<u64> = out.iter().map(|o| o.0).collect();
+        assert_eq!(
+            order,
+            vec![104, 103, 102, 101, 100],
+            "last to join first, first client last"
+        );
+        // Each client gets it after the one before it, at least one leg of the way later.
+        let (mut t, mut from) = (ready, proxy);
+        for &(token, lat) in &out {
+            let q = reqs[(token - 100) as usize];
+            assert!(lat.done_ps >= t + r.b.fabric.between(from, q).latency_ps, "{token}");
+            (t, from) = (lat.done_ps, q);
+        }
+        assert!(out.windows(2).all(|w| w[1].1.done_ps > w[0].1.done_ps));
+        // A chain of one is the proxy serving its client when the data lands.
+        let mut a = Rig::new(spec(None, ProxyMode::Basic));
+        let mut b = Rig::new(spec(None, ProxyMode::Basic));
+        let (lat, _) = a.b.fetch_nc_chained(
+            reqs[0],
+            home_node,
+            NO_OWNER,
+            0,
+            row,
+            1_000,
+            vaddr,
+            false,
+            &mut a.slcs,
+            Some(7),
+        );
+        assert!(lat.is_none());
+        let alone = a.b.close_next_chain();
+        let direct = b.fetch(reqs[0], home_node, row, 1_000, vaddr, false);
+        assert_eq!(alone.len(), 1);
+        assert_eq!(
+            (alone[0].1.done_ps, alone[0].1.unloaded_ps),
+            (direct.done_ps, direct.unloaded_ps)
+        );
     }
 
     /// Proxy copies live in the proxy's SLC: a fill displaces the line there (a dirty one is

@@ -1,0 +1,88 @@
+//! Sensitivity map of Zaourar et al.'s Fig. 3 (STREAM triad on node 0, buffer on node 0 / 1 /
+//! 3): bandwidth (% of the node's peak), REQ and DAT network queueing and the mean wait for a
+//! home-node tracker, against the home node's tracker entries per slice, CHI's retry on or
+//! off, misses in flight per core, the inter-quadrant link latency and the router buffers. Prints markdown tables
+//! (`scripts/zaourar-fig3-map.sh` runs it; `--full` for the paper's sizes, `--preset` for the
+//! shipped machine's row only).
+
+use numasim_repro::zaourar::fig3_point;
+
+fn main() {
+    let quick = !std::env::args().any(|a| a == "--full");
+    let nodes = [0usize, 1, 3];
+    println!(
+        "Fig. 3 sensitivity ({} size). Cells: bandwidth % of node peak / REQ queueing / \
+         DAT queueing / home-tracker wait (NoC cycles), buffer on node 0 | 1 | 3; last column node 1 / node 0 bandwidth.\n",
+        if quick { "quick" } else { "full" }
+    );
+    let row = |label: String, mshrs: usize, trackers: u32, retry: bool, iq: u32, vcs: u32| {
+        let mut cells = Vec::new();
+        let mut shares = Vec::new();
+        for &node in &nodes {
+            let edit = |m: &mut numasim_machine::mesh::Mesh| {
+                m.home_node_trackers = trackers;
+                m.home_node_retry = retry && trackers > 0;
+                m.inter_quadrant_link_cycles = iq;
+                m.router_vcs_per_vnet = vcs;
+            };
+            match fig3_point(quick, node, mshrs, &edit) {
+                Ok((r, share)) => {
+                    cells.push(format!(
+                        "{share:.1} / {:.0} / {:.0} / {:.0}",
+                        r.vnets[0].avg_queueing_cycles, r.vnets[3].avg_queueing_cycles, r.home_tracker_wait_cycles
+                    ));
+                    shares.push(share);
+                }
+                Err(e) => {
+                    eprintln!("{label}: {e}");
+                    std::process::exit(1);
+                }
+            }
+        }
+        println!("| {label} | {} | {:.2} |", cells.join(" | "), shares[1] / shares[0]);
+    };
+    let header = |what: &str| {
+        println!("| {what} | node 0 | node 1 | node 3 | 1 / 0 |");
+        println!("| --- | --- | --- | --- | --- |");
+    };
+    if std::env::args().any(|a| a == "--preset") {
+        header("the preset (16 trackers per slice, retry on, 16 misses per core, 3-cycle links)");
+        row("preset".into(), 16, 16, true, 3, 4);
+        return;
+    }
+    header("home-node trackers per slice, retry (16 misses per core, 3-cycle inter-quadrant links)");
+    for trackers in [0u32, 64, 16, 8, 4, 2] {
+        for retry in [true, false] {
+            if trackers == 0 && !retry {
+                continue;
+            }
+            let label = if trackers == 0 {
+                "unbounded".to_string()
+            } else {
+                format!("{trackers}, retry {}", if retry { "on" } else { "off" })
+            };
+            row(label, 16, trackers, retry, 3, 4);
+        }
+    }
+    println!();
+    header("misses in flight per core (16 trackers per slice, retry on, 3-cycle links)");
+    for mshrs in [4usize, 8, 16, 32] {
+        row(format!("{mshrs}"), mshrs, 16, true, 3, 4);
+    }
+    println!();
+    header("inter-quadrant link cycles (16 trackers per slice, retry on, 16 misses per core)");
+    for iq in [3u32, 10, 30, 100] {
+        row(format!("{iq}"), 16, 16, true, iq, 4);
+    }
+    println!();
+    header("router VCs per VNET and inter-quadrant link cycles (16 trackers per slice, retry on, 16 misses per core)");
+    for iq in [10u32, 30] {
+        for vcs in [0u32, 2, 4, 8] {
+            let label = match vcs {
+                0 => format!("{iq} cycles, unbounded buffers"),
+                v => format!("{iq} cycles, {v} VCs"),
+            };
+            row(label, 16, 16, true, iq, vcs);
+        }
+    }
+}

@@ -86,6 +86,9 @@ struct Size {
     tpcc_transactions: Option<u64>,
     fmi_text_len: Option<u64>,
     poa_shape: Option<(u64, u64)>,
+    /// The longest FMI text the study affords (its index is built by every run, in time
+    /// ~ n log n); a longer one the rule asks for is reported as a deviation.
+    fmi_text_budget: u64,
 }
 
 const QUICK: Size = Size {
@@ -107,6 +110,7 @@ const QUICK: Size = Size {
     limit_workloads: &["bfs"],
     sensitivity_workloads: &["bfs"],
     phase_budget: PAPER_PHASES,
+    fmi_text_budget: FMI_MAX_TEXT_LEN,
     migration_limit_pages: None,
     region_bytes: None,
     masstree_ops: None,
@@ -133,9 +137,12 @@ const FULL: Size = Size {
     region_count_scale: None,
     extra_figures: &["sssp", "bfs", "cc", "tc", "masstree", "tpcc", "fmi", "poa"],
     limit_search: &[0, 65_536],
-    limit_workloads: &["sssp", "bfs", "cc", "tc", "masstree", "tpcc", "fmi", "poa"],
-    sensitivity_workloads: &["sssp", "bfs", "cc", "tc", "masstree", "tpcc", "fmi", "poa"],
+    // The limit search and the default-phase sensitivity on BFS only, and FMI's text at most
+    // 2^23 bases: the 30-minute budget of a full study on two cores.
+    limit_workloads: &["bfs"],
+    sensitivity_workloads: &["bfs"],
     phase_budget: 6.0,
+    fmi_text_budget: 1 << 23,
     migration_limit_pages: None,
     region_bytes: None,
     masstree_ops: None,
@@ -389,7 +396,13 @@ fn with_data(kind: &str, s: &Size, ratio: f64) -> (Size, Option<Deviation>) {
         "fmi" => {
             let t = scale(s.fmi_text_len.unwrap_or(FMI_TEXT_LEN), ratio);
             Size {
-                fmi_text_len: Some(clamp(t, 64, FMI_MAX_TEXT_LEN, "text length", &mut dev)),
+                fmi_text_len: Some(clamp(
+                    t,
+                    64,
+                    s.fmi_text_budget.min(FMI_MAX_TEXT_LEN),
+                    "text length (the generator's and the study's budget)",
+                    &mut dev,
+                )),
                 ..*s
             }
         }

@@ -44,11 +44,13 @@ fn repro_starnuma_quick_writes_configs_runs_comparison_and_report() {
         assert!(dir.join("runs").join(&name).join("results.json").exists(), "{name}");
         configs += 1;
     }
-    // One functional footprint run per workload (Algorithm 1's thresholds), Fig. 2, BFS's four Fig. 8 runs, baseline, T16 and T0 for the seven other workloads,
-    // on BFS, Fig. 9's two oracle runs, Fig. 10's slower pool, Fig. 11's three bandwidth
-    // variants, Fig. 12's smaller pool, the migration-limit search (2 limits × 2 systems) and the baseline, T16 and
-    // T0 at the paper's footprint per phase (BFS and FMI).
-    assert_eq!(configs, 51);
+    // The similarity rule's functional pilots (the seven workloads with units of work at the
+    // study's size; the four whose data set it scales, at the scaled size; the seven with
+    // twice the pilot's work), Fig. 2, BFS's baseline without migration, baseline, T16 and T0
+    // for the eight workloads, on BFS Fig. 9's two oracle runs, Fig. 10's slower pool, Fig. 11's
+    // three bandwidth variants, Fig. 12's smaller pool, the migration-limit search (2 limits ×
+    // 2 systems) and the baseline, T16 and T0 at the study's own phases (a sensitivity).
+    assert_eq!(configs, 7 + 4 + 7 + 1 + 1 + 8 * 3 + 7 + 4 + 3);
     // Fig. 10's machine: the pool at the paper's 270 ns unloaded end to end (§V-C: a 190 ns
     // CXL overhead where the default has 100), every other latency as in the preset.
     let slow = numasim_machine::Machine::load(
@@ -101,16 +103,10 @@ fn repro_starnuma_quick_writes_configs_runs_comparison_and_report() {
     assert!(b["timing"]["migration"]["pages"].as_u64().unwrap() > 0);
     // Shootdowns on a dedicated OS core (§IV-C): no application core stalls; moved pages are
     // waited for instead.
-    // (The default-phase T16 run's 26 charged moves met no access in flight since its
-    // thresholds follow the footprint; the run at the paper's footprint per phase waits.)
-    let long: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("runs/fig8-paper-phase-bfs-starnuma-t16/results.json")).unwrap(),
-    )
-    .unwrap();
-    for r in [&b, &r, &long] {
+    for r in [&b, &r] {
         assert_eq!(r["timing"]["migration"]["core_stall_ns"].as_f64(), Some(0.0));
     }
-    assert!(long["timing"]["migration"]["inflight_stalls"].as_u64().unwrap() > 0);
+    assert!(r["timing"]["migration"]["inflight_stalls"].as_u64().unwrap() > 0);
     // Unloaded latencies are the paper's table exactly (by construction of the preset).
     for (q, paper) in [
         ("unloaded load latency, local", 80.0),
@@ -134,141 +130,144 @@ fn repro_starnuma_quick_directions() {
     holds("bfs: oracle static placement, StarNUMA over baseline machine");
 }
 
-/// Fig. 8b: the pool lowers BFS's AMAT, by 24.9 % at quick scale, just over half the paper's
-/// 48 % mean (the least a direction needs).
+/// Fig. 8b: the pool lowers BFS's AMAT by at least half the paper's 48 % mean.
 #[test]
 fn repro_starnuma_quick_pool_halves_amat() {
     holds("BFS AMAT change");
 }
 
-/// Fig. 8a at quick scale: StarNUMA with T0 trackers beats the perfect-knowledge baseline on
-/// BFS and on the geomean of the eight workloads. Measured 1.42× and 1.19× (paper: mean 1.35×)
-/// with the dedicated OS core running beside the program (a window does not wait for the last
-/// page its boundary moved, and a page is read at its old home until the OS core reaches it);
-/// with every window stretched to its boundary's last landing instead, T0 lost to the baseline.
+/// Fig. 8a with every run sized by the similarity rule: T16 beats the perfect-knowledge
+/// baseline on BFS and on the geomean of the eight workloads by at least half the paper's
+/// effect (BFS 1.7×: ≥ 1.35×; geomean 1.54×: ≥ 1.27×). Measured 1.74× and 1.46×.
 #[test]
-fn repro_starnuma_quick_t0_gains_over_baseline() {
-    holds("BFS speedup, StarNUMA T0");
-    // Within 15 % of the paper's 1.35×.
-    holds("geomean speedup over the eight workloads, T0");
+fn repro_starnuma_quick_t16_gains_over_baseline() {
+    let bfs = value("BFS speedup, StarNUMA T16 over baseline");
+    assert!(bfs >= 1.0 + 0.7 / 2.0, "{bfs}");
+    let mean = value("geomean speedup over the eight workloads, T16");
+    assert!(mean >= 1.0 + 0.54 / 2.0, "{mean}");
 }
 
-/// The same for T16, with Algorithm 1's thresholds scaled for each workload's measured
-/// footprint: measured geomean 1.16× over the eight (paper 1.54×; `cc` 1.47×, `masstree`
-/// 1.25×, `sssp` 1.19× with no page moved, `tc` 1.17× on the scale-17 graph, BFS 1.17×, `tpcc`
-/// 1.07×), and every move (excluding POA) to the pool (paper 83 %). `sssp`'s 3.24× came from a
-/// generator that gave every local bin a window of its own (a footprint of mostly private bin
-/// pages); with the bins packed as the allocator packs them, its measured footprint in the
-/// quick run's ten phases is 1.9 MB and Algorithm 1's thresholds move nothing.
-/// With thresholds scaled by the phase alone (about 70× too low per region, so nearly every
-/// touched region passed HI) it was 0.95×: `tc` 0.54× and `sssp` 0.79× moved mostly socket to
-/// socket on little evidence.
+/// T0 trackers gain less than T16 (paper 1.35× / 1.54×: T0/T16 0.877, so at most 0.938).
 #[test]
-#[ignore = "at quick scale the T16 geomean is 1.16× (paper 1.54×: 25 % short), and FMI and SSSP move no page, so Table IV's geomean over the paper's seven workloads has no data (the share pooled over every move: 100 %)"]
-fn repro_starnuma_quick_gains_over_baseline() {
-    holds("geomean speedup over the eight workloads, T16");
-    holds("geomean share of migrations to the pool, excluding POA");
+#[ignore = "measured at quick scale: geomean T0 1.466x, T16 1.457x (T0/T16 1.006, paper 0.877); T0 wins on BFS (1.89x vs 1.74x) and Masstree, T16 on TPC-C"]
+fn repro_starnuma_quick_t0_below_t16() {
+    let r = value("geomean T0 speedup / geomean T16 speedup");
+    assert!(r <= 1.0 - (1.0 - 1.35 / 1.54) / 2.0, "{r}");
 }
 
-/// Algorithm 1's thresholds follow from each workload's footprint, measured by its functional
-/// run before any timing run: HI is the paper's 20 K × (phase / 1 B) × (the paper's footprint
-/// / ours), the same in the report and in the T16 config that ran.
+/// Table IV: most moves go to the pool: pooled over every move of the seven workloads, within
+/// 15 points of the paper's 83 %. Measured 76 %.
+#[test]
+fn repro_starnuma_quick_moves_go_to_the_pool() {
+    let pooled = value("share of migrations to the pool pooled over every move");
+    assert!((pooled - 83.0).abs() <= 15.0, "{pooled}");
+}
+
+/// Every run declares the paper's experiment of its workload, and the rule keeps its numbers:
+/// the T16 runs' similarity blocks carry the paper's values, and the run's own instructions
+/// per phase per footprint byte, movable pages per phase and pool capacity over footprint are
+/// the paper's up to how far the data set's footprint misses the factor × the paper's.
+#[test]
+fn repro_starnuma_quick_runs_keep_the_papers_numbers() {
+    let (tmp, _) = quick_study();
+    let dir = tmp.path().join("sq");
+    // (TPC-C is not among them: its order tables grow with its transactions, 150 MB at quick
+    // scale against the rule's 3.6 MB; its rows show the miss.)
+    for (kind, paper_bytes) in [("bfs", 50e9), ("masstree", 100e9), ("fmi", 10e9)] {
+        let r: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(format!("runs/fig8-{kind}-starnuma-t16/results.json"))).unwrap(),
+        )
+        .unwrap();
+        let sim = &r["similarity"];
+        assert_eq!(
+            sim["reference"]["footprint_bytes"].as_f64(),
+            Some(paper_bytes),
+            "{kind}"
+        );
+        let row = |n: &str| {
+            let row = sim["numbers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|x| x["number"] == n)
+                .unwrap_or_else(|| panic!("{kind}: no {n}"));
+            (row["run"].as_f64().unwrap(), row["reference"].as_f64().unwrap())
+        };
+        // How far the footprint is from the factor × the paper's (1 when it is the rule's).
+        let miss = value(&format!("{kind}: footprint over the factor × the paper's"));
+        assert!((0.5..2.0).contains(&miss), "{kind}: {miss}");
+        for n in [
+            "instructions_per_phase_per_footprint_byte",
+            "movable_pages_per_phase_over_footprint_pages",
+        ] {
+            let (run, paper) = row(n);
+            assert!(
+                (run * miss / paper - 1.0).abs() < 0.02,
+                "{kind} {n}: {run} vs {paper} (miss {miss})"
+            );
+        }
+        let (pool, paper) = row("capacity_over_footprint.pool");
+        assert!((pool - paper).abs() < 0.01, "{kind}: pool {pool} vs {paper}");
+        let (phases, paper) = row("phases_per_run");
+        assert_eq!((phases, paper), (10.0, 10.0), "{kind}");
+    }
+}
+
+/// Algorithm 1's thresholds follow from each workload's footprint, measured by its baseline
+/// run: HI is the paper's 20 K × (phase / 1 B) × (the paper's footprint / ours) × (the region
+/// over the paper's 512 KiB), the same in the report and in the T16 config that ran; with the
+/// footprint the rule's, a region gets the paper's accesses per byte.
 #[test]
 fn repro_starnuma_quick_thresholds_follow_the_measured_footprint() {
     let (tmp, _) = quick_study();
     let dir = tmp.path().join("sq");
+    let phase = value("phase, instructions per thread");
+    let region = value("tracker region");
     for (kind, paper_bytes) in [("bfs", 50e9), ("masstree", 100e9), ("tpcc", 12e9)] {
         let r: serde_json::Value = serde_json::from_str(
-            &std::fs::read_to_string(dir.join(format!("runs/footprint-{kind}/results.json"))).unwrap(),
+            &std::fs::read_to_string(dir.join(format!("runs/fig8-{kind}-baseline/results.json"))).unwrap(),
         )
         .unwrap();
         let footprint = r["totals"]["footprint_bytes"].as_f64().unwrap();
         assert!(footprint > 0.0, "{kind}");
-        let expected = (20_000.0 * 50_000.0 / 1e9 * paper_bytes / footprint).round().max(1.0);
+        let expected = (20_000.0 * phase / 1e9 * paper_bytes / footprint * region / 524_288.0)
+            .round()
+            .max(1.0);
         assert_eq!(value(&format!("{kind}: HI threshold")), expected, "{kind}");
         let config = std::fs::read_to_string(dir.join(format!("configs/fig8-{kind}-starnuma-t16.toml"))).unwrap();
         assert!(config.contains(&format!("hi_start = {expected}\n")), "{kind}: {config}");
+        assert!(
+            config.contains(&format!("region_bytes = {region}\n")),
+            "{kind}: {config}"
+        );
     }
 }
 
-/// Fig. 10 at quick scale: a slower pool lowers T16's speedup (paper: 1.54× → 1.34× on
-/// average). The pool is at §V-C's 270 ns unloaded (the 190 ns CXL overhead replaces the
-/// default 100 ns). Measured 0.9998: the strict `< 1` below passes, but by 0.02 %, no effect
-/// (the paper's is 13 %); the pool serves 14 % of BFS's LLC misses at quick scale, and the rest
-/// of the run's timing (3-hop misses and block transfers at 2.4–2.6 µs) outweighs their 87 ns.
+/// Fig. 10 at quick scale: the pool at §V-C's 270 ns lowers T16's speedup by at least half the
+/// paper's 13 % (ratio ≤ 0.935).
 #[test]
-#[ignore = "at quick scale the 270 ns pool leaves BFS's T16 speedup at 0.9998 of the default (paper 0.87): no effect, though the strict < 1 passes"]
+#[ignore = "measured at quick scale: BFS's speedup with the 270 ns pool is 0.971 of the default (paper 0.87): a 3 % effect, under half the paper's 13 % (the scorecard's ±15 % band calls it a match)"]
 fn repro_starnuma_quick_slower_pool_lowers_speedup() {
-    assert!(value("bfs: speedup with the pool at 270 ns") < 1.0);
+    let r = value("bfs: speedup with the pool at 270 ns");
+    assert!(r <= 1.0 - (1.0 - 1.34 / 1.54) / 2.0, "{r}");
 }
 
-/// Fig. 8a at quick scale, with sampled timing (5 K of every 50 K instructions timed, a tenth
-/// of each boundary's moves charged in the next window, shootdowns on a dedicated OS core that
-/// runs beside the program): measured T16 1.17× over the perfect-knowledge baseline and 1.15×
-/// over the one that does not migrate, all of its 384 moves to the pool, but T0/T16 1.22
-/// (paper 0.88): at this scale T0's moves still win.
+/// Fig. 11 on BFS: the paper's BFS gains 1.29× from ISO-BW and only 1.02× from StarNUMA
+/// half-BW (half-BW / ISO-BW 0.79; the mean over eight is 1.11).
 #[test]
-#[ignore = "quick scale, sampled timing: T0/T16 1.22 on BFS (paper 0.88); T16 1.15x over the no-migration baseline"]
-fn repro_starnuma_quick_t16_directions() {
-    assert!(value("BFS speedup, StarNUMA T16") > 1.0);
-    assert!(value("T0 speedup / T16 speedup") < 1.0);
-    assert!(value("BFS share of migrations to the pool") > 50.0);
+#[ignore = "measured at quick scale: BFS half-BW 1.55x, ISO-BW 1.23x (ratio 1.26, paper's BFS 0.79): half-BW keeps most of the pool's gain on BFS"]
+fn repro_starnuma_quick_halfbw_trails_isobw_on_bfs() {
+    let r = value("bfs: StarNUMA half-BW speedup / baseline ISO-BW speedup");
+    assert!(r <= 1.0 - (1.0 - 1.02 / 1.29) / 2.0, "{r}");
 }
 
-/// Fig. 8a on BFS with phases as long, relative to the footprint, as the paper's (1 B
-/// instructions per 50 GB; 305 K instructions for the quick graph's 15 MB, a tenth of each
-/// timed, 19 trials to fill the 10 phases): the moves then cover as much of the footprint per
-/// phase as the paper's, and T16 and T0 beat the perfect-knowledge baseline. Measured T16
-/// 1.48× and T0 1.70× (paper 1.7× for T16), the pool serving 37 % of T16's misses, AMAT
-/// −36 %, where the default quick phases give 1.17× and 1.42×.
+/// Fig. 12: a pool of one socket's capacity (1/17 of the footprint) binds when T16 moves more
+/// pages to the pool than it holds; then the speedup falls (paper 1.48 / 1.54).
 #[test]
-fn repro_starnuma_quick_paper_footprint_per_phase_gains() {
-    let what = "bfs at the paper's footprint per phase";
-    // Within 15 % of the paper's 1.7×.
-    holds(&format!("{what}: speedup, StarNUMA T16"));
-    holds(&format!("{what}: speedup, StarNUMA T0"));
-    assert!(value(&format!("{what}: LLC misses to the pool")) > 20.0);
-    holds(&format!("{what}: AMAT change"));
-    // The phase follows from the footprint: 1 B instructions per 50 GB.
-    let phase = value(&format!("{what}: phase length"));
-    assert!((0.05..2.0).contains(&phase), "{phase} M instructions");
-}
-
-/// The same scaling for a workload that is not a graph: FMI's phase follows from its
-/// footprint and the paper's 10 GB (about 0.09 M instructions for the quick run's 0.9 MB), its
-/// work is queries per thread enough for the study's phases, and the geomean over the
-/// workloads so run is the geomean of their speedups. (FMI itself measured 0.90×: its 0.9 MB
-/// give phases too short for a move's fixed costs; not asserted.)
-#[test]
-fn repro_starnuma_quick_paper_footprint_per_phase_scales_each_workloads_work() {
-    let (_, v) = quick_study();
-    let quantity = |starts: &str| {
-        v["comparisons"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find_map(|c| {
-                c["quantity"]
-                    .as_str()
-                    .filter(|q| q.starts_with(starts))
-                    .map(str::to_owned)
-            })
-            .unwrap_or_else(|| panic!("no comparison starting {starts:?}"))
-    };
-    let what = "fmi at the paper's footprint per phase";
-    let label = quantity(&format!("{what}: phase length"));
-    assert!(
-        label.contains("queries per thread") && label.contains("the paper's 10 GB"),
-        "{label}"
-    );
-    let phase = value(&format!("{what}: phase length"));
-    assert!((0.01..1.0).contains(&phase), "{phase} M instructions");
-    let (bfs, fmi) = (
-        value("bfs at the paper's footprint per phase: speedup, StarNUMA T16"),
-        value(&format!("{what}: speedup, StarNUMA T16")),
-    );
-    let mean = value("geomean speedup over 2 of the eight at the paper's footprint per phase (bfs, fmi), T16");
-    assert!((mean - (bfs * fmi).sqrt()).abs() < 1e-3, "{mean} vs {bfs} and {fmi}");
+#[ignore = "measured at quick scale: in its ten phases T16 moves 146 pages of BFS to the pool, 0.63 of the 1/17 pool's capacity, so the smaller pool changes nothing (ratio 1.000)"]
+fn repro_starnuma_quick_small_pool_binds() {
+    assert!(value("bfs: pages T16 moved to the default pool") > 1.0);
+    assert!(value("bfs: speedup with the pool at 1/17") < 1.0);
 }
 
 #[test]

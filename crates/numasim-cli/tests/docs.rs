@@ -472,6 +472,23 @@ fn results_reference_documents_every_key() {
     );
 }
 
+/// The reference's phases.csv table is the declared columns, row for row and in order: each
+/// column's name, unit and meaning come from one declaration
+/// (`numasim::experiment::phases_csv::COLUMNS`).
+#[test]
+fn phases_csv_reference_is_the_declared_columns() {
+    let reference = read("docs/reference/results.md");
+    let documented: Vec<&str> = reference.lines().filter(|l| l.starts_with("| `phases.csv:")).collect();
+    let declared: Vec<String> = numasim::experiment::phases_csv::COLUMNS
+        .iter()
+        .map(|c| format!("| `phases.csv:{}` | {} | {} |", c.reference_name(), c.unit, c.meaning))
+        .collect();
+    assert_eq!(
+        documented, declared,
+        "docs/reference/results.md's phases.csv table, against the declarations"
+    );
+}
+
 #[test]
 fn key_patterns_match_as_documented() {
     assert!(matches("totals.by_class.*", "totals.by_class.remote_1hop"));

@@ -8,6 +8,7 @@
 
 pub mod analyses;
 pub mod config;
+pub mod phases_csv;
 pub mod resolve;
 pub mod results_dir;
 pub mod run;

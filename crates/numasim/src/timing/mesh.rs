@@ -304,36 +304,7 @@ impl MeshFabric {
         // The XY path.
         let mut stages = std::mem::take(&mut self.stages);
         stages.clear();
-        let (tx, ty) = (to as u32 % self.cols, to as u32 / self.cols);
-        let (mut x, mut y) = (from as u32 % self.cols, from as u32 / self.cols);
-        let mut port = LOCAL;
-        loop {
-            let here = (y * self.cols + x) as usize;
-            if (x, y) == (tx, ty) {
-                stages.push(Stage {
-                    router: here,
-                    port,
-                    ..Stage::default()
-                });
-                break;
-            }
-            let (dir, nx, ny) = xy_step(x, y, tx, ty);
-            let next = (ny * self.cols + nx) as usize;
-            let link_ps = if self.quadrant[here] == self.quadrant[next] {
-                self.link_ps
-            } else {
-                self.inter_quadrant_ps
-            };
-            stages.push(Stage {
-                router: here,
-                port,
-                dir,
-                link_ps,
-                ..Stage::default()
-            });
-            port = dir;
-            (x, y) = (nx, ny);
-        }
+        self.xy_stages(from, to, &mut stages);
         let n = stages.len() - 1;
         stages[0].claim = t;
         let mut i = 0;
@@ -395,6 +366,63 @@ impl MeshFabric {
                 }
             }
         }
+        self.book_stages(&stages, vnet, group, service, tail);
+        let done = stages[n].depart + tail;
+        self.stages = stages;
+        let unloaded = self.unloaded_ps(from, to, bytes);
+        let c = &mut self.vnets[vnet as usize];
+        c.packets += 1;
+        if n < c.hops.len() {
+            c.hops[n] += 1;
+        }
+        c.latency_ps += done - ready;
+        c.wait_ps += done - ready - unloaded;
+        let (qa, qb) = (self.quadrant_of_router(from), self.quadrant_of_router(to));
+        self.inter_node[qa * self.quadrants + qb] += 1;
+        done
+    }
+
+    /// The XY path from router `from` to router `to` as stages (one per router passed, the
+    /// last the destination's), each with the port it comes in on, the direction it leaves
+    /// by and the latency of the link it leaves over.
+    fn xy_stages(&self, from: usize, to: usize, stages: &mut Vec<Stage>) {
+        let (tx, ty) = (to as u32 % self.cols, to as u32 / self.cols);
+        let (mut x, mut y) = (from as u32 % self.cols, from as u32 / self.cols);
+        let mut port = LOCAL;
+        loop {
+            let here = (y * self.cols + x) as usize;
+            if (x, y) == (tx, ty) {
+                stages.push(Stage {
+                    router: here,
+                    port,
+                    ..Stage::default()
+                });
+                break;
+            }
+            let (dir, nx, ny) = xy_step(x, y, tx, ty);
+            let next = (ny * self.cols + nx) as usize;
+            let link_ps = if self.quadrant[here] == self.quadrant[next] {
+                self.link_ps
+            } else {
+                self.inter_quadrant_ps
+            };
+            stages.push(Stage {
+                router: here,
+                port,
+                dir,
+                link_ps,
+                ..Stage::default()
+            });
+            port = dir;
+            (x, y) = (nx, ny);
+        }
+    }
+
+    /// Books a credited packet's stages, once every hop fits: each link's lane from its
+    /// departure, and each router's VC from its claim until the tail leaves plus the credit's
+    /// way back.
+    fn book_stages(&mut self, stages: &[Stage], vnet: Vnet, group: usize, service: u64, tail: u64) {
+        let n = stages.len() - 1;
         for (i, st) in stages.iter().enumerate() {
             if i < n {
                 let k = ((st.router * 4 + st.dir) * self.groups + group) * self.lanes + st.lane;
@@ -411,19 +439,6 @@ impl MeshFabric {
             );
             self.vc_timelines[k].insert(st.claim, st.depart + tail + credit - st.claim, self.horizon_ps);
         }
-        let done = stages[n].depart + tail;
-        self.stages = stages;
-        let unloaded = self.unloaded_ps(from, to, bytes);
-        let c = &mut self.vnets[vnet as usize];
-        c.packets += 1;
-        if n < c.hops.len() {
-            c.hops[n] += 1;
-        }
-        c.latency_ps += done - ready;
-        c.wait_ps += done - ready - unloaded;
-        let (qa, qb) = (self.quadrant_of_router(from), self.quadrant_of_router(to));
-        self.inter_node[qa * self.quadrants + qb] += 1;
-        done
     }
 
     /// Sends a `bytes` packet ready at `t` whose destination device takes it only when `accept`

@@ -95,69 +95,6 @@ impl MeshCoreParams {
     }
 }
 
-/// What a mesh run measured.
-#[derive(Debug, Clone, Serialize)]
-pub struct MeshResults {
-    pub sim_time_ns: f64,
-    pub accesses: u64,
-    pub private_misses: u64,
-    pub dram_reads: u64,
-    pub dram_writes: u64,
-    /// DRAM bytes moved (reads + writes) per ns.
-    pub dram_gbps: f64,
-    pub vnets: Vec<VnetReport>,
-    /// Mean hops over every packet of every VNET.
-    pub avg_packet_distance: f64,
-    pub link_utilisation_max: f64,
-    pub link_utilisation_mean: f64,
-    pub links: Vec<LinkUse>,
-    /// Per quadrant: SLC lookups and hits of its slices.
-    pub slc: Vec<NodeSlc>,
-    /// Per quadrant: reads and writes of its controllers.
-    pub controllers: Vec<NodeMc>,
-    /// `[src][dst]` quadrant packets.
-    pub inter_node_packets: Vec<Vec<u64>>,
-    /// Pages placed on each NUMA node (one entry with NUMA off).
-    pub pages_per_node: Vec<u64>,
-    /// Phases run (1 without `phase_instructions`).
-    pub phases: u64,
-    /// Mean wait of a request for a home-node tracker / a controller read tracker, NoC cycles
-    /// (0 when the machine sets no limit; the wait is also in the REQ VNET's queueing).
-    pub home_tracker_wait_cycles: f64,
-    pub controller_tracker_wait_cycles: f64,
-    /// Requests a home node refused with RetryAck (`home_node_retry`; each was sent twice).
-    pub home_retries: u64,
-    /// Snoops the home slices sent (SNP packets) and stores that upgraded a shared copy.
-    pub snoops: u64,
-    pub upgrades: u64,
-    pub params: MeshCoreParams,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct VnetReport {
-    pub vnet: &'static str,
-    pub packets: u64,
-    pub hop_histogram: Vec<u64>,
-    pub avg_hops: f64,
-    pub avg_latency_cycles: f64,
-    pub avg_queueing_cycles: f64,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct NodeSlc {
-    pub node: usize,
-    pub lookups: u64,
-    pub hits: u64,
-    pub hit_ratio: f64,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct NodeMc {
-    pub node: usize,
-    pub reads: u64,
-    pub writes: u64,
-}
-
 const NONE: u64 = u64::MAX;
 
 /// A line's entry in its home slice's directory (snoop filter): the threads whose private
@@ -170,91 +107,6 @@ struct DirEntry {
 
 /// Threads a mesh run can have: the directory keeps a 64-bit sharer mask per line.
 pub const MAX_MESH_THREADS: usize = 64;
-
-/// Tracker entries of a set of devices (home nodes' slices, or memory controllers): `per`
-/// entries each, every entry the time it frees.
-///
-/// Why entries and not a [`super::timeline::Timeline`]: an entry is held from a request's
-/// arrival until its transaction completes (the CompAck at a home node, the data leaving a
-/// controller), which is known only after the rest of the transaction is booked, so the hold's
-/// length cannot be given when the entry is claimed. Each entry is a serial resource instead,
-/// claimed (busy until released) and then released at a known time, the rule a core's miss
-/// slots follow: a device never holds more than `per` requests at once.
-#[derive(Debug, Clone)]
-struct Trackers {
-    per: usize,
-    free_at: Vec<u64>,
-    waits: u64,
-    wait_ps: u64,
-    /// Tests: when each entry was claimed, and every (entry, claimed, released) hold.
-    #[cfg(test)]
-    claimed_at: Vec<u64>,
-    #[cfg(test)]
-    holds: Vec<(usize, u64, u64)>,
-}
-
-impl Trackers {
-    fn new(devices: usize, per: u32) -> Trackers {
-        Trackers {
-            per: per as usize,
-            free_at: vec![0; devices * per as usize],
-            waits: 0,
-            wait_ps: 0,
-            #[cfg(test)]
-            claimed_at: vec![0; devices * per as usize],
-            #[cfg(test)]
-            holds: Vec::new(),
-        }
-    }
-
-    fn enabled(&self) -> bool {
-        self.per > 0
-    }
-
-    /// Claims an entry of device `dev` for a request that could arrive at `want`: the entry
-    /// that freed latest at or before `want` (so entries freeing later stay free for others),
-    /// else the one freeing first. Returns the entry and when the request gets it.
-    fn claim(&mut self, dev: usize, want: u64) -> (usize, u64) {
-        let (entry, start) = self.pick(dev, want);
-        self.waits += 1;
-        self.wait_ps += start - want;
-        // Busy until released (a transaction may claim another entry of the same device).
-        self.free_at[entry] = u64::MAX;
-        #[cfg(test)]
-        {
-            self.claimed_at[entry] = start;
-        }
-        (entry, start)
-    }
-
-    /// The entry [`Self::claim`] would take for `want`, and when (nothing claimed).
-    fn pick(&self, dev: usize, want: u64) -> (usize, u64) {
-        let base = dev * self.per;
-        let (mut fit, mut first) = (None::<(usize, u64)>, (base, u64::MAX));
-        for (i, &f) in self.free_at[base..base + self.per].iter().enumerate() {
-            if f <= want && fit.is_none_or(|(_, g)| f > g) {
-                fit = Some((base + i, f));
-            }
-            if f < first.1 {
-                first = (base + i, f);
-            }
-        }
-        match fit {
-            Some((e, _)) => (e, want),
-            None => (first.0, first.1),
-        }
-    }
-
-    fn release(&mut self, entry: usize, at: u64) {
-        self.free_at[entry] = at;
-        #[cfg(test)]
-        self.holds.push((entry, self.claimed_at[entry], at));
-    }
-
-    fn mean_wait(&self, cycle_ps: u64) -> f64 {
-        self.wait_ps as f64 / self.waits.max(1) as f64 / cycle_ps as f64
-    }
-}
 
 /// A mesh machine being timed.
 pub struct MeshSim {
@@ -839,24 +691,10 @@ impl MeshSim {
                         continue;
                     }
                     last_line[th] = line;
-                    match self.private.access_in(th, line, write) {
-                        Outcome::Hit { was_dirty } => {
-                            if write && !was_dirty && self.needs_upgrade(th, line) {
-                                let t = self.claim_slot(&mut mshr[th], clock[th]);
-                                clock[th] = t;
-                                let done = self.upgrade(th, line, t);
-                                mshr[th].push(done);
-                                end_ps = end_ps.max(done);
-                            }
-                        }
-                        Outcome::Miss { writeback } => {
-                            misses += 1;
-                            let t = self.claim_slot(&mut mshr[th], clock[th]);
-                            clock[th] = t;
-                            let done = self.miss(th, line, write, writeback, t);
-                            mshr[th].push(done);
-                            end_ps = end_ps.max(done);
-                        }
+                    let (missed, completes) = self.private_access(th, line, write, &mut mshr[th], &mut clock[th]);
+                    misses += u64::from(missed);
+                    if let Some(t) = completes {
+                        end_ps = end_ps.max(t);
                     }
                 }
                 if done[th] {
@@ -885,6 +723,39 @@ impl MeshSim {
         Ok(res)
     }
 
+    /// One access past the page table: the private caches, and on a miss or an upgrade a
+    /// transaction that takes one of the core's miss slots (`slots`, moving its clock to when
+    /// one is free). Returns whether it missed, and when its transaction completes if it made
+    /// one.
+    fn private_access(
+        &mut self,
+        th: usize,
+        line: u64,
+        write: bool,
+        slots: &mut Vec<u64>,
+        clock: &mut u64,
+    ) -> (bool, Option<u64>) {
+        match self.private.access_in(th, line, write) {
+            Outcome::Hit { was_dirty } => {
+                if write && !was_dirty && self.needs_upgrade(th, line) {
+                    let t = self.claim_slot(slots, *clock);
+                    *clock = t;
+                    let done = self.upgrade(th, line, t);
+                    slots.push(done);
+                    return (false, Some(done));
+                }
+                (false, None)
+            }
+            Outcome::Miss { writeback } => {
+                let t = self.claim_slot(slots, *clock);
+                *clock = t;
+                let done = self.miss(th, line, write, writeback, t);
+                slots.push(done);
+                (true, Some(done))
+            }
+        }
+    }
+
     /// A miss slot for a request at `t`: when all are busy, the earliest outstanding one's
     /// completion frees it. Returns when the request can issue.
     fn claim_slot(&self, slots: &mut Vec<u64>, t: u64) -> u64 {
@@ -901,93 +772,11 @@ impl MeshSim {
     fn compute_ps(&self, instructions: u64) -> u64 {
         (instructions as f64 * self.p.base_cpi * self.core_cycle_ps).min(MAX_CLOCK_PS as f64) as u64
     }
-
-    fn results(self, end_ps: u64, accesses: u64, private_misses: u64) -> MeshResults {
-        let cyc = self.fabric.cycle_ps as f64;
-        let vnets: Vec<VnetReport> = Vnet::ALL
-            .iter()
-            .map(|&v| {
-                let c = &self.fabric.vnets[v as usize];
-                let n = c.packets.max(1) as f64;
-                let hop_sum: u64 = c.hops.iter().enumerate().map(|(h, &k)| h as u64 * k).sum();
-                VnetReport {
-                    vnet: v.name(),
-                    packets: c.packets,
-                    hop_histogram: c.hops.clone(),
-                    avg_hops: hop_sum as f64 / n,
-                    avg_latency_cycles: c.latency_ps as f64 / n / cyc,
-                    avg_queueing_cycles: c.wait_ps as f64 / n / cyc,
-                }
-            })
-            .collect();
-        let packets: u64 = vnets.iter().map(|v| v.packets).sum();
-        let dist: f64 = vnets.iter().map(|v| v.avg_hops * v.packets as f64).sum::<f64>() / packets.max(1) as f64;
-        let links = self.fabric.link_use(end_ps);
-        let used: Vec<f64> = links.iter().map(|l| l.utilisation).collect();
-        let q = self.mesh.quadrants();
-        let per = self.mesh.slices_per_home_node as usize;
-        let mut slc: Vec<NodeSlc> = (0..q)
-            .map(|node| NodeSlc {
-                node,
-                lookups: 0,
-                hits: 0,
-                hit_ratio: 0.0,
-            })
-            .collect();
-        for s in 0..self.mesh.slices() {
-            let node = self.mesh.quadrant_of(self.mesh.home_nodes[s / per]);
-            slc[node].lookups += self.slc_lookups[s];
-            slc[node].hits += self.slc_hits[s];
-        }
-        for n in &mut slc {
-            n.hit_ratio = n.hits as f64 / n.lookups.max(1) as f64;
-        }
-        let mut controllers: Vec<NodeMc> = (0..q)
-            .map(|node| NodeMc {
-                node,
-                reads: 0,
-                writes: 0,
-            })
-            .collect();
-        for (i, &at) in self.mesh.memory_controllers.iter().enumerate() {
-            let node = self.mesh.quadrant_of(at);
-            controllers[node].reads += self.mc_reads[i];
-            controllers[node].writes += self.mc_writes[i];
-        }
-        let (reads, writes) = (self.mc_reads.iter().sum::<u64>(), self.mc_writes.iter().sum::<u64>());
-        let sim_time_ns = end_ps as f64 / 1000.0;
-        MeshResults {
-            sim_time_ns,
-            accesses,
-            private_misses,
-            dram_reads: reads,
-            dram_writes: writes,
-            dram_gbps: if end_ps == 0 {
-                0.0
-            } else {
-                (reads + writes) as f64 * 64.0 / sim_time_ns
-            },
-            vnets,
-            avg_packet_distance: dist,
-            link_utilisation_max: used.iter().copied().fold(0.0, f64::max),
-            link_utilisation_mean: used.iter().sum::<f64>() / used.len().max(1) as f64,
-            links,
-            slc,
-            controllers,
-            inter_node_packets: (0..q)
-                .map(|a| self.fabric.inter_node[a * q..(a + 1) * q].to_vec())
-                .collect(),
-            pages_per_node: self.next_frame.clone(),
-            phases: 1,
-            home_tracker_wait_cycles: self.home_trackers.mean_wait(self.fabric.cycle_ps),
-            controller_tracker_wait_cycles: self.mc_trackers.mean_wait(self.fabric.cycle_ps),
-            home_retries: self.retries,
-            snoops: self.snoops,
-            upgrades: self.upgrades,
-            params: self.p,
-        }
-    }
 }
 
+mod report;
 #[cfg(test)]
 mod tests;
+mod trackers;
+pub use report::{MeshResults, NodeMc, NodeSlc, VnetReport};
+use trackers::Trackers;

@@ -224,6 +224,21 @@ pub struct NcReport {
     pub mean_remote_read_response_ns: f64,
 }
 
+/// A read's fixed fields on its way via a proxy: requester, proxy, the line's home node and
+/// socket, its owner (if another socket holds it dirty), DRAM row and line, and the pending
+/// chain client it becomes if it waits on a fetch.
+#[derive(Debug, Clone, Copy)]
+struct ProxyRead {
+    req: usize,
+    proxy: usize,
+    node: usize,
+    home: usize,
+    owner: u8,
+    row: u64,
+    line: u64,
+    joiner: Option<ChainClient>,
+}
+
 /// Every socket's node controller, input queue and pending proxy fetches.
 #[derive(Debug, Clone)]
 pub struct NodeControllers {
@@ -427,21 +442,18 @@ impl Booking {
             unloaded: 0,
             remote: home != req,
         });
+        let via = ProxyRead {
+            req,
+            proxy,
+            node,
+            home,
+            owner,
+            row,
+            line,
+            joiner,
+        };
         let done = if via_proxy {
-            let (d, u, f) = self.proxy_read(
-                &mut nc,
-                slcs,
-                req,
-                proxy,
-                node,
-                home,
-                owner,
-                row,
-                t,
-                line,
-                &mut bounces,
-                joiner,
-            );
+            let (d, u, f) = self.proxy_read(&mut nc, slcs, &via, t, &mut bounces);
             unloaded = self.lookup_ps[req] + u;
             fill = f;
             match d {
@@ -460,20 +472,7 @@ impl Booking {
                     let back = self.traverse(self.fabric.from_mem(node, req), self.header, at, &mut ignored);
                     t = nc.handle(req, Msg::Bounce, back, self.horizon_ps);
                     if nc.mode() == ProxyMode::Reactive && proxy != req && proxy != home {
-                        let (d, _, f) = self.proxy_read(
-                            &mut nc,
-                            slcs,
-                            req,
-                            proxy,
-                            node,
-                            home,
-                            owner,
-                            row,
-                            t,
-                            line,
-                            &mut bounces,
-                            joiner,
-                        );
+                        let (d, _, f) = self.proxy_read(&mut nc, slcs, &via, t, &mut bounces);
                         fill = f;
                         match d {
                             Some(d) => break d,
@@ -594,27 +593,29 @@ impl Booking {
         (t, unloaded)
     }
 
-    /// A proxy read from `req` to `proxy` sent at `t` (bouncing off a full buffer at the proxy
+    /// A proxy read `r` sent at `t` (bouncing off a full buffer at the proxy
     /// like any read request; `bounces` is the read's count so far). Returns (data arrival at
     /// `req`, unloaded latency of that path from `t`, the proxy's fill if it fetched). With a
     /// `joiner`, a read that fetches or finds a fetch in flight joins its pending chain
     /// instead and returns no arrival.
-    #[allow(clippy::too_many_arguments)]
     fn proxy_read(
         &mut self,
         nc: &mut NodeControllers,
         slcs: &mut [SetAssocCache],
-        req: usize,
-        proxy: usize,
-        node: usize,
-        home: usize,
-        owner: u8,
-        row: u64,
+        r: &ProxyRead,
         mut t: u64,
-        line: u64,
         bounces: &mut u32,
-        joiner: Option<ChainClient>,
     ) -> (Option<u64>, u64, Option<ProxyFill>) {
+        let &ProxyRead {
+            req,
+            proxy,
+            node,
+            home,
+            owner,
+            row,
+            line,
+            joiner,
+        } = r;
         let mut w = 0;
         nc.stats.proxy_reads += 1;
         let to_p = self.fabric.between(req, proxy);

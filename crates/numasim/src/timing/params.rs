@@ -327,6 +327,13 @@ impl TimingSpec {
         if self.header_bytes > 4096 {
             return Err(("header_bytes", "must be at most 4096".into()));
         }
+        self.validate_private_caches()?;
+        self.validate_sampling()?;
+        self.validate_dram()
+    }
+
+    /// Ranges of the private caches, TLB, ROB, MSHRs and store buffer.
+    fn validate_private_caches(&self) -> Result<(), (&'static str, String)> {
         // Every core gets its own L1, L2 and TLB (up to 4096 threads), so these bounds are
         // per core; `TimingSim::new` also checks the total against the thread count.
         for (k, v, max) in [
@@ -362,6 +369,11 @@ impl TimingSpec {
                 return Err((k, "smaller than one set (64 × ways)".into()));
             }
         }
+        Ok(())
+    }
+
+    /// Sampled timing's keys: only together with `sample_instructions`.
+    fn validate_sampling(&self) -> Result<(), (&'static str, String)> {
         if self.sample_instructions == Some(0) {
             return Err((
                 "sample_instructions",
@@ -386,6 +398,11 @@ impl TimingSpec {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// The DRAM controllers' queues, address mapping and row size.
+    fn validate_dram(&self) -> Result<(), (&'static str, String)> {
         if self.dram_read_queue > 4096 {
             return Err(("dram_read_queue", "must be at most 4096".into()));
         }

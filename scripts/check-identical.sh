@@ -104,6 +104,37 @@ T
     run_exp "cg-$p" "$TMP/cg-$p.toml"
 done
 
+# Node controllers and proxies (talbot64, Table 1.2's occupancies): basic proxies with
+# infinite buffers, reactive proxies with 8-read buffers.
+for nc in "basic" "reactive"; do
+    buffers=""
+    [[ $nc == reactive ]] && buffers="input_buffer_reads = 8"
+    cat >"$TMP/ge-$nc.toml" <<T
+machine = "talbot64"
+seed = 1
+mode = "timing"
+phase_instructions = 500000
+[workload]
+kind = "ge"
+threads = 64
+n = 64
+init = "parallel"
+pivoting = false
+[placement]
+policy = "first-touch"
+page_bytes = 8192
+[timing]
+node_controller_cycle_ns = 10.0
+proxies = "$nc"
+$buffers
+T
+    run_exp "ge-$nc" "$TMP/ge-$nc.toml"
+done
+
+# The mesh engine (only `repro zaourar` drives it): the quick study's table and every run.
+"$BIN" repro zaourar --quick -o "$TMP/zaourar" >/dev/null 2>&1 || echo "zaourar ERROR"
+hash_dir zaourar "$TMP/zaourar"
+
 # analyze sharing and analyze profile on the quickstart workload.
 "$BIN" analyze sharing configs/experiments/quickstart.toml -o "$TMP/sharing.json" --json >/dev/null
 echo "analyze-sharing quickstart $(sha256sum <"$TMP/sharing.json" | cut -c1-16)"

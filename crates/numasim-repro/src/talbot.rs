@@ -651,7 +651,10 @@ mod tests {
             .unwrap()
             .remove("messages_total");
         let e = read(&r).err().unwrap().to_string();
-        assert!(e.contains("ge-ft-inf") && e.contains("timing.node_controllers.messages_total"), "{e}");
+        assert!(
+            e.contains("ge-ft-inf") && e.contains("timing.node_controllers.messages_total"),
+            "{e}"
+        );
     }
 
     /// Every run is on talbot64 with the paper's pages and controller cycle; each setup adds

@@ -29,8 +29,10 @@
 //! (`perfect-baseline` charges no scan). Fig. 8b's split is also given as the paper defines it
 //! (`timing.amat_ns.analytical`), beside the measured split.
 
+use crate::config::{require, Config};
 use crate::{cmp, number, Comparison, Expect, ReproError, Study, StudyContext};
 use numasim::similarity::{fit_budget, Deviation, Reference, Scaled};
+use toml::{toml, Table};
 
 pub struct StarNuma;
 
@@ -221,13 +223,9 @@ fn reference(kind: &str) -> Reference {
 }
 
 /// `[similarity]` of a run of `kind`.
-fn similarity_section(kind: &str) -> String {
-    let mut t = toml::Table::new();
-    t.insert(
-        "similarity".into(),
-        toml::Value::try_from(reference(kind)).expect("a reference serialises"),
-    );
-    format!("\n{}", toml::to_string(&t).expect("a table serialises"))
+fn similarity_section(kind: &str) -> Table {
+    let reference = toml::Value::try_from(reference(kind)).expect("a reference serialises");
+    Table::from_iter([("similarity".to_string(), reference)])
 }
 
 /// The study's similarity rule at one size: one scale factor for all eight workloads (our
@@ -437,12 +435,19 @@ fn units_to_fill(phases: u64, phase: u64, n: u64, i1: f64, i2: f64) -> Option<u6
 
 /// A functional run of `kind` at `size` in one phase, first touch, no migration: measures
 /// the footprint and the instructions its work takes.
-fn pilot_experiment(kind: &str, size: &Size) -> String {
-    format!(
-        "# numasim repro starnuma: pilot (sizes the runs by the similarity rule)\nmachine = \"starnuma16-pool-scaled\"\n\
-         seed = 1\nmode = \"functional\"\nphase_instructions = 1000000000000\n\n{}\n[placement]\npolicy = \"first-touch\"\n",
-        workload(kind, size),
+fn pilot_experiment(kind: &str, size: &Size) -> Config {
+    Config::new(
+        "numasim repro starnuma: pilot (sizes the runs by the similarity rule)",
+        toml! {
+            machine = "starnuma16-pool-scaled"
+            seed = 1
+            mode = "functional"
+            phase_instructions = 1000000000000u64
+            [placement]
+            policy = "first-touch"
+        },
     )
+    .with(workload(kind, size))
 }
 
 /// One workload sized by the rule: its size (work, data, lengths, Algorithm 1's thresholds
@@ -504,17 +509,14 @@ fn region_share(size: &Size) -> f64 {
 }
 
 /// `region_bytes = N` when `size` sets the tracker region.
-fn region_line(size: &Size) -> String {
+fn region_line(size: &Size) -> Table {
     size.region_bytes
-        .map(|b| format!("region_bytes = {b}\n"))
-        .unwrap_or_default()
+        .map_or_else(Table::new, |b| toml! { region_bytes = (b) })
 }
 
 /// `max_phases = N` when `size` caps its runs' phases.
-fn max_phases_line(size: &Size) -> String {
-    size.max_phases
-        .map(|m| format!("max_phases = {m}\n"))
-        .unwrap_or_default()
+fn max_phases_line(size: &Size) -> Table {
+    size.max_phases.map_or_else(Table::new, |m| toml! { max_phases = (m) })
 }
 
 /// The eight workloads of Fig. 8 with Table III's baseline per-core IPC and Table IV's share
@@ -530,54 +532,54 @@ const WORKLOADS: [(&str, f64, f64); 8] = [
     ("poa", 0.68, 0.0),
 ];
 
-fn bfs_workload(size: &Size) -> String {
+fn bfs_workload(size: &Size) -> Table {
     workload("bfs", size)
 }
 
 /// `[workload]` of one of [`WORKLOADS`] at this size, 64 threads.
-fn workload(kind: &str, size: &Size) -> String {
-    let body = match kind {
-        "bfs" | "sssp" => format!(
-            "graph = \"kronecker\"\nscale = {}\ndegree = 16\ntrials = {}\n",
-            size.scale, size.trials
-        ),
-        // Trials written only when more than GAP's one (the default-phase configs stay as they were).
-        "cc" => format!(
-            "graph = \"kronecker\"\nscale = {}\ndegree = 16\n{}",
-            size.scale,
+fn workload(kind: &str, size: &Size) -> Table {
+    let mut t = toml! { kind = (kind) threads = 64 };
+    let kronecker = toml! { graph = "kronecker" scale = (size.scale) degree = 16 };
+    match kind {
+        "bfs" | "sssp" => {
+            t.extend(kronecker);
+            t.extend(toml! { trials = (size.trials) });
+        }
+        // Trials written only when more than GAP's one.
+        "cc" => {
+            t.extend(kronecker);
             if size.cc_trials > 1 {
-                format!("trials = {}\n", size.cc_trials)
-            } else {
-                String::new()
+                t.extend(toml! { trials = (size.cc_trials) });
             }
-        ),
+        }
         // GAP's schedule (dynamic, 64) and relabelling by degree, the generator's defaults.
-        "tc" => format!("graph = \"kronecker\"\nscale = {}\ndegree = 16\n", size.scale),
-        "masstree" => format!("keys = {}\nops_per_thread = {}\n", size.kv_keys, masstree_ops(size)),
+        "tc" => t.extend(kronecker),
+        "masstree" => t.extend(toml! { keys = (size.kv_keys) ops_per_thread = (masstree_ops(size)) }),
         "tpcc" => {
             let (customers, items) = tpcc_tables(size);
-            let mut t = format!("warehouses = {}\n", size.warehouses);
+            t.extend(toml! { warehouses = (size.warehouses) });
             if (customers, items) != (TPCC_CUSTOMERS_PER_DISTRICT, TPCC_ITEMS) {
-                t += &format!("customers_per_district = {customers}\nitems = {items}\n");
+                t.extend(toml! { customers_per_district = (customers) items = (items) });
             }
             if let Some(n) = size.tpcc_transactions {
-                t += &format!("transactions_per_thread = {n}\n");
+                t.extend(toml! { transactions_per_thread = (n) });
             }
-            t
         }
         "fmi" => {
-            let text = size.fmi_text_len.map_or(String::new(), |n| format!("text_len = {n}\n"));
-            format!("{text}queries_per_thread = {}\n", size.fmi_queries)
+            if let Some(n) = size.fmi_text_len {
+                t.extend(toml! { text_len = (n) });
+            }
+            t.extend(toml! { queries_per_thread = (size.fmi_queries) });
         }
         "poa" => {
-            let shape = size
-                .poa_shape
-                .map_or(String::new(), |(n, l)| format!("graph_nodes = {n}\nread_len = {l}\n"));
-            format!("{shape}reads_per_thread = {}\n", size.poa_reads)
+            if let Some((n, l)) = size.poa_shape {
+                t.extend(toml! { graph_nodes = (n) read_len = (l) });
+            }
+            t.extend(toml! { reads_per_thread = (size.poa_reads) });
         }
-        _ => String::new(),
-    };
-    format!("[workload]\nkind = \"{kind}\"\nthreads = 64\n{body}")
+        _ => {}
+    }
+    Table::from_iter([("workload".to_string(), toml::Value::Table(t))])
 }
 
 /// Geometric mean of the positive values of `v` (0 when there are none: a run that timed
@@ -740,16 +742,15 @@ fn tpcc_tables(size: &Size) -> (u64, u64) {
 /// full size (HI 40 LLC misses per phase where the full-size BFS's 818 regions take 2.6–3.4 K
 /// each on average per 2 M-instruction phase), so nearly every touched region passes HI and
 /// the migration limit, in scan order, decides (docs/validation/starnuma.md).
-fn thresholds(size: &Size) -> String {
+fn thresholds(size: &Size) -> Table {
     let c = |paper: f64| scaled_count(size, paper);
-    format!(
-        "hi_start = {}\nhi_min = {}\nhi_max = {}\nlo_start = {}\nlo_max = {}\n",
-        c(20_000.0),
-        c(20_000.0),
-        c(400_000.0),
-        c(1_000.0),
-        c(10_000.0)
-    )
+    toml! {
+        hi_start = (c(20_000.0))
+        hi_min = (c(20_000.0))
+        hi_max = (c(400_000.0))
+        lo_start = (c(1_000.0))
+        lo_max = (c(10_000.0))
+    }
 }
 
 /// One of the paper's per-region counts, `paper`, at `size` (see [`thresholds`]).
@@ -767,9 +768,9 @@ fn hi_threshold(size: &Size) -> u64 {
 
 /// The per-phase migration limit (the paper's default 256 K pages per 1 B instructions) as
 /// the same rate.
-fn migration_limit(size: &Size) -> String {
+fn migration_limit(size: &Size) -> Table {
     match size.migration_limit_pages {
-        Some(pages) => format!("migration_limit_pages = {pages}\n"),
+        Some(pages) => toml! { migration_limit_pages = (pages) },
         None => migration_limit_of(size, PAPER_MIGRATION_LIMIT),
     }
 }
@@ -778,66 +779,83 @@ fn migration_limit(size: &Size) -> String {
 const PAPER_MIGRATION_LIMIT: u64 = 262_144;
 
 /// A limit of `paper_pages` per 1 B-instruction phase as the same rate (0 stays 0: no moves).
-fn migration_limit_of(size: &Size, paper_pages: u64) -> String {
+fn migration_limit_of(size: &Size, paper_pages: u64) -> Table {
     let f = size.phase_instructions as f64 / PAPER_PHASE_INSTRUCTIONS;
     let pages = if paper_pages == 0 {
         0
     } else {
         ((paper_pages as f64 * f).round() as u64).max(1)
     };
-    format!("migration_limit_pages = {pages}\n")
+    toml! { migration_limit_pages = (pages) }
 }
 
-fn timing_experiment(size: &Size, machine: &str, migration: &str) -> String {
+fn timing_experiment(size: &Size, machine: &str, migration: Table) -> Config {
     timing_experiment_of("bfs", size, machine, migration)
 }
 
 /// A sampled timing run of workload `kind` (see the module docs).
-fn timing_experiment_of(kind: &str, size: &Size, machine: &str, migration: &str) -> String {
-    format!(
-        "# numasim repro starnuma: see docs/validation/starnuma.md\nmachine = \"{machine}\"\nseed = 1\nmode = \"timing\"\n\
-         phase_instructions = {}\n{}\n{}\n[timing]\nsample_instructions = {}\nwarmup_instructions = {}\n\n\
-         [placement]\npolicy = \"first-touch\"\n\n[migration]\n{migration}{}",
-        size.phase_instructions,
-        max_phases_line(size),
-        workload(kind, size),
-        size.sample_instructions,
-        size.warmup_instructions,
-        similarity_section(kind)
+fn timing_experiment_of(kind: &str, size: &Size, machine: &str, migration: Table) -> Config {
+    Config::new(
+        "numasim repro starnuma: see docs/validation/starnuma.md",
+        toml! {
+            machine = (machine)
+            seed = 1
+            mode = "timing"
+            phase_instructions = (size.phase_instructions)
+            [timing]
+            sample_instructions = (size.sample_instructions)
+            warmup_instructions = (size.warmup_instructions)
+            [placement]
+            policy = "first-touch"
+        },
     )
+    .with(max_phases_line(size))
+    .with(workload(kind, size))
+    .with(Table::from_iter([(
+        "migration".to_string(),
+        toml::Value::Table(migration),
+    )]))
+    .with(similarity_section(kind))
 }
 
 /// `config` (a [`timing_experiment_of`]) with the pool capped at `fraction` of the footprint.
-fn with_pool_capacity(config: String, fraction: f64) -> String {
-    config.replace(
-        "[placement]\npolicy = \"first-touch\"\n",
-        &format!("[placement]\npolicy = \"first-touch\"\ncapacity_fraction_of_footprint = {{ pool = {fraction} }}\n"),
+fn with_pool_capacity(config: Config, fraction: f64) -> Config {
+    config.with(toml! { [placement] capacity_fraction_of_footprint = { pool = (fraction) } })
+}
+
+/// `policy` with §IV-C's TLB shootdowns: hardware, initiated, like the scan, by an OS thread on
+/// a core of its own, for StarNUMA and the baseline alike.
+fn dedicated(policy: &str) -> Table {
+    toml! { policy = (policy) shootdown = "dedicated" }
+}
+
+/// A `[migration]` table: `base` and then each of `parts`.
+fn migration(base: Table, parts: impl IntoIterator<Item = Table>) -> Table {
+    let mut m = base;
+    for p in parts {
+        m.extend(p);
+    }
+    m
+}
+
+fn t16(size: &Size) -> Table {
+    migration(
+        dedicated("starnuma"),
+        [thresholds(size), migration_limit(size), region_line(size)],
     )
 }
 
-/// §IV-C: hardware TLB shootdowns initiated, like the scan, by an OS thread on a core of its
-/// own, for StarNUMA and the baseline alike.
-const SHOOTDOWN: &str = "shootdown = \"dedicated\"\n";
-
-fn t16(size: &Size) -> String {
-    format!(
-        "policy = \"starnuma\"\n{SHOOTDOWN}{}{}{}",
-        thresholds(size),
-        migration_limit(size),
-        region_line(size)
-    )
+fn t0_policy(size: &Size) -> Table {
+    migration(dedicated("starnuma-t0"), [migration_limit(size), region_line(size)])
 }
 
-fn t0_policy(size: &Size) -> String {
-    format!(
-        "policy = \"starnuma-t0\"\n{SHOOTDOWN}{}{}",
-        migration_limit(size),
-        region_line(size)
-    )
+fn perfect_baseline(size: &Size) -> Table {
+    migration(dedicated("perfect-baseline"), [migration_limit(size)])
 }
 
-fn perfect_baseline(size: &Size) -> String {
-    format!("policy = \"perfect-baseline\"\n{SHOOTDOWN}{}", migration_limit(size))
+/// A `[migration]` of `policy` alone.
+fn policy_only(policy: &str) -> Table {
+    toml! { policy = (policy) }
 }
 
 impl Study for StarNuma {
@@ -874,7 +892,7 @@ impl Study for StarNuma {
         // baseline that does not migrate) and the pool with T0 trackers, then, with Algorithm
         // 1's thresholds for the footprint the baseline measured, the pool with T16.
         let plan = fig2_fig8_plan(&bfs, &|kind| at(&sized, kind));
-        let mut first = ctx.run_experiments(&plan)?.into_iter();
+        let mut first = ctx.run_all(&plan)?.into_iter();
         let mut next = || first.next().expect("a run per plan entry");
         let (sharing, base_none) = (next(), next());
         let (mut baselines, mut t0s) = (Vec::new(), Vec::new());
@@ -882,19 +900,19 @@ impl Study for StarNuma {
             baselines.push(next());
             t0s.push(next());
         }
-        footprint_rows(&rule, &mut sized, &baselines, &mut out);
+        footprint_rows(&rule, &mut sized, &baselines, &mut out)?;
         let of = |kind: &str| at(&sized, kind);
-        let plan: Vec<(String, String)> = WORKLOADS
+        let plan: Vec<(String, Config)> = WORKLOADS
             .iter()
             .map(|(kind, _, _)| {
                 let s = of(kind);
                 (
                     format!("fig8-{kind}-starnuma-t16"),
-                    timing_experiment_of(kind, &s, "starnuma16-pool-scaled", &t16(&s)),
+                    timing_experiment_of(kind, &s, "starnuma16-pool-scaled", t16(&s)),
                 )
             })
             .collect();
-        let t16s = ctx.run_experiments(&plan)?;
+        let t16s = ctx.run_all(&plan)?;
         let bfs_at = WORKLOADS.iter().position(|w| w.0 == "bfs").expect("BFS is a workload");
         let (base, t16_run, t0) = (baselines[bfs_at].clone(), t16s[bfs_at].clone(), t0s[bfs_at].clone());
         out.extend(fig2_rows(&sharing));
@@ -906,7 +924,7 @@ impl Study for StarNuma {
             let (b, t, z) = (&baselines[i], &t16s[i], &t0s[i]);
             fig8_speedup_rows(kind, b, t, z, &mut acc, &mut out)?;
             fig8b_rows(kind, b, t, &mut acc, &mut out);
-            table3_4_rows(kind, paper_ipc, paper_pool, t, b, &mut acc, &mut out);
+            table3_4_rows(kind, paper_ipc, paper_pool, t, b, &mut acc, &mut out)?;
         }
         fig8_geomean_rows(&acc, &mut out);
         table4_aggregate_rows(&acc, &mut out);
@@ -919,7 +937,7 @@ impl Study for StarNuma {
             percent_change(ab, a16),
             Expect::Below(0.0),
         ));
-        let moves = number(&t16_run, &["migration", "total_moves"]).unwrap_or(0.0);
+        let moves = require(&t16_run, &["migration", "total_moves"])?;
         let to_pool = number(&t16_run, &["migration", "moves_to", "pool"]).unwrap_or(0.0);
         out.push(cmp(
             "Table IV",
@@ -947,31 +965,38 @@ impl Study for StarNuma {
 
 /// The first batch: Fig. 2's one phase of BFS, BFS's baseline without migration, and every
 /// workload's baseline and T0 run (`at`: a workload's size).
-fn fig2_fig8_plan(bfs: &Size, at: &SizeOf) -> Vec<(String, String)> {
+fn fig2_fig8_plan(bfs: &Size, at: &SizeOf) -> Vec<(String, Config)> {
     let mut plan = vec![
         (
             "fig2-bfs-sharing".to_string(),
-            format!(
-                "# numasim repro starnuma: Fig. 2 (one phase)\nmachine = \"starnuma16-pool\"\nseed = 1\nmode = \"functional\"\n\
-                 phase_instructions = {}\nmax_phases = 1\n\n{}\n[placement]\npolicy = \"first-touch\"\n",
-                bfs.phase_instructions,
-                bfs_workload(bfs)
-            ),
+            Config::new(
+                "numasim repro starnuma: Fig. 2 (one phase)",
+                toml! {
+                    machine = "starnuma16-pool"
+                    seed = 1
+                    mode = "functional"
+                    phase_instructions = (bfs.phase_instructions)
+                    max_phases = 1
+                    [placement]
+                    policy = "first-touch"
+                },
+            )
+            .with(bfs_workload(bfs)),
         ),
         (
             "fig8-bfs-baseline-no-migration".to_string(),
-            timing_experiment(bfs, "starnuma16-baseline-scaled", "policy = \"none\"\n"),
+            timing_experiment(bfs, "starnuma16-baseline-scaled", policy_only("none")),
         ),
     ];
     for (kind, _, _) in WORKLOADS {
         let s = at(kind);
         plan.push((
             format!("fig8-{kind}-baseline"),
-            timing_experiment_of(kind, &s, "starnuma16-baseline-scaled", &perfect_baseline(&s)),
+            timing_experiment_of(kind, &s, "starnuma16-baseline-scaled", perfect_baseline(&s)),
         ));
         plan.push((
             format!("fig8-{kind}-starnuma-t0"),
-            timing_experiment_of(kind, &s, "starnuma16-pool-scaled", &t0_policy(&s)),
+            timing_experiment_of(kind, &s, "starnuma16-pool-scaled", t0_policy(&s)),
         ));
     }
     plan
@@ -979,9 +1004,9 @@ fn fig2_fig8_plan(bfs: &Size, at: &SizeOf) -> Vec<(String, String)> {
 
 /// A run's simulated time, or an error naming it.
 fn time(r: &serde_json::Value, id: &str) -> Result<f64, ReproError> {
-    number(r, &["timing", "sim_time_ns"]).ok_or_else(|| ReproError::Results {
-        id: id.into(),
-        message: "no timing.sim_time_ns".into(),
+    require(r, &["timing", "sim_time_ns"]).map_err(|e| match e {
+        ReproError::Results { message, .. } => ReproError::Results { id: id.into(), message },
+        e => e,
     })
 }
 
@@ -1264,7 +1289,7 @@ fn table3_4_rows(
     b: &serde_json::Value,
     acc: &mut Fig8,
     out: &mut Vec<Comparison>,
-) {
+) -> Result<(), ReproError> {
     out.push(
         cmp(
             "Table III",
@@ -1276,7 +1301,7 @@ fn table3_4_rows(
         )
         .headline("starnuma.table3.ipc"),
     );
-    let moves = number(t, &["migration", "total_moves"]).unwrap_or(0.0);
+    let moves = require(t, &["migration", "total_moves"])?;
     let to_pool = number(t, &["migration", "moves_to", "pool"]).unwrap_or(0.0);
     // A workload that moved nothing has no share (no data), not 0 %.
     let share = crate::aggregate::share(to_pool, moves);
@@ -1307,7 +1332,7 @@ fn table3_4_rows(
         )
         .headline("starnuma.table4.per_workload"),
     );
-    let footprint = number(t, &["totals", "footprint_bytes"]).unwrap_or(0.0);
+    let footprint = require(t, &["totals", "footprint_bytes"])?;
     out.push(cmp(
         "§IV-E",
         format!("{kind}: footprint"),
@@ -1316,6 +1341,7 @@ fn table3_4_rows(
         footprint / 1e9,
         Expect::None,
     ));
+    Ok(())
 }
 
 /// Fig. 8a/8b's aggregates over the eight workloads.
@@ -1460,45 +1486,40 @@ struct FigureMachines {
 }
 
 /// The seven runs of Figs. 9–12 for one workload of size `sized`.
-fn figures_batch(kind: &str, sized: &Size, m: &FigureMachines) -> Vec<(String, String)> {
+fn figures_batch(kind: &str, sized: &Size, m: &FigureMachines) -> Vec<(String, Config)> {
     let (double, iso, half, slow_pool) = (&m.double, &m.iso, &m.half, &m.slow_pool);
     // Fig. 12: the pool at one socket's capacity, 1/17 of the footprint (§V-E).
     let small_pool = with_pool_capacity(
-        timing_experiment_of(kind, sized, "starnuma16-pool-scaled", &t16(sized)),
+        timing_experiment_of(kind, sized, "starnuma16-pool-scaled", t16(sized)),
         PAPER_SMALL_POOL_SHARE,
     );
     vec![
         (
             format!("fig9-{kind}-baseline-oracle-static"),
-            timing_experiment_of(
-                kind,
-                sized,
-                "starnuma16-baseline-scaled",
-                "policy = \"oracle-static\"\n",
-            ),
+            timing_experiment_of(kind, sized, "starnuma16-baseline-scaled", policy_only("oracle-static")),
         ),
         (
             format!("fig9-{kind}-starnuma-oracle-static"),
             with_pool_capacity(
-                timing_experiment_of(kind, sized, "starnuma16-pool-scaled", "policy = \"oracle-static\"\n"),
+                timing_experiment_of(kind, sized, "starnuma16-pool-scaled", policy_only("oracle-static")),
                 PAPER_POOL_SHARE,
             ),
         ),
         (
             format!("fig10-{kind}-starnuma-t16-pool-270ns"),
-            timing_experiment_of(kind, sized, slow_pool, &t16(sized)),
+            timing_experiment_of(kind, sized, slow_pool, t16(sized)),
         ),
         (
             format!("fig11-{kind}-baseline-2xbw"),
-            timing_experiment_of(kind, sized, double, &perfect_baseline(sized)),
+            timing_experiment_of(kind, sized, double, perfect_baseline(sized)),
         ),
         (
             format!("fig11-{kind}-baseline-isobw"),
-            timing_experiment_of(kind, sized, iso, &perfect_baseline(sized)),
+            timing_experiment_of(kind, sized, iso, perfect_baseline(sized)),
         ),
         (
             format!("fig11-{kind}-starnuma-t16-halfbw"),
-            timing_experiment_of(kind, sized, half, &t16(sized)),
+            timing_experiment_of(kind, sized, half, t16(sized)),
         ),
         (format!("fig12-{kind}-starnuma-t16-pool-quarter"), small_pool),
     ]
@@ -1640,11 +1661,10 @@ fn fig12_rows(
     s16: f64,
     s_small: f64,
     out: &mut Vec<Comparison>,
-) {
+) -> Result<(), ReproError> {
     // The smaller pool binds only when T16 with the default pool moves more pages to
     // it than the smaller one holds (§V-E's question is which pages still fit).
-    let cap_pages =
-        number(small, &["totals", "footprint_bytes"]).unwrap_or(0.0) / PAGE_BYTES as f64 * PAPER_SMALL_POOL_SHARE;
+    let cap_pages = require(small, &["totals", "footprint_bytes"])? / PAGE_BYTES as f64 * PAPER_SMALL_POOL_SHARE;
     out.push(cmp(
         "Fig. 12",
         format!("{kind}: pages T16 moved to the default pool / the 1/17 pool's capacity (> 1: the cap binds)"),
@@ -1671,6 +1691,7 @@ fn fig12_rows(
             "starnuma.fig12.ratio"
         }),
     );
+    Ok(())
 }
 
 /// The rule's derived numbers beside the paper's (inputs), and what the budget moved.
@@ -1746,10 +1767,11 @@ impl StarNuma {
         out: &mut Vec<Comparison>,
     ) -> Result<(Rule, Vec<Sized>), ReproError> {
         let kinds: Vec<&'static str> = WORKLOADS.iter().map(|w| w.0).collect();
-        let footprint = |r: &serde_json::Value| number(r, &["totals", "footprint_bytes"]).unwrap_or(0.0);
-        let per_thread = |r: &serde_json::Value| number(r, &["totals", "instructions"]).unwrap_or(0.0) / THREADS as f64;
+        let footprint = |r: &serde_json::Value| require(r, &["totals", "footprint_bytes"]);
+        let per_thread =
+            |r: &serde_json::Value| Ok::<_, ReproError>(require(r, &["totals", "instructions"])? / THREADS as f64);
         let working: Vec<&'static str> = kinds.iter().copied().filter(|k| units(k, nominal).is_some()).collect();
-        let plan: Vec<(String, String)> = working
+        let plan: Vec<(String, Config)> = working
             .iter()
             .map(|k| {
                 (
@@ -1758,9 +1780,12 @@ impl StarNuma {
                 )
             })
             .collect();
-        let first = ctx.run_experiments(&plan)?;
+        let first = ctx.run_all(&plan)?;
         let first_of = |k: &str| working.iter().position(|w| *w == k).map(|i| &first[i]);
-        let bfs = first_of("bfs").map_or(0.0, footprint);
+        let bfs = match first_of("bfs") {
+            Some(r) => footprint(r)?,
+            None => 0.0,
+        };
         if bfs <= 0.0 {
             return Err(ReproError::Results {
                 id: "pilot-bfs".into(),
@@ -1777,7 +1802,7 @@ impl StarNuma {
                 data.push((at_rule, None, true));
                 continue;
             };
-            let (sized, dev) = with_data(k, &at_rule, rule.target_bytes(k) / footprint(pilot));
+            let (sized, dev) = with_data(k, &at_rule, rule.target_bytes(k) / footprint(pilot)?);
             // The graph kernels' data is the study's size: their first pilot is the rule's.
             let reuse = sized == at_rule;
             if !reuse {
@@ -1789,7 +1814,7 @@ impl StarNuma {
             ));
             data.push((sized, dev, reuse));
         }
-        let mut second = ctx.run_experiments(&plan)?.into_iter();
+        let mut second = ctx.run_all(&plan)?.into_iter();
         let mut all = Vec::new();
         for (k, (sized, dev, reuse)) in kinds.iter().copied().zip(data) {
             let work = match first_of(k) {
@@ -1805,8 +1830,8 @@ impl StarNuma {
                         rule.phases,
                         rule.phase_instructions,
                         pilot_units(k),
-                        per_thread(&one),
-                        per_thread(&twice),
+                        per_thread(&one)?,
+                        per_thread(&twice)?,
                     )
                 }
             };
@@ -1860,27 +1885,27 @@ impl StarNuma {
         for &kind in kinds {
             plan.push((
                 id(kind, "baseline"),
-                timing_experiment_of(kind, nominal, "starnuma16-baseline-scaled", &perfect_baseline(nominal)),
+                timing_experiment_of(kind, nominal, "starnuma16-baseline-scaled", perfect_baseline(nominal)),
             ));
             plan.push((
                 id(kind, "starnuma-t0"),
-                timing_experiment_of(kind, nominal, "starnuma16-pool-scaled", &t0_policy(nominal)),
+                timing_experiment_of(kind, nominal, "starnuma16-pool-scaled", t0_policy(nominal)),
             ));
         }
-        let first = ctx.run_experiments(&plan)?;
-        let plan: Vec<(String, String)> = kinds
+        let first = ctx.run_all(&plan)?;
+        let plan: Vec<(String, Config)> = kinds
             .iter()
             .zip(first.chunks(2))
             .map(|(&kind, r)| {
-                let f = number(&r[0], &["totals", "footprint_bytes"]).unwrap_or(0.0);
+                let f = require(&r[0], &["totals", "footprint_bytes"])?;
                 let s = with_footprint(kind, nominal, f);
-                (
+                Ok((
                     id(kind, "starnuma-t16"),
-                    timing_experiment_of(kind, &s, "starnuma16-pool-scaled", &t16(&s)),
-                )
+                    timing_experiment_of(kind, &s, "starnuma16-pool-scaled", t16(&s)),
+                ))
             })
-            .collect();
-        let t16s = ctx.run_experiments(&plan)?;
+            .collect::<Result<_, ReproError>>()?;
+        let t16s = ctx.run_all(&plan)?;
         let what = format!(
             "sensitivity, the study's own {} K-instruction phases (not the rule's)",
             nominal.phase_instructions / 1000
@@ -1965,9 +1990,7 @@ impl StarNuma {
             let tb = time(&base, kind)?;
             let speed = |r: &serde_json::Value, id: &str| -> Result<f64, ReproError> { Ok(tb / time(r, id)?) };
             let s16 = speed(&dynamic, kind)?;
-            let mut batch = ctx
-                .run_experiments(&figures_batch(kind, &of(kind), &machines))?
-                .into_iter();
+            let mut batch = ctx.run_all(&figures_batch(kind, &of(kind), &machines))?.into_iter();
             let mut next = || batch.next().expect("seven runs");
             let (static_base, static_pool, slow, r2, ri, rh, small) =
                 (next(), next(), next(), next(), next(), next(), next());
@@ -1980,7 +2003,7 @@ impl StarNuma {
             let (s2, si, sh) = (speed(&r2, "2xbw")?, speed(&ri, "isobw")?, speed(&rh, "halfbw")?);
             fig11_rows(kind, s16, s2, si, sh, out);
             let s_small = speed(&small, "t16 small pool")?;
-            fig12_rows(kind, &dynamic, &small, s16, s_small, out);
+            fig12_rows(kind, &dynamic, &small, s16, s_small, out)?;
             speedups.push(FigureSpeedup {
                 t16: s16,
                 static_baseline: sb,
@@ -2026,10 +2049,7 @@ impl StarNuma {
                         kind,
                         &sized,
                         "starnuma16-baseline-scaled",
-                        &format!(
-                            "policy = \"perfect-baseline\"\n{SHOOTDOWN}{}",
-                            migration_limit_of(&sized, limit)
-                        ),
+                        migration(dedicated("perfect-baseline"), [migration_limit_of(&sized, limit)]),
                     ),
                 ));
                 plan.push((
@@ -2038,16 +2058,18 @@ impl StarNuma {
                         kind,
                         &sized,
                         "starnuma16-pool-scaled",
-                        &format!(
-                            "policy = \"starnuma\"\n{SHOOTDOWN}{}{}{}",
-                            thresholds(&sized),
-                            migration_limit_of(&sized, limit),
-                            region_line(&sized)
+                        migration(
+                            dedicated("starnuma"),
+                            [
+                                thresholds(&sized),
+                                migration_limit_of(&sized, limit),
+                                region_line(&sized),
+                            ],
                         ),
                     ),
                 ));
             }
-            let mut runs = ctx.run_experiments(&plan)?.into_iter();
+            let mut runs = ctx.run_all(&plan)?.into_iter();
             for &limit in size.limit_search {
                 let k = limit / 1024;
                 let (rb, rt) = (
@@ -2102,10 +2124,15 @@ impl StarNuma {
 /// (the same workload, phases and work as its T16 run), and rows: the footprint over the one
 /// the rule asks (the factor × the paper's), the HI threshold beside the paper's 20 K, and the
 /// deviation of instructions per phase per footprint byte the footprint's miss makes.
-fn footprint_rows(rule: &Rule, sized: &mut [Sized], baselines: &[serde_json::Value], out: &mut Vec<Comparison>) {
+fn footprint_rows(
+    rule: &Rule,
+    sized: &mut [Sized],
+    baselines: &[serde_json::Value],
+    out: &mut Vec<Comparison>,
+) -> Result<(), ReproError> {
     for (s, b) in sized.iter_mut().zip(baselines) {
         let k = s.kind;
-        let f = number(b, &["totals", "footprint_bytes"]).unwrap_or(0.0);
+        let f = require(b, &["totals", "footprint_bytes"])?;
         s.size = with_footprint(k, &s.size, f);
         let target = rule.target_bytes(k);
         if f > 0.0 {
@@ -2141,6 +2168,7 @@ fn footprint_rows(rule: &Rule, sized: &mut [Sized], baselines: &[serde_json::Val
             Expect::None,
         ));
     }
+    Ok(())
 }
 
 /// results.json of a run this study already made (`runs/<id>/results.json`).
@@ -2213,11 +2241,11 @@ fn scaled_links_machine(
     let name = format!("{preset}-{suffix}");
     t.insert("name".into(), name.clone().into());
     let file = format!("{name}.toml");
-    let body = toml::to_string(&t).map_err(|e| fail(e.to_string()))?;
-    let text = format!(
-        "# {preset} with link bandwidths {} (StarNUMA Fig. 11)\n{body}",
-        note.join(", ")
-    );
+    let text = Config::new(
+        format!("{preset} with link bandwidths {} (StarNUMA Fig. 11)", note.join(", ")),
+        t,
+    )
+    .text();
     ctx.write(&format!("configs/{file}"), text.as_bytes())?;
     Ok(file)
 }
@@ -2262,9 +2290,11 @@ fn slower_pool_machine(ctx: &StudyContext, pool_ns: f64) -> Result<String, Repro
     let name = format!("{PRESET}-pool-{pool_ns}ns");
     t.insert("name".into(), name.clone().into());
     let file = format!("{name}.toml");
-    let body = toml::to_string(&t).map_err(|e| fail(e.to_string()))?;
-    let text =
-        format!("# {PRESET} with the pool at {pool_ns} ns unloaded, {extra_ns} ns slower (StarNUMA Fig. 10)\n{body}");
+    let text = Config::new(
+        format!("{PRESET} with the pool at {pool_ns} ns unloaded, {extra_ns} ns slower (StarNUMA Fig. 10)"),
+        t,
+    )
+    .text();
     ctx.write(&format!("configs/{file}"), text.as_bytes())?;
     Ok(file)
 }
@@ -2362,7 +2392,7 @@ mod tests {
             // The runs take them, and Algorithm 1's thresholds are then the paper's own counts
             // when the footprint is the factor × the paper's.
             let s = with_footprint("masstree", &rule.apply(&QUICK), rule.target_bytes("masstree"));
-            assert_eq!(migration_limit(&s), format!("migration_limit_pages = {l}\n"));
+            assert_eq!(migration_limit(&s), toml! { migration_limit_pages = (l) });
             assert_eq!(
                 (s.phase_instructions, s.sample_instructions, s.max_phases),
                 (p, rule.sample_instructions, Some(10))
@@ -2370,8 +2400,9 @@ mod tests {
             // ... times the region's share of the paper's 512 KiB.
             let hi = (20_000.0 * rule.region_bytes as f64 / 524_288.0).round();
             assert_eq!(hi_threshold(&s) as f64, hi, "{factor}");
-            assert!(t16(&s).contains(&format!("region_bytes = {}\n", rule.region_bytes)));
-            assert!(t0_policy(&s).contains(&format!("region_bytes = {}\n", rule.region_bytes)));
+            let region = Some(rule.region_bytes as i64);
+            assert_eq!(t16(&s)["region_bytes"].as_integer(), region);
+            assert_eq!(t0_policy(&s)["region_bytes"].as_integer(), region);
         }
         // The paper's own scale gives the paper's numbers exactly.
         let paper = Rule::new(1.0, PAPER_PHASES);
@@ -2427,10 +2458,16 @@ mod tests {
         }
         // The work that fills the phases is written into the workload.
         let s = with_units("tpcc", &with_data("tpcc", &QUICK, 0.5).0, 321);
-        assert!(
-            workload("tpcc", &s).contains("customers_per_district = 47\nitems = 1563\ntransactions_per_thread = 321\n"),
-            "{}",
-            workload("tpcc", &s)
+        let w = &workload("tpcc", &s)["workload"];
+        let int = |k: &str| w[k].as_integer();
+        assert_eq!(
+            (
+                int("customers_per_district"),
+                int("items"),
+                int("transactions_per_thread")
+            ),
+            (Some(47), Some(1563), Some(321)),
+            "{w}"
         );
     }
 
@@ -2452,7 +2489,7 @@ mod tests {
     fn every_run_declares_the_papers_reference() {
         let rule = Rule::new(3.0e-4, PAPER_PHASES);
         let s = rule.apply(&QUICK);
-        let text = timing_experiment_of("tpcc", &s, "starnuma16-pool-scaled", &t16(&s));
+        let text = timing_experiment_of("tpcc", &s, "starnuma16-pool-scaled", t16(&s)).text();
         let t: toml::Table = text.parse().unwrap();
         let r: Reference = t["similarity"].clone().try_into().unwrap();
         assert_eq!(r, reference("tpcc"));
@@ -2469,8 +2506,14 @@ mod tests {
             1e-12
         ));
         assert_eq!((n.phases_per_run, n.timed_share), (Some(10.0), Some(0.1)));
-        assert!(text.contains(&format!("phase_instructions = {}\n", rule.phase_instructions)));
-        assert!(text.contains(&format!("sample_instructions = {}\n", rule.sample_instructions)));
+        assert_eq!(
+            t["phase_instructions"].as_integer(),
+            Some(rule.phase_instructions as i64)
+        );
+        assert_eq!(
+            t["timing"]["sample_instructions"].as_integer(),
+            Some(rule.sample_instructions as i64)
+        );
     }
 
     #[test]
@@ -2480,27 +2523,48 @@ mod tests {
             phase_instructions: 1_000_000_000,
             ..QUICK
         };
-        assert_eq!(
-            thresholds(&paper),
-            "hi_start = 20000\nhi_min = 20000\nhi_max = 400000\nlo_start = 1000\nlo_max = 10000\n"
-        );
-        assert_eq!(migration_limit(&paper), "migration_limit_pages = 262144\n");
+        let counts = |t: Table| -> Vec<i64> {
+            ["hi_start", "hi_min", "hi_max", "lo_start", "lo_max"]
+                .iter()
+                .map(|k| t[*k].as_integer().unwrap())
+                .collect()
+        };
+        let limit = |t: Table| t["migration_limit_pages"].as_integer().unwrap();
+        assert_eq!(counts(thresholds(&paper)), [20000, 20000, 400000, 1000, 10000]);
+        assert_eq!(limit(migration_limit(&paper)), 262144);
         // A 500× shorter phase divides every count by 500; the limit stays a rate.
-        assert!(thresholds(&FULL).starts_with("hi_start = 40\nhi_min = 40\nhi_max = 800\nlo_start = 2\n"));
-        assert_eq!(migration_limit(&FULL), "migration_limit_pages = 524\n");
+        assert_eq!(counts(thresholds(&FULL))[..4], [40, 40, 800, 2]);
+        assert_eq!(limit(migration_limit(&FULL)), 524);
         // 2 M-instruction phases over 0.5 GB: (2 M / 1 B) × (50 GB / 0.5 GB) = 0.2 of the
         // paper's counts per region.
         let s = with_footprint("bfs", &FULL, 0.5e9);
-        assert_eq!(
-            thresholds(&s),
-            "hi_start = 4000\nhi_min = 4000\nhi_max = 80000\nlo_start = 200\nlo_max = 2000\n"
-        );
+        assert_eq!(counts(thresholds(&s)), [4000, 4000, 80000, 200, 2000]);
         // Masstree's paper footprint is 100 GB: twice BFS's counts at the same footprint.
         assert_eq!(hi_threshold(&with_footprint("masstree", &FULL, 0.5e9)), 8000);
         assert_eq!(hi_threshold(&with_footprint("bfs", &FULL, 0.25e9)), 8000);
         assert_eq!(thresholds(&with_footprint("bfs", &FULL, 0.0)), thresholds(&FULL));
-        assert!(workload("tc", &FULL).contains("scale = 20\n"));
-        assert!(workload("tc", &QUICK).contains("scale = 17\n"));
+        assert_eq!(workload("tc", &FULL)["workload"]["scale"].as_integer(), Some(20));
+        assert_eq!(workload("tc", &QUICK)["workload"]["scale"].as_integer(), Some(17));
+    }
+
+    /// A renamed results key fails the study naming the run and the key, never reading as 0.
+    #[test]
+    fn a_missing_results_key_names_the_run_and_the_key() {
+        let r = serde_json::json!({"name": "fig8-bfs-starnuma-t16", "timing": {"sim_ns": 1.0},
+            "totals": {"footprint_bytes": 4096.0}, "migration": {"moves": 3.0}});
+        let e = time(&r, "fig8-bfs-starnuma-t16").unwrap_err().to_string();
+        assert!(
+            e.contains("fig8-bfs-starnuma-t16") && e.contains("timing.sim_time_ns"),
+            "{e}"
+        );
+        let (mut acc, mut out) = (Fig8::default(), Vec::new());
+        let e = table3_4_rows("bfs", 0.1, 100.0, &r, &r, &mut acc, &mut out)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("fig8-bfs-starnuma-t16") && e.contains("migration.total_moves"),
+            "{e}"
+        );
     }
 
     #[test]

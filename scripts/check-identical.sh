@@ -21,8 +21,9 @@ trap 'rm -rf "$TMP"' EXIT
 
 hash_dir() { # name dir
     local name="$1" dir="$2"
-    # The .numasim-results marker holds a run id (pid and time): not a result.
-    (cd "$dir" && find . -type f ! -name .numasim-results | LC_ALL=C sort) | while read -r f; do
+    # The .numasim-results marker holds a run id (pid and time), and .numasim-dir lists files in
+    # the order parallel runs wrote them: neither is a result.
+    (cd "$dir" && find . -type f ! -name .numasim-results ! -name .numasim-dir | LC_ALL=C sort) | while read -r f; do
         if [[ "$(basename "$f")" == results.json ]]; then
             h=$(jq -S 'del(.perf)' "$dir/$f" | sha256sum | cut -c1-16)
         else

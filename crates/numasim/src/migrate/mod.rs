@@ -411,44 +411,16 @@ impl Migrator {
             .iter()
             .filter(|m| self.mach.pool_nodes.contains(&(m.to as usize)))
             .count();
-        let footprint = pages as u64;
-        let used = sim.placement().used_pages().to_vec();
-        let by_node = |f: &dyn Fn(usize) -> u64| -> BTreeMap<String, u64> {
-            (0..self.mach.nodes)
-                .map(|n| (self.mach.node_names[n].clone(), f(n)))
-                .collect()
-        };
-        let pages_per_node = by_node(&|n| used[n]);
-        let capacity_pages_per_node = by_node(&|n| sim.placement().capacity_pages(n, footprint));
-        let footprint_share_per_node = (0..self.mach.nodes)
-            .map(|n| {
-                (
-                    self.mach.node_names[n].clone(),
-                    used[n] as f64 / footprint.max(1) as f64,
-                )
-            })
-            .collect();
+        let (pages_per_node, capacity_pages_per_node, footprint_share_per_node) = occupancy(&self.mach, &*sim, pages);
         let (profile_accuracy, home_match) = if active {
-            let acc = profile.as_ref().map(|p| page_profile::top_agreement(p, &perfect));
-            let mut total = 0u64;
-            let mut ok = 0u64;
-            for p in 0..pages {
-                let row = perfect.row(p);
-                let t: u64 = row.iter().map(|&c| u64::from(c)).sum();
-                if t == 0 {
-                    continue;
-                }
-                total += t;
-                if self.mach.best_node(row, |_| true) == Some(sim.home()[p] as usize) {
-                    ok += t;
-                }
-            }
-            let hm = if total == 0 { 1.0 } else { ok as f64 / total as f64 };
-            let w = summary.llc_misses as f64;
-            self.acc_weight.0 += acc.unwrap_or(0.0) * w;
-            self.acc_weight.1 += hm * w;
-            self.acc_weight.2 += summary.llc_misses;
-            (acc, Some(hm))
+            score_profile(
+                &self.mach,
+                &mut self.acc_weight,
+                &*sim,
+                profile.as_ref(),
+                &perfect,
+                summary,
+            )
         } else {
             (None, None)
         };
@@ -511,4 +483,58 @@ impl Migrator {
         }
         self.total
     }
+}
+
+/// Pages on each node, each node's capacity and its share of the footprint, by node name.
+#[allow(clippy::type_complexity)]
+fn occupancy(
+    mach: &MachineInfo,
+    sim: &dyn PageHost,
+    pages: usize,
+) -> (BTreeMap<String, u64>, BTreeMap<String, u64>, BTreeMap<String, f64>) {
+    let footprint = pages as u64;
+    let used = sim.placement().used_pages().to_vec();
+    let by_node = |f: &dyn Fn(usize) -> u64| -> BTreeMap<String, u64> {
+        (0..mach.nodes).map(|n| (mach.node_names[n].clone(), f(n))).collect()
+    };
+    let pages_per_node = by_node(&|n| used[n]);
+    let capacity_pages_per_node = by_node(&|n| sim.placement().capacity_pages(n, footprint));
+    let footprint_share_per_node = (0..mach.nodes)
+        .map(|n| (mach.node_names[n].clone(), used[n] as f64 / footprint.max(1) as f64))
+        .collect();
+    (pages_per_node, capacity_pages_per_node, footprint_share_per_node)
+}
+
+/// How well the phase's profile names each page's top socket (`profile_accuracy`), and the
+/// share of accesses whose page sits at its best node by the perfect profile
+/// (`home_match`); both weighted by the phase's LLC misses into the run's means.
+fn score_profile(
+    mach: &MachineInfo,
+    acc_weight: &mut (f64, f64, u64),
+    sim: &dyn PageHost,
+    profile: Option<&PageProfile>,
+    perfect: &PageProfile,
+    summary: &PhaseSummary,
+) -> (Option<f64>, Option<f64>) {
+    let pages = perfect.pages();
+    let acc = profile.map(|p| page_profile::top_agreement(p, perfect));
+    let mut total = 0u64;
+    let mut ok = 0u64;
+    for p in 0..pages {
+        let row = perfect.row(p);
+        let t: u64 = row.iter().map(|&c| u64::from(c)).sum();
+        if t == 0 {
+            continue;
+        }
+        total += t;
+        if mach.best_node(row, |_| true) == Some(sim.home()[p] as usize) {
+            ok += t;
+        }
+    }
+    let hm = if total == 0 { 1.0 } else { ok as f64 / total as f64 };
+    let w = summary.llc_misses as f64;
+    acc_weight.0 += acc.unwrap_or(0.0) * w;
+    acc_weight.1 += hm * w;
+    acc_weight.2 += summary.llc_misses;
+    (acc, Some(hm))
 }

@@ -513,6 +513,24 @@ impl Alg1 {
         }
     }
 
+    /// `new_regions = "random-sharer"`: each region first seen this phase (`fresh`, the
+    /// regions from `first` on) is re-homed for free on a random sharer's node. Returns how
+    /// many were.
+    fn place_new_regions(&self, fresh: &[RegionStat], first: usize, space: &mut dyn Space, rng: &mut SplitMix64) -> u64 {
+        let mut placed = 0;
+        for (k, st) in fresh.iter().enumerate() {
+            let r = first + k;
+            if let Some(s) = rng.pick_bit(st.sharers) {
+                let node = self.p.socket_node[s];
+                if space.pages_to_move(r, node) > 0 {
+                    space.place_region(r, node);
+                    placed += 1;
+                }
+            }
+        }
+        placed
+    }
+
     /// The pass with some of the artifact's departures on ([`Departures`]); with none on it
     /// makes the same moves and random draws as [`Self::run_paper`] (tested).
     fn run_with_departures(
@@ -532,15 +550,7 @@ impl Alg1 {
         }
         let mut out = Alg1Outcome::default();
         if d.random_sharer_placement {
-            for (r, st) in stats.iter().enumerate().skip(known) {
-                if let Some(s) = rng.pick_bit(st.sharers) {
-                    let node = self.p.socket_node[s];
-                    if space.pages_to_move(r, node) > 0 {
-                        space.place_region(r, node);
-                        out.placed_regions += 1;
-                    }
-                }
-            }
+            out.placed_regions += self.place_new_regions(&stats[known..], known, space, rng);
         }
         for (r, s) in stats.iter().enumerate() {
             if s.accesses >= self.hi {
@@ -549,18 +559,7 @@ impl Alg1 {
             }
         }
         let limit_regions = self.limit_regions();
-        let order: Vec<usize> = if d.order_by_accesses {
-            let mut v: Vec<usize> = (0..n).filter(|&r| stats[r].accesses > 0).collect();
-            v.sort_by(|&a, &b| {
-                stats[b]
-                    .accesses
-                    .cmp(&stats[a].accesses)
-                    .then(stats[a].key.cmp(&stats[b].key))
-            });
-            v
-        } else {
-            (0..n).collect()
-        };
+        let order = candidate_order(stats, d.order_by_accesses);
         let mut victims = VictimSearch::default();
         if d.artifact_victims || d.pool_counter {
             victims.order = (0..n).filter(|&r| stats[r].accesses > 0).collect();
@@ -872,6 +871,23 @@ impl Space for SimSpace<'_, '_> {
         }
         self.location[r] = to;
     }
+}
+
+/// The order Algorithm 1 visits regions in: region order, or (`candidate_order = "accesses"`)
+/// the accessed regions by accesses, most first, ties by key.
+fn candidate_order(stats: &[RegionStat], by_accesses: bool) -> Vec<usize> {
+    let n = stats.len();
+    if !by_accesses {
+        return (0..n).collect();
+    }
+    let mut v: Vec<usize> = (0..n).filter(|&r| stats[r].accesses > 0).collect();
+    v.sort_by(|&a, &b| {
+        stats[b]
+            .accesses
+            .cmp(&stats[a].accesses)
+            .then(stats[a].key.cmp(&stats[b].key))
+    });
+    v
 }
 
 #[cfg(test)]

@@ -672,6 +672,24 @@ impl MemoryController {
         }
     }
 
+    /// The time from a request's start to its column command: 0 on a row hit, tRCD into a
+    /// closed bank, tRP + tRCD past another open row, whose precharge waits for the bank's
+    /// `pre_ok` (moving `want`) unless the request fits in a gap before the bank's last booking.
+    #[inline]
+    fn to_cas(bank: &Bank, t: &DramPs, hit: bool, want: &mut u64) -> u64 {
+        if hit {
+            0
+        } else if bank.open_row == CLOSED {
+            t.t_rcd
+        } else {
+            let slot = bank.timeline.peek_free(*want, t.t_rp + t.t_rcd + t.t_bl);
+            if slot + t.t_ras >= bank.pre_ok_ps {
+                *want = (*want).max(bank.pre_ok_ps);
+            }
+            t.t_rp + t.t_rcd
+        }
+    }
+
     /// [`Self::probe_from`] for a request already placed (`p` from [`Self::place`]): a queue
     /// places each request once, not at every probe.
     pub(crate) fn probe_place(&mut self, p: Place, arrive_ps: u64, not_before_ps: u64, write: bool) -> Slot {
@@ -685,19 +703,7 @@ impl MemoryController {
         let rank = &mut self.rank[p.rank];
         let hit = !t.closed_page && bank.open_row == p.row;
         let activates = !hit;
-        let to_cas = if hit {
-            0
-        } else if bank.open_row == CLOSED {
-            t.t_rcd
-        } else {
-            // The precharge waits for pre_ok — when this request's slot comes after the bank's
-            // last booking; one presented out of order that fits in a gap before goes there.
-            let slot = bank.timeline.peek_free(want, t.t_rp + t.t_rcd + t.t_bl);
-            if slot + t.t_ras >= bank.pre_ok_ps {
-                want = want.max(bank.pre_ok_ps);
-            }
-            t.t_rp + t.t_rcd
-        };
+        let to_cas = Self::to_cas(bank, &t, hit, &mut want);
         let data_after_cas = if write { t.t_cwl } else { t.t_cl };
         // This burst's turnaround footprint against the other direction (module docs).
         let turn_len = if write {

@@ -105,8 +105,10 @@ impl Memory {
         }
         let oracle = self.fixed_home.get(vpage);
         let node = self.placement.place_or_oracle(socket, vpage, footprint, oracle)?;
+        crate::huge_pages::reserve(&mut self.home, 1);
         self.home.push(node as u16);
         let frame = self.placement.take_frame(node);
+        crate::huge_pages::reserve(&mut self.frame, 1);
         self.frame.push(frame);
         self.pages.push_page();
         Ok(())

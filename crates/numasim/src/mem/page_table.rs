@@ -3,9 +3,10 @@
 //! Everything per page (home node, counters, sharer sets) lives in dense arrays indexed by a
 //! page id handed out in first-touch order, so the hot path never hashes per access. The
 //! translation itself is a two-level radix table like a real page table: 4096-page chunks,
-//! found through a small direct-mapped cache of recently used chunks and, on a miss there, a
-//! hash map. Sparse address spaces (a heap low, a stack high) therefore cost memory only for
-//! the chunks they touch.
+//! found through a direct-mapped cache of recently used chunks and, on a miss there, a hash
+//! map. Sparse address spaces (a heap low, a stack high) therefore cost memory only for the
+//! chunks they touch. The chunks lie end to end in one array kept in host huge pages, so a
+//! lookup over a footprint of gigabytes costs one host cache miss and rarely a host TLB miss.
 
 use std::collections::HashMap;
 
@@ -13,12 +14,13 @@ use std::collections::HashMap;
 pub const NO_PAGE: u32 = u32::MAX;
 const CHUNK_BITS: u32 = 12;
 const CHUNK_PAGES: usize = 1 << CHUNK_BITS;
-const CACHE_SLOTS: usize = 64;
+const CACHE_SLOTS: usize = 1024;
 
 #[derive(Debug, Clone)]
 pub struct PageTable {
     page_shift: u32,
-    chunks: Vec<Box<[u32]>>,
+    /// Every chunk's slots, chunk `i` at `i * CHUNK_PAGES`.
+    slots: Vec<u32>,
     chunk_index: HashMap<u64, u32>,
     cache_keys: [u64; CACHE_SLOTS],
     cache_vals: [u32; CACHE_SLOTS],
@@ -31,7 +33,7 @@ impl PageTable {
         assert!(page_bytes.is_power_of_two(), "page size must be a power of two");
         PageTable {
             page_shift: page_bytes.trailing_zeros(),
-            chunks: Vec::new(),
+            slots: Vec::new(),
             chunk_index: HashMap::new(),
             cache_keys: [u64::MAX; CACHE_SLOTS],
             cache_vals: [0; CACHE_SLOTS],
@@ -65,8 +67,9 @@ impl PageTable {
         let idx = match self.chunk_index.get(&vchunk) {
             Some(&i) => i,
             None if create => {
-                let i = self.chunks.len() as u32;
-                self.chunks.push(vec![NO_PAGE; CHUNK_PAGES].into_boxed_slice());
+                let i = (self.slots.len() / CHUNK_PAGES) as u32;
+                crate::huge_pages::reserve(&mut self.slots, CHUNK_PAGES);
+                self.slots.extend(std::iter::repeat_n(NO_PAGE, CHUNK_PAGES));
                 self.chunk_index.insert(vchunk, i);
                 i
             }
@@ -82,12 +85,13 @@ impl PageTable {
     pub fn lookup_or_insert(&mut self, vaddr: u64) -> (u32, bool) {
         let vpage = vaddr >> self.page_shift;
         let chunk = self.chunk_of(vpage >> CHUNK_BITS, true).unwrap_or(0) as usize;
-        let slot = &mut self.chunks[chunk][(vpage as usize) & (CHUNK_PAGES - 1)];
+        let slot = &mut self.slots[chunk * CHUNK_PAGES + ((vpage as usize) & (CHUNK_PAGES - 1))];
         if *slot != NO_PAGE {
             return (*slot, false);
         }
         let id = self.vpages.len() as u32;
         *slot = id;
+        crate::huge_pages::reserve(&mut self.vpages, 1);
         self.vpages.push(vpage);
         (id, true)
     }
@@ -97,7 +101,8 @@ impl PageTable {
     pub fn prefetch_slot(&mut self, vaddr: u64) {
         let vpage = vaddr >> self.page_shift;
         if let Some(chunk) = self.chunk_of(vpage >> CHUNK_BITS, false) {
-            crate::prefetch::read(&self.chunks[chunk as usize][(vpage as usize) & (CHUNK_PAGES - 1)]);
+            let i = chunk as usize * CHUNK_PAGES + ((vpage as usize) & (CHUNK_PAGES - 1));
+            crate::prefetch::read(self.slots.as_ptr().wrapping_add(i));
         }
     }
 
@@ -106,7 +111,7 @@ impl PageTable {
     pub fn lookup(&mut self, vaddr: u64) -> Option<u32> {
         let vpage = vaddr >> self.page_shift;
         let chunk = self.chunk_of(vpage >> CHUNK_BITS, false)? as usize;
-        let id = self.chunks[chunk][(vpage as usize) & (CHUNK_PAGES - 1)];
+        let id = self.slots[chunk * CHUNK_PAGES + ((vpage as usize) & (CHUNK_PAGES - 1))];
         (id != NO_PAGE).then_some(id)
     }
 }

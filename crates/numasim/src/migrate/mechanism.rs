@@ -95,15 +95,29 @@ impl MachineInfo {
     pub fn best_node(&self, row: &[u32], allowed: impl Fn(usize) -> bool) -> Option<usize> {
         let mut best = None;
         let mut best_cost = f64::INFINITY;
+        // Only the sockets that accessed the page: a zero count adds an exact 0.0 to the sum,
+        // so leaving it out gives the same costs (most rows have one or two such sockets).
+        let mut used = [(0usize, 0f64); 64];
+        let mut k = 0;
+        let sparse = row.iter().filter(|&&c| c > 0).count() <= used.len();
+        if sparse {
+            for (s, &c) in row.iter().enumerate().filter(|(_, &c)| c > 0) {
+                used[k] = (s, f64::from(c));
+                k += 1;
+            }
+        }
         for n in 0..self.nodes {
             if !allowed(n) {
                 continue;
             }
-            let cost: f64 = row
-                .iter()
-                .enumerate()
-                .map(|(s, &c)| f64::from(c) * self.latency_ns[s][n])
-                .sum();
+            let cost: f64 = if sparse {
+                used[..k].iter().map(|&(s, c)| c * self.latency_ns[s][n]).sum()
+            } else {
+                row.iter()
+                    .enumerate()
+                    .map(|(s, &c)| f64::from(c) * self.latency_ns[s][n])
+                    .sum()
+            };
             if cost < best_cost {
                 best_cost = cost;
                 best = Some(n);

@@ -121,7 +121,20 @@ pub struct FunctionalSim {
     observer_thread: bool,
     /// Set while a span runs with the observer on its own thread.
     pipe: Option<ObserverPipe>,
+    /// LLC off: the accesses of a quantum in the order they run (see [`Self::run_quantum`]).
+    sched: Vec<Scheduled>,
 }
+
+/// One access of a quantum's schedule and the socket of its thread.
+#[derive(Debug, Clone, Copy)]
+struct Scheduled {
+    access: Access,
+    socket: u32,
+}
+
+/// Most accesses a schedule holds before they are run (bounds its memory when a quantum holds
+/// many accesses: 32 B each, 512 KiB).
+const SCHEDULE_CAP: usize = 16 << 10;
 
 impl FunctionalSim {
     pub fn new(
@@ -186,6 +199,7 @@ impl FunctionalSim {
             observer: None,
             observer_thread: cfg.observer_thread,
             pipe: None,
+            sched: Vec::new(),
         })
     }
 
@@ -292,12 +306,12 @@ impl FunctionalSim {
             let limit = (earliest - earliest % self.quantum_instructions)
                 .saturating_add(self.quantum_instructions)
                 .min(phase_end);
-            for t in 0..self.threads.len() {
-                if self.llc_on {
+            if self.llc_on {
+                for t in 0..self.threads.len() {
                     self.run_thread::<true>(t, limit, src)?;
-                } else {
-                    self.run_thread::<false>(t, limit, src)?;
                 }
+            } else {
+                self.run_quantum(limit, src)?;
             }
         }
         let mut counts = std::mem::replace(&mut self.counts, PhaseCounts::new(self.sockets, self.nodes));
@@ -406,6 +420,69 @@ impl FunctionalSim {
         Ok(())
     }
 
+    /// Runs one quantum with the LLC filter off: every thread's accesses before `limit`, thread
+    /// by thread, as [`Self::run_thread`] would. They are first copied into one schedule in
+    /// that order, so the lookahead ([`Self::lookahead_pages`]) reaches across threads: each
+    /// access's page state is requested a fixed number of accesses before it runs, however
+    /// few accesses a thread has in a quantum. The source is read in the same order as thread
+    /// by thread; an error reading it is returned after the accesses read before it have run.
+    fn run_quantum(&mut self, limit: u64, src: &mut dyn AccessSource) -> Result<(), SimError> {
+        let mut sched = std::mem::take(&mut self.sched);
+        sched.clear();
+        let mut result = Ok(());
+        'threads: for t in 0..self.threads.len() {
+            let socket = self.thread_socket[t] as u32;
+            loop {
+                if let Err(e) = self.refill_if_empty(t, src) {
+                    result = Err(SimError::from(e));
+                    break 'threads;
+                }
+                let c = &mut self.threads[t];
+                if c.done {
+                    break;
+                }
+                let start = c.pos;
+                let room = SCHEDULE_CAP.saturating_sub(sched.len()).max(1);
+                let span = &c.buf[start..c.buf.len().min(start + room)];
+                let n = span.iter().position(|a| a.instr >= limit).unwrap_or(span.len());
+                let span = &span[..n];
+                sched.extend(span.iter().map(|&access| Scheduled { access, socket }));
+                let tt = &mut self.thread_totals[t];
+                tt.accesses += n as u64;
+                tt.llc_misses += n as u64;
+                tt.flops += span.iter().map(|a| u64::from(a.flops)).sum::<u64>();
+                if let Some(last) = span.last() {
+                    c.instr = last.instr;
+                }
+                c.pos = start + n;
+                let reached_limit = c.pos < c.buf.len() && c.buf[c.pos].instr >= limit;
+                if sched.len() >= SCHEDULE_CAP {
+                    if let Err(e) = self.run_schedule(&sched) {
+                        self.sched = sched;
+                        return Err(e);
+                    }
+                    sched.clear();
+                }
+                if reached_limit {
+                    break;
+                }
+            }
+        }
+        let ran = self.run_schedule(&sched);
+        self.sched = sched;
+        ran?;
+        result
+    }
+
+    /// Runs a schedule's accesses in order (LLC filter off).
+    fn run_schedule(&mut self, sched: &[Scheduled]) -> Result<(), SimError> {
+        for (i, e) in sched.iter().enumerate() {
+            self.lookahead_pages(sched, i);
+            self.access::<false>(e.socket as usize, &e.access)?;
+        }
+        Ok(())
+    }
+
     fn run_thread<const LLC: bool>(
         &mut self,
         t: usize,
@@ -431,8 +508,6 @@ impl FunctionalSim {
                 }
                 if LLC {
                     self.lookahead(socket, &buf, pos);
-                } else {
-                    self.lookahead_pages(&buf, pos);
                 }
                 if let Err(e) = self.access::<LLC>(socket, &a) {
                     result = Err(e);
@@ -478,14 +553,14 @@ impl FunctionalSim {
     /// mapped, that page's home and counter row are prefetched. Read-only: a page mapped in
     /// between is just not prefetched.
     #[inline(always)]
-    fn lookahead_pages(&mut self, buf: &[Access], pos: usize) {
+    fn lookahead_pages(&mut self, buf: &[Scheduled], pos: usize) {
         const FAR: usize = 24;
         const NEAR: usize = 12;
         if let Some(far) = buf.get(pos + FAR) {
-            self.memory.table.prefetch_slot(far.vaddr);
+            self.memory.table.prefetch_slot(far.access.vaddr);
         }
         if let Some(near) = buf.get(pos + NEAR) {
-            if let Some(page) = self.memory.table.lookup(near.vaddr) {
+            if let Some(page) = self.memory.table.lookup(near.access.vaddr) {
                 crate::prefetch::read(self.memory.home.as_ptr().wrapping_add(page as usize));
                 crate::prefetch::read(self.memory.pages.row_ptr(page));
             }

@@ -546,11 +546,11 @@ impl FunctionalSim {
         }
     }
 
-    /// With the LLC filter off every access reaches its page's table slot, home and counter
-    /// row, three dependent host cache misses when pages are touched at random over a large
-    /// footprint. Two stages: the slot of an access `FAR` positions ahead is prefetched; the
-    /// slot of one `NEAR` ahead (prefetched earlier, so now cached) is read and, if its page is
-    /// mapped, that page's home and counter row are prefetched. Read-only: a page mapped in
+    /// With the LLC filter off every access reaches its page's table slot (id and home) and
+    /// counter row, two dependent host cache misses when pages are touched at random over a
+    /// large footprint. Two stages: the slot of an access `FAR` positions ahead is prefetched;
+    /// the slot of one `NEAR` ahead (prefetched earlier, so now cached) is read and, if its
+    /// page is mapped, that page's counter row is prefetched. Read-only: a page mapped in
     /// between is just not prefetched.
     #[inline(always)]
     fn lookahead_pages(&mut self, buf: &[Scheduled], pos: usize) {
@@ -561,7 +561,6 @@ impl FunctionalSim {
         }
         if let Some(near) = buf.get(pos + NEAR) {
             if let Some(page) = self.memory.table.lookup(near.access.vaddr) {
-                crate::prefetch::read(self.memory.home.as_ptr().wrapping_add(page as usize));
                 crate::prefetch::read(self.memory.pages.row_ptr(page));
             }
         }
@@ -599,7 +598,7 @@ impl FunctionalSim {
             }
         }
         self.counts.llc_misses += 1;
-        let (page, new) = self.memory.touch(socket, a.vaddr)?;
+        let (page, node, new) = self.memory.touch_home(socket, a.vaddr)?;
         if new {
             self.counts.new_pages += 1;
             if LLC {
@@ -617,7 +616,6 @@ impl FunctionalSim {
                 self.sharers.add(idx, socket);
             }
         }
-        let node = self.memory.home[page as usize] as usize;
         self.counts.demand[socket * self.nodes + node] += 1;
         self.memory.pages.record(page, socket);
         if self.observing {

@@ -35,8 +35,8 @@ pub struct FunctionalConfig {
     /// Per socket (size_bytes, ways) of the LLC filter; `None` turns the filter off.
     pub llc: Option<Vec<(u64, usize)>>,
     pub page_bytes: u64,
-    /// Run the migration profiler's observer on a thread of its own (see `ObserverPipe`).
-    /// Results do not depend on it.
+    /// Count accesses per page and run the migration profiler's observer on a thread of its
+    /// own (see `ObserverPipe`). Results do not depend on it.
     pub observer_thread: bool,
 }
 
@@ -56,10 +56,13 @@ const OBSERVED_BATCHES: usize = 4;
 
 /// The engine's end of the observer thread, alive for one [`FunctionalSim::run_to`] call.
 ///
-/// Why this is exact: within a span the observer is a pure sink. The engine never reads it
-/// between accesses (only at phase boundaries, after the span), so handing it the same calls in
-/// the same order on another thread gives the same state: the thread replays the batches in
-/// the order they were filled, and the span ends only after it has replayed the last one.
+/// That thread counts memory accesses per page and socket (`PageStats::record`, a host cache
+/// miss per access at large footprints) and runs the observer, if any. Why this is exact:
+/// within a span both are pure sinks. The engine never reads them between accesses (only at
+/// phase boundaries, after the span), so handing them the same calls in the same order on
+/// another thread gives the same state: the thread replays the batches in the order they were
+/// filled, and the span ends only after it has replayed the last one. New pages get their
+/// counter rows there too, in page-id order (every page is counted by the access that maps it).
 struct ObserverPipe {
     batch: Vec<ObservedAccess>,
     full: std::sync::mpsc::SyncSender<Vec<ObservedAccess>>,
@@ -248,23 +251,23 @@ impl FunctionalSim {
     /// that span. [`Self::run_phase`] is this over a phase window; sampled timing
     /// (`crate::driver`) runs the part of a phase after its timed window with it.
     pub fn run_to(&mut self, src: &mut dyn AccessSource, phase_end: u64) -> Result<PhaseCounts, SimError> {
-        if !self.observer_thread || self.observer.is_none() {
+        if !self.observer_thread {
             return self.run_span(src, phase_end);
         }
-        // The observer runs on its own thread for this span (see `ObserverPipe`).
-        let mut observer = self.observer.take().expect("checked above");
+        // Page counts and the observer run on their own thread for this span (see
+        // `ObserverPipe`); the engine's own page statistics stand in with no rows meanwhile.
+        let mut observer = self.observer.take();
+        let mut stats = std::mem::replace(&mut self.memory.pages, crate::stats::PageStats::new(0));
         let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<ObservedAccess>>(OBSERVED_BATCHES);
         let (empty_tx, empty_rx) = std::sync::mpsc::sync_channel::<Vec<ObservedAccess>>(OBSERVED_BATCHES + 1);
         for _ in 0..OBSERVED_BATCHES {
             let _ = empty_tx.send(Vec::with_capacity(OBSERVED_BATCH));
         }
         let result = std::thread::scope(|scope| {
-            let o = &mut observer;
+            let (o, stats) = (&mut observer, &mut stats);
             let worker = scope.spawn(move || {
                 for mut batch in full_rx {
-                    for e in &batch {
-                        o.observe(e.socket as usize, e.page, &e.access, e.mem);
-                    }
+                    replay(&batch, stats, o.as_deref_mut());
                     batch.clear();
                     let _ = empty_tx.send(batch);
                 }
@@ -285,7 +288,8 @@ impl FunctionalSim {
             }
             result
         });
-        self.observer = Some(observer);
+        self.observer = observer;
+        self.memory.pages = stats;
         result
     }
 
@@ -560,8 +564,10 @@ impl FunctionalSim {
             self.memory.table.prefetch_slot(far.access.vaddr);
         }
         if let Some(near) = buf.get(pos + NEAR) {
-            if let Some(page) = self.memory.table.lookup(near.access.vaddr) {
-                crate::prefetch::read(self.memory.pages.row_ptr(page));
+            if self.pipe.is_none() {
+                if let Some(page) = self.memory.table.lookup(near.access.vaddr) {
+                    crate::prefetch::read(self.memory.pages.row_ptr(page));
+                }
             }
         }
     }
@@ -617,9 +623,18 @@ impl FunctionalSim {
             }
         }
         self.counts.demand[socket * self.nodes + node] += 1;
-        self.memory.pages.record(page, socket);
-        if self.observing {
-            self.observe(socket, page, a);
+        if let Some(pipe) = self.pipe.as_mut() {
+            pipe.push(ObservedAccess {
+                access: *a,
+                page,
+                socket: socket as u32,
+                mem: true,
+            });
+        } else {
+            self.memory.pages.record(page, socket);
+            if self.observing {
+                self.observe(socket, page, a);
+            }
         }
         Ok(())
     }
@@ -647,14 +662,7 @@ impl FunctionalSim {
     /// Profiler hook for an access that reached memory (out of line: off the hot path).
     #[inline(never)]
     fn observe(&mut self, socket: usize, page: u32, a: &Access) {
-        if let Some(pipe) = self.pipe.as_mut() {
-            pipe.push(ObservedAccess {
-                access: *a,
-                page,
-                socket: socket as u32,
-                mem: true,
-            });
-        } else if let Some(o) = self.observer.as_mut() {
+        if let Some(o) = self.observer.as_mut() {
             o.observe(socket, page, a, true);
         }
     }
@@ -705,6 +713,29 @@ impl FunctionalSim {
     /// Pages per memory node right now.
     pub fn pages_per_node(&self) -> Vec<u64> {
         self.memory.pages_per_node().to_vec()
+    }
+}
+
+/// The observer thread's work on one batch: per-page counts of the accesses that reached
+/// memory (rows of pages new to `stats` added first, and prefetched a few accesses ahead),
+/// then the observer, both in batch order.
+fn replay(batch: &[ObservedAccess], stats: &mut crate::stats::PageStats, mut observer: Option<&mut Observer>) {
+    const AHEAD: usize = 16;
+    for (i, e) in batch.iter().enumerate() {
+        if let Some(far) = batch.get(i + AHEAD) {
+            if (far.page as usize) < stats.pages() {
+                crate::prefetch::read(stats.row_ptr(far.page));
+            }
+        }
+        if e.mem {
+            while stats.pages() <= e.page as usize {
+                stats.push_page();
+            }
+            stats.record(e.page, e.socket as usize);
+        }
+        if let Some(o) = observer.as_deref_mut() {
+            o.observe(e.socket as usize, e.page, &e.access, e.mem);
+        }
     }
 }
 

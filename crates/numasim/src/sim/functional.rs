@@ -757,7 +757,7 @@ impl crate::migrate::PageHost for FunctionalSim {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mem::{Capacity, PlacementPolicy};
+    use crate::mem::{Capacity, Memory, PlacementPolicy};
     use numasim_trace::VecSource;
 
     fn sim(llc: bool, threads: usize) -> FunctionalSim {
@@ -826,6 +826,79 @@ mod tests {
         let mut s = sim(false, 2);
         let err = s.run_phase(&mut VecSource::new(vec![vec![]])).err().unwrap();
         assert!(matches!(err, SimError::ThreadCount { .. }));
+    }
+
+    /// With the LLC filter off a quantum runs from one schedule; pages must still be mapped
+    /// in quantum order, thread by thread within a quantum, and the schedule's cap (flushing
+    /// it mid-quantum) must change nothing. Checked against that order replayed by hand.
+    #[test]
+    fn the_schedule_runs_accesses_in_quantum_then_thread_order() {
+        let q = 10u64;
+        let mut x = 7u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        // Thread 0 has more accesses in its first quantum than the schedule holds.
+        let mut streams: Vec<Vec<Access>> = vec![(0..SCHEDULE_CAP as u64 + 500)
+            .map(|i| Access::read(i / 4000, (next() % 5000) << 12, 8))
+            .collect()];
+        for _ in 1..3 {
+            let mut instr = 0;
+            streams.push(
+                (0..3000)
+                    .map(|_| {
+                        instr += next() % 7;
+                        Access::write(instr, (next() % 5000) << 12, 8)
+                    })
+                    .collect(),
+            );
+        }
+        let cfg = FunctionalConfig {
+            phase_instructions: 1000,
+            quantum_instructions: q,
+            llc: None,
+            page_bytes: 4096,
+            observer_thread: false,
+        };
+        let placement = || {
+            Placement::new(
+                PlacementPolicy::FirstTouch,
+                vec![Capacity::Pages(1 << 20); 2],
+                vec![vec![0, 1], vec![1, 0]],
+            )
+        };
+        let mut s = FunctionalSim::new(&cfg, 2, 2, vec![0, 1, 0], placement());
+        let mut src = VecSource::new(streams.clone()).with_batch(777);
+        let mut counts = vec![];
+        while let Some(c) = s.run_phase(&mut src).unwrap() {
+            counts.push(c.demand);
+        }
+        let mut order: Vec<(u64, usize, usize)> = streams
+            .iter()
+            .enumerate()
+            .flat_map(|(t, st)| st.iter().enumerate().map(move |(i, a)| (a.instr / q, t, i)))
+            .collect();
+        order.sort_unstable();
+        let mut m = Memory::new(4096, 2, placement());
+        let mut demand = vec![0u64; 4];
+        for &(_, t, i) in &order {
+            let socket = [0, 1, 0][t];
+            let (page, _) = m.touch(socket, streams[t][i].vaddr).unwrap();
+            demand[socket * 2 + m.home_of(page)] += 1;
+        }
+        assert_eq!(s.memory.table.pages(), m.table.pages());
+        for id in 0..m.table.pages() as u32 {
+            assert_eq!(s.memory.table.vpage(id), m.table.vpage(id), "page id {id}");
+        }
+        assert_eq!(s.memory.home, m.home);
+        let total = counts.iter().fold(vec![0u64; 4], |mut acc, d| {
+            acc.iter_mut().zip(d).for_each(|(a, b)| *a += b);
+            acc
+        });
+        assert_eq!(total, demand);
     }
 
     /// Everything the simulator reports, phase by phase, for comparing runs.

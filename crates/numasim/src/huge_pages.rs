@@ -41,3 +41,45 @@ pub fn advise_bytes(start: *const u8, bytes: usize) {
     #[cfg(not(target_os = "linux"))]
     let _ = (start, bytes);
 }
+
+/// Makes room for `additional` more elements in `v`, keeping a large array in huge pages as it
+/// grows: a reallocation of a large block moves its old 4 KiB pages as they are, so a
+/// doubling array ends up mostly in small pages. Past a few MiB this allocates the doubled
+/// block, advises it, and copies the elements over (amortised O(1) per element, like a
+/// reallocation).
+#[inline]
+pub fn reserve<T: Copy>(v: &mut Vec<T>, additional: usize) {
+    let need = v.len().saturating_add(additional);
+    if need <= v.capacity() {
+        return;
+    }
+    grow(v, need);
+}
+
+#[cold]
+fn grow<T: Copy>(v: &mut Vec<T>, need: usize) {
+    const SMALL_BYTES: usize = 4 << 20;
+    let cap = need.max(v.capacity().saturating_mul(2)).max(1 << 12);
+    if cap.saturating_mul(std::mem::size_of::<T>().max(1)) < SMALL_BYTES {
+        v.reserve_exact(cap - v.len());
+        return;
+    }
+    let mut bigger = Vec::with_capacity(cap);
+    advise(&bigger);
+    bigger.extend_from_slice(v);
+    *v = bigger;
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn reserve_keeps_the_elements_and_makes_room() {
+        let mut v: Vec<u32> = (0..10).collect();
+        super::reserve(&mut v, 5 << 20);
+        assert!(v.capacity() >= 10 + (5 << 20));
+        assert_eq!(v, (0..10).collect::<Vec<_>>());
+        let cap = v.capacity();
+        super::reserve(&mut v, 1);
+        assert_eq!(v.capacity(), cap, "no reallocation while there is room");
+    }
+}

@@ -30,8 +30,8 @@ pub struct RunArgs {
     #[arg(long)]
     json: bool,
     /// Worker threads (default: all cores). With 2 or more the workload is decoded or
-    /// generated ahead on its own thread, and in functional mode the migration profiler runs
-    /// on another; results are byte-identical for every N.
+    /// generated ahead on its own thread, and in functional mode per-page access counts and the
+    /// migration profiler run on another; results are byte-identical for every N.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
     /// No progress output on stderr (by default: a bar on a terminal, otherwise a line every

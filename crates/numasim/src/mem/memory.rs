@@ -88,6 +88,19 @@ impl Memory {
         Ok((page, new))
     }
 
+    /// [`Memory::touch`] that also returns the page's home node, read from its page-table slot
+    /// (the same cache line as its id).
+    #[inline(always)]
+    pub fn touch_home(&mut self, socket: usize, vaddr: u64) -> Result<(u32, usize, bool), PlacementError> {
+        let (page, home, new) = self.table.lookup_or_insert_home(vaddr);
+        if new {
+            self.first_touch(socket, page)?;
+            return Ok((page, self.home[page as usize] as usize, true));
+        }
+        debug_assert_eq!(home, self.home[page as usize], "page-table home of page {page}");
+        Ok((page, home as usize, false))
+    }
+
     /// Homes a new page: placement's choice, or the oracle's fixed home when it has room.
     #[cold]
     fn first_touch(&mut self, socket: usize, page: u32) -> Result<(), PlacementError> {
@@ -105,8 +118,11 @@ impl Memory {
         }
         let oracle = self.fixed_home.get(vpage);
         let node = self.placement.place_or_oracle(socket, vpage, footprint, oracle)?;
+        crate::huge_pages::reserve(&mut self.home, 1);
         self.home.push(node as u16);
+        self.table.set_home(page, node as u16);
         let frame = self.placement.take_frame(node);
+        crate::huge_pages::reserve(&mut self.frame, 1);
         self.frame.push(frame);
         self.pages.push_page();
         Ok(())
@@ -122,6 +138,7 @@ impl Memory {
         }
         self.placement.moved(from, node);
         self.home[p] = node as u16;
+        self.table.set_home(page, node as u16);
         let old_frame = self.frame[p];
         self.frame[p] = self.placement.take_frame(node);
         Some(Moved { from, old_frame })

@@ -42,6 +42,8 @@ pub struct MachineInfo {
     pub attached_socket: Vec<Option<usize>>,
     /// `[socket][node]` unloaded load latency, ns.
     pub latency_ns: Vec<Vec<f64>>,
+    /// Whether every entry of `latency_ns` is finite (set with it).
+    pub latency_finite: bool,
     /// `[socket][..]` memory nodes nearest first.
     pub nearest: Vec<Vec<usize>>,
     /// `[socket * nodes + node]` links crossed by a request (index, a→b).
@@ -73,6 +75,7 @@ impl MachineInfo {
                 .collect(),
             attached_socket: m.memory_nodes.iter().map(|n| n.attached_socket).collect(),
             latency_ns: m.load_latency_matrix(),
+            latency_finite: m.load_latency_matrix().iter().flatten().all(|l| l.is_finite()),
             nearest: (0..sockets).map(|s| m.nearest_memory_order(s).to_vec()).collect(),
             route_links: classes.route_links.clone(),
             kind: m
@@ -93,17 +96,36 @@ impl MachineInfo {
 
     /// The node with the lowest access-weighted load latency for a per-socket count row.
     pub fn best_node(&self, row: &[u32], allowed: impl Fn(usize) -> bool) -> Option<usize> {
+        // Every node's cost accumulated socket by socket over the sockets that accessed the
+        // page: each node's sum is taken in the same order as one node at a time, and a zero
+        // count only adds an exact 0.0, so the costs are the same, for a fraction of the work.
+        const MAX_NODES: usize = 64;
+        let mut costs = [0f64; MAX_NODES];
+        // (An infinite latency times a zero count is NaN, not 0.0: then every term counts.)
+        let fast = self.nodes <= MAX_NODES && self.latency_finite;
+        let costs = &mut costs[..if fast { self.nodes } else { 0 }];
+        if fast {
+            for (s, &c) in row.iter().enumerate().filter(|(_, &c)| c > 0) {
+                let c = f64::from(c);
+                for (cost, &lat) in costs.iter_mut().zip(&self.latency_ns[s]) {
+                    *cost += c * lat;
+                }
+            }
+        }
         let mut best = None;
         let mut best_cost = f64::INFINITY;
         for n in 0..self.nodes {
             if !allowed(n) {
                 continue;
             }
-            let cost: f64 = row
-                .iter()
-                .enumerate()
-                .map(|(s, &c)| f64::from(c) * self.latency_ns[s][n])
-                .sum();
+            let cost: f64 = if n < costs.len() {
+                costs[n]
+            } else {
+                row.iter()
+                    .enumerate()
+                    .map(|(s, &c)| f64::from(c) * self.latency_ns[s][n])
+                    .sum()
+            };
             if cost < best_cost {
                 best_cost = cost;
                 best = Some(n);

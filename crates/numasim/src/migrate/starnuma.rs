@@ -780,43 +780,38 @@ struct VictimSearch {
 /// Region statistics from a page profile: accesses summed, sharers OR-ed, the most-accessing
 /// socket; `t0` replaces the count with the sharer count. Keys are left 0 (the caller sets them).
 pub fn region_stats(groups: &Groups, prof: &PageProfile, t0: bool) -> Vec<RegionStat> {
-    let mut per_socket: Vec<u64> = Vec::new();
-    groups
-        .pages_of
-        .iter()
-        .map(|pages| {
-            let mut st = RegionStat::default();
-            per_socket.clear();
-            for &p in pages {
-                let p = p as usize;
-                if p >= prof.pages() {
-                    continue;
-                }
-                let row = prof.row(p);
-                if per_socket.len() < row.len() {
-                    per_socket.resize(row.len(), 0);
-                }
-                for (s, &c) in row.iter().enumerate() {
-                    if c > 0 && s < 128 {
-                        st.sharers |= 1 << s;
-                        st.accesses += u64::from(c);
-                        per_socket[s] += u64::from(c);
-                    }
-                }
+    // One pass over the profile in page order (rows are contiguous there; a region's pages are
+    // scattered through it in first-touch order), summing into per-region rows. Sums and ORs
+    // do not depend on the order pages are added in.
+    let sockets = prof.sockets.min(128);
+    let regions = groups.len();
+    let mut stats = vec![RegionStat::default(); regions];
+    let mut per_socket = vec![0u64; regions * sockets];
+    let pages = groups.group_of_page.len().min(prof.pages());
+    for (p, &g) in groups.group_of_page[..pages].iter().enumerate() {
+        let g = g as usize;
+        let (st, sums) = (&mut stats[g], &mut per_socket[g * sockets..(g + 1) * sockets]);
+        for (s, &c) in prof.row(p).iter().take(sockets).enumerate() {
+            if c > 0 {
+                st.sharers |= 1 << s;
+                st.accesses += u64::from(c);
+                sums[s] += u64::from(c);
             }
-            let mut top: Option<(usize, u64)> = None;
-            for (s, &c) in per_socket.iter().enumerate() {
-                if c > 0 && top.is_none_or(|(_, t)| c > t) {
-                    top = Some((s, c));
-                }
+        }
+    }
+    for (g, st) in stats.iter_mut().enumerate() {
+        let mut top: Option<(usize, u64)> = None;
+        for (s, &c) in per_socket[g * sockets..(g + 1) * sockets].iter().enumerate() {
+            if c > 0 && top.is_none_or(|(_, t)| c > t) {
+                top = Some((s, c));
             }
-            st.top_socket = top.map(|(s, _)| s.min(usize::from(u16::MAX)) as u16);
-            if t0 {
-                st.accesses = u64::from(st.sharers.count_ones());
-            }
-            st
-        })
-        .collect()
+        }
+        st.top_socket = top.map(|(s, _)| s.min(usize::from(u16::MAX)) as u16);
+        if t0 {
+            st.accesses = u64::from(st.sharers.count_ones());
+        }
+    }
+    stats
 }
 
 /// Algorithm 1 against the simulator.

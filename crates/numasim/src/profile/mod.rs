@@ -285,6 +285,10 @@ pub struct Observer {
     known_pages: usize,
     // In-flight pages
     inflight_until: Vec<u64>,
+    /// One bit per page: whether `inflight_until` of the page is non-zero. The common case
+    /// (no move in flight) reads this bitmap (one bit a page, host-cache resident at gigabyte
+    /// footprints) instead of an 8-byte word a page.
+    inflight_bits: Vec<u64>,
     inflight_pages: Vec<u32>,
     phase_mem_accesses: u64,
     pub phase: ObserverCounts,
@@ -301,6 +305,7 @@ impl Observer {
             profiler: kind.build(params, sockets),
             known_pages: 0,
             inflight_until: Vec::new(),
+            inflight_bits: Vec::new(),
             inflight_pages: Vec::new(),
             phase_mem_accesses: 0,
             phase: ObserverCounts::default(),
@@ -317,6 +322,7 @@ impl Observer {
     fn grow(&mut self, page: usize) {
         let n = page + 1;
         self.inflight_until.resize(n, 0);
+        self.inflight_bits.resize(n.div_ceil(64), 0);
         self.profiler.grow(self.known_pages, n);
         self.known_pages = n;
     }
@@ -334,7 +340,7 @@ impl Observer {
         }
         if mem {
             self.phase_mem_accesses += 1;
-            if self.inflight_until[p] > self.phase_mem_accesses {
+            if self.inflight_bits[p / 64] & (1 << (p % 64)) != 0 && self.inflight_until[p] > self.phase_mem_accesses {
                 self.phase.stalled_accesses += 1;
             }
         }
@@ -383,10 +389,15 @@ impl Observer {
         self.phase_mem_accesses = 0;
         for &p in &self.inflight_pages {
             self.inflight_until[p as usize] = 0;
+            self.inflight_bits[p as usize / 64] = 0;
         }
         self.inflight_pages.clear();
         for (k, &p) in moved_in_order.iter().enumerate() {
-            self.inflight_until[p as usize] = (k as u64 + 1).saturating_mul(inflight_accesses_per_page);
+            let until = (k as u64 + 1).saturating_mul(inflight_accesses_per_page);
+            self.inflight_until[p as usize] = until;
+            if until > 0 {
+                self.inflight_bits[p as usize / 64] |= 1 << (p % 64);
+            }
             self.inflight_pages.push(p);
         }
         self.phase = ObserverCounts::default();

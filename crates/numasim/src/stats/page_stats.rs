@@ -37,12 +37,11 @@ impl PageStats {
     /// Adds storage for one new page.
     #[inline]
     pub fn push_page(&mut self) {
-        if self.phase_counts.len() + self.sockets > self.phase_counts.capacity() {
-            self.phase_counts.reserve(self.phase_counts.capacity().max(1 << 16));
-            crate::huge_pages::advise(&self.phase_counts);
-        }
+        crate::huge_pages::reserve(&mut self.phase_counts, self.sockets);
         self.phase_counts.extend(std::iter::repeat_n(0, self.sockets));
+        crate::huge_pages::reserve(&mut self.total, 1);
         self.total.push(0);
+        crate::huge_pages::reserve(&mut self.sharers, self.words);
         self.sharers.extend(std::iter::repeat_n(0, self.words));
     }
 

@@ -114,3 +114,19 @@ fn graph_built_on_several_threads_gives_the_same_run() {
     let r = assert_same_for_1_2_4(toml, dir.path());
     assert!(r.contains("\"accesses\""));
 }
+
+/// LLC filter off, where per-page counts run on the observer thread from 2 workers on: first
+/// touch alone and with StarNUMA migration (T16 trackers), over a footprint of many pages.
+#[test]
+fn llc_off_page_counts_on_their_own_thread_give_identical_results() {
+    let dir = tempfile::tempdir().unwrap();
+    for migration in ["", "[migration]\npolicy = \"starnuma\"\n"] {
+        let toml = format!(
+            "machine = \"starnuma16-pool\"\nphase_instructions = 100000\n[workload]\nkind = \"synthetic\"\n\
+             threads = 16\npattern = \"zipf\"\nfootprint_bytes = 67108864\naccesses_per_thread = 20000\n\
+             lines_per_visit = 1\n[llc]\nenabled = false\n{migration}"
+        );
+        let r = assert_same_for_1_2_4(&toml, dir.path());
+        assert!(r.contains("\"accesses\": 320000"), "{migration}");
+    }
+}

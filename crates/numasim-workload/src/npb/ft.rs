@@ -33,7 +33,7 @@
 
 use super::class::{fill, params_json};
 use super::{Class, Init};
-use crate::omp::{Kernel, Loop, Sched};
+use crate::omp::{Kernel, Loop, Sched, WaitPolicy};
 use crate::params::check;
 use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::stream;
@@ -52,6 +52,7 @@ crate::workload_params! {
         nz: usize = 32 => "grid points along z (power of two; NPB class S: 64)";
         iterations: usize = 4 => "evolve + inverse FFT steps (NPB class S: 6)";
         block: usize = 16 => "lines gathered into the private scratch at once (NPB fftblock; ≤ nx)";
+        wait_policy: WaitPolicy = WaitPolicy::Active => "threads waiting at a barrier: active (spin, retiring instructions) | passive (sleep, as OMP_WAIT_POLICY=passive)";
     }
 }
 
@@ -108,7 +109,7 @@ pub fn params(table: toml::Table) -> Result<FtParams, WorkloadError> {
     super::class::resolve(table)
 }
 
-super::class::class_params!(FtParams, CLASSES);
+super::class::class_params!(FtParams, CLASSES, wait);
 
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
     super::class::build_kernel(table, seed, CLASS_KEYS, Ft::new)

@@ -729,9 +729,9 @@ mod tests {
         }
         // u2's last page belongs to the last thread's planes.
         assert_eq!(owner[&((k.a_u2 + n * C16 - 1) >> 12)], 3);
-        for t in 0..4 {
-            let map = k.a_map..k.a_map + n * I32;
-            let writes = a[t].iter().filter(|x| x.is_write() && map.contains(&x.vaddr)).count();
+        let map = k.a_map..k.a_map + n * I32;
+        for (t, s) in a.iter().enumerate() {
+            let writes = s.iter().filter(|x| x.is_write() && map.contains(&x.vaddr)).count();
             assert_eq!(writes, 32 * 32 * 8, "thread {t}");
         }
         assert!(a.iter().flatten().all(|x| x.size_bytes <= 8));

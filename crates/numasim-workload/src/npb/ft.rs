@@ -2,38 +2,49 @@
 //! spectrum and inverse-transform it.
 //!
 //! The grid is `nx`×`ny`×`nz` complex points (powers of two), stored x-fastest:
-//! `(z·ny + y)·nx + x`. Shared arrays (each at its own base): `u0` (the spectrum, complex f64),
-//! `u1` (the array transformed back, complex f64) and `twiddle` (f64, NPB's
-//! `exp(−4π²α·k̄²)` factors with α = 10⁻⁶). Each thread also has a private scratch buffer of
-//! `block` lines, in its private window. As in NPB's `cffts1/2/3`, a 1-D transform along one
-//! dimension gathers `block` lines (adjacent in x) into the scratch, runs an iterative radix-2
-//! FFT there and scatters them back; the three dimensions are three parallel loops with a
+//! `(z·ny + y)·nx + x`. Shared arrays, as NPB's OpenMP C FT (`NPB3.0-omp-C`, `FT/ft.c`) has them
+//! (each at its own base): `u0` (the spectrum), `u1` (the evolved spectrum, transformed back in
+//! place), `u2` (the inverse transform's output), all complex f64; `indexmap` (i32, k̄² of each
+//! point), `ex` (f64, `exp(−4π²α)^m` for every exponent m the run uses, α = 10⁻⁶) and `tmp`
+//! (f64, one plane of random numbers). Each thread also has a private scratch buffer of `block`
+//! lines, in its private window. As in NPB's `cffts1/2/3`, a 1-D transform along one dimension
+//! gathers `block` lines (adjacent in x) into the scratch, runs an iterative radix-2 FFT there
+//! and scatters them to the output array; the three dimensions are three parallel loops with a
 //! static schedule and a barrier after each:
 //! - x: items are rows `(z, y)` (contiguous lines);
 //! - y: items are `(z, x-block)`: each thread works inside its own z planes (strided by `nx`);
 //! - z: items are `(y, x-block)`: the strided gather across all planes — the transpose step,
 //!   where every thread reads and writes every other thread's planes.
 //!
-//! Run: initialisation (`u0` = seeded random complex data, `twiddle`, `u1` = 0; by thread 0 for
-//! `init = "serial"`, row blocks for `parallel`), forward FFT of `u0` (x, y, z), then per
-//! iteration: `evolve` (`u0 *= twiddle`, `u1 = u0`), inverse FFT of `u1` (z, y, x, scaled by
-//! 1/n per dimension so inverse(FFT(x)) = x) and NPB's 1024-point checksum by thread 0.
+//! Run, as NPB's: `compute_indexmap` (a parallel loop over x: every thread writes a column of
+//! every page), the `ex` table and `compute_initial_conditions` (seeded random data into `u1`,
+//! plane by plane through `tmp`) on thread 0, the forward FFT `u1 → u1 → u1 → u0` (x, y, z),
+//! then per iteration t: `evolve` (`u1 = u0 · ex[t·indexmap]`), the inverse FFT
+//! `u1 → u1 → u1 → u2` (z, y, x, scaled by 1/n per dimension so inverse(FFT(x)) = x) and NPB's
+//! 1024-point checksum of `u2` by thread 0. `u0` is thus first written by the forward z pass
+//! and `u2` by the first inverse x pass. Complex elements are loaded and stored as their real
+//! and imaginary parts, two 8-byte accesses, as NPB's C code does. `init = "parallel"` (the
+//! default) is this; `init = "serial"` has thread 0 write `u0`, `u2` and `indexmap` first
+//! (a program whose set-up is serial). NPB's untimed first pass (set-up and forward FFT once
+//! more) is not repeated.
 //!
 //! **Why the address stream does not depend on the seed.** The FFT is data-oblivious: the
 //! access pattern is fixed by the grid size. The seed sets the initial data (hence the
 //! spectrum and checksums), and the tests check same seed → identical output, other seed →
 //! different data, rather than forcing seed-dependent addresses.
 //!
-//! Cost model: gather = shared load 2 + scratch store 2 (index arithmetic); scatter = scratch
-//! load 1 + shared store 2 (+2 flops and 2 instructions when scaling the inverse); butterfly =
-//! 2 scratch loads (1 each; twiddle factor computed in registers: +4 on the first) and 2 scratch
-//! stores (the 10 flops of a complex multiply and two complex adds are charged to the first
-//! store, +10); bit-reversal swap = 2 loads + 2 stores, 1–2 each; evolve = 2 loads, 1 (4 flops)
-//! + 2 stores; checksum = 1 load + 4 (index arithmetic, 2 flops); initialisation stores 2.
+//! Cost model (per complex access; its second part costs 1 more): gather = shared load 2 +
+//! scratch store 2 (index arithmetic); scatter = scratch load 1 + shared store 2 (+2 flops and
+//! 2 instructions when scaling the inverse); butterfly = 2 scratch loads (1 each; twiddle factor
+//! computed in registers: +4 on the first) and 2 scratch stores (the 10 flops of a complex
+//! multiply and two complex adds are charged to the first store, +10); bit-reversal swap = 2
+//! loads + 2 stores, 1–2 each; evolve = `u0` load 2, `indexmap` load 1, `ex` load 2, `u1` store
+//! 1 (2 flops); checksum = 1 load + 4 (index arithmetic, 2 flops); `indexmap` stores 3, `ex`
+//! stores 3, random numbers 10 each, other set-up stores 2.
 
 use super::class::{fill, params_json};
 use super::{Class, Init};
-use crate::omp::{Kernel, Loop, Sched};
+use crate::omp::{Kernel, Loop, Sched, WaitPolicy};
 use crate::params::check;
 use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::stream;
@@ -45,13 +56,14 @@ use rand::Rng as _;
 crate::workload_params! {
     pub struct FtParams {
         threads: usize = 8 => "number of threads";
-        init: Init = Init::Serial => Init::doc();
+        init: Init = Init::Parallel => "parallel (NPB's OpenMP set-up: indexmap by a parallel loop over x, u1 filled on thread 0, u0 and u2 first written by the FFT passes) | serial (thread 0 writes u0, u2 and indexmap first)";
         class: Option<Class> = None => CLASS_DOC, shown "(none)";
         nx: usize = 64 => "grid points along x (power of two; NPB class S: 64)";
         ny: usize = 64 => "grid points along y (power of two; NPB class S: 64)";
         nz: usize = 32 => "grid points along z (power of two; NPB class S: 64)";
         iterations: usize = 4 => "evolve + inverse FFT steps (NPB class S: 6)";
         block: usize = 16 => "lines gathered into the private scratch at once (NPB fftblock; ≤ nx)";
+        wait_policy: WaitPolicy = WaitPolicy::Active => "threads waiting at a barrier: active (spin, retiring instructions) | passive (sleep, as OMP_WAIT_POLICY=passive)";
     }
 }
 
@@ -108,7 +120,7 @@ pub fn params(table: toml::Table) -> Result<FtParams, WorkloadError> {
     super::class::resolve(table)
 }
 
-super::class::class_params!(FtParams, CLASSES);
+super::class::class_params!(FtParams, CLASSES, wait);
 
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
     super::class::build_kernel(table, seed, CLASS_KEYS, Ft::new)
@@ -116,6 +128,7 @@ pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, Wor
 
 const C16: u64 = 16;
 const F64: u64 = 8;
+const I32: u64 = 4;
 const ALPHA: f64 = 1e-6;
 
 /// A complex number.
@@ -156,6 +169,7 @@ impl C {
 enum Arr {
     U0,
     U1,
+    U2,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,10 +181,18 @@ enum Dim {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Op {
-    Init,
-    /// 1-D transforms along `Dim` of the array; `true` = inverse.
-    Fft(Arr, Dim, bool),
-    Evolve,
+    /// Serial set-up: thread 0 writes `u0`, `u2` and `indexmap` (by rows).
+    InitSerial,
+    /// `compute_indexmap`: items are x columns.
+    IndexMap,
+    /// The `ex` table (thread 0).
+    ExTable,
+    /// `compute_initial_conditions`: `u1` plane by plane through `tmp` (thread 0).
+    InitCond,
+    /// 1-D transforms along `Dim` from the first array into the second; `true` = inverse.
+    Fft(Arr, Arr, Dim, bool),
+    /// `u1 = u0 · ex[t·indexmap]` at time step t.
+    Evolve(usize),
     Checksum,
 }
 
@@ -181,11 +203,18 @@ pub struct Ft {
     x0: Vec<C>,
     u0: Vec<C>,
     u1: Vec<C>,
+    u2: Vec<C>,
+    /// `exp(−4π²α·k̄²)` of each point (`ex[1]^indexmap`).
     twiddle: Vec<f64>,
+    /// k̄² of each point (NPB's `indexmap`).
+    kbar2: Vec<u32>,
     scratch: Vec<C>,
     a_u0: u64,
     a_u1: u64,
-    a_tw: u64,
+    a_u2: u64,
+    a_map: u64,
+    a_ex: u64,
+    a_tmp: u64,
     plan: Vec<Op>,
     pos: usize,
     op: Op,
@@ -193,16 +222,30 @@ pub struct Ft {
     pub checksums: Vec<C>,
 }
 
-/// The arrays `ft` lays out, `(name, bytes)`: the shared `u0`, `u1` (complex f64) and
-/// `twiddle` (f64) in allocation order, and each thread's private scratch (`block` lines of
-/// the longest dimension, complex f64). What [`Ft::new`] allocates, and its footprint.
-pub fn layout(p: &FtParams) -> ([(&'static str, u64); 3], (&'static str, u64)) {
+/// The arrays `ft` lays out, `(name, bytes)`: the shared `u0`, `u1`, `u2` (complex f64),
+/// `indexmap` (i32), `ex` and `tmp` (f64) in allocation order, and each thread's private
+/// scratch (`block` lines of the longest dimension, complex f64). What [`Ft::new`] allocates,
+/// and its footprint.
+pub fn layout(p: &FtParams) -> ([(&'static str, u64); 6], (&'static str, u64)) {
     let n = (p.nx * p.ny * p.nz) as u64;
     let maxlen = p.nx.max(p.ny).max(p.nz) as u64;
     (
-        [("u0", n * C16), ("u1", n * C16), ("twiddle", n * F64)],
+        [
+            ("u0", n * C16),
+            ("u1", n * C16),
+            ("u2", n * C16),
+            ("indexmap", n * I32),
+            ("ex", (expmax(p) + 1) * F64),
+            ("tmp", (2 * (p.nx * p.ny) as u64 + 1) * F64),
+        ],
         ("scratch", maxlen * p.block as u64 * C16),
     )
+}
+
+/// NPB's EXPMAX: the largest exponent `t·k̄²` the run reads from `ex`.
+pub fn expmax(p: &FtParams) -> u64 {
+    let h2 = |m: usize| ((m / 2) * (m / 2)) as u64;
+    p.iterations as u64 * (h2(p.nx) + h2(p.ny) + h2(p.nz))
 }
 
 impl Ft {
@@ -246,50 +289,56 @@ impl Ft {
         let kbar = |i: usize, m: usize| ((i + m / 2) % m) as f64 - (m / 2) as f64;
         let ap = -4.0 * ALPHA * std::f64::consts::PI * std::f64::consts::PI;
         let mut twiddle = vec![0.0; n];
+        let mut kbar2 = vec![0u32; n];
         for z in 0..nz {
             for y in 0..ny {
                 for x in 0..nx {
                     let k2 = kbar(x, nx).powi(2) + kbar(y, ny).powi(2) + kbar(z, nz).powi(2);
                     twiddle[(z * ny + y) * nx + x] = (ap * k2).exp();
+                    kbar2[(z * ny + y) * nx + x] = k2 as u32;
                 }
             }
         }
         let mut space = AddressSpace::new();
-        let fwd = |a| {
-            [
-                Op::Fft(a, Dim::X, false),
-                Op::Fft(a, Dim::Y, false),
-                Op::Fft(a, Dim::Z, false),
-            ]
+        let mut plan = match params.init {
+            Init::Serial => vec![Op::InitSerial, Op::IndexMap],
+            Init::Parallel => vec![Op::IndexMap],
         };
-        let inv = |a| {
-            [
-                Op::Fft(a, Dim::Z, true),
-                Op::Fft(a, Dim::Y, true),
-                Op::Fft(a, Dim::X, true),
-            ]
-        };
-        let mut plan = vec![Op::Init];
-        plan.extend(fwd(Arr::U0));
-        for _ in 0..params.iterations {
-            plan.push(Op::Evolve);
-            plan.extend(inv(Arr::U1));
-            plan.push(Op::Checksum);
+        plan.extend([
+            Op::ExTable,
+            Op::InitCond,
+            Op::Fft(Arr::U1, Arr::U1, Dim::X, false),
+            Op::Fft(Arr::U1, Arr::U1, Dim::Y, false),
+            Op::Fft(Arr::U1, Arr::U0, Dim::Z, false),
+        ]);
+        for t in 1..=params.iterations {
+            plan.extend([
+                Op::Evolve(t),
+                Op::Fft(Arr::U1, Arr::U1, Dim::Z, true),
+                Op::Fft(Arr::U1, Arr::U1, Dim::Y, true),
+                Op::Fft(Arr::U1, Arr::U2, Dim::X, true),
+                Op::Checksum,
+            ]);
         }
         let maxlen = nx.max(ny).max(nz);
-        let [a_u0, a_u1, a_tw] = layout(&params).0.map(|(_, bytes)| space.alloc(bytes));
+        let [a_u0, a_u1, a_u2, a_map, a_ex, a_tmp] = layout(&params).0.map(|(_, bytes)| space.alloc(bytes));
         Ok(Ft {
             a_u0,
             a_u1,
-            a_tw,
+            a_u2,
+            a_map,
+            a_ex,
+            a_tmp,
             u0: vec![C::default(); n],
             u1: vec![C::default(); n],
+            u2: vec![C::default(); n],
             x0,
             twiddle,
+            kbar2,
             scratch: vec![C::default(); maxlen * params.block],
             plan,
             pos: 0,
-            op: Op::Init,
+            op: Op::Checksum,
             checksums: Vec::new(),
             params,
             seed,
@@ -299,10 +348,28 @@ impl Ft {
     fn items(&self, op: Op) -> usize {
         let (nx, ny, nz, b) = (self.params.nx, self.params.ny, self.params.nz, self.params.block);
         match op {
-            Op::Init | Op::Evolve | Op::Fft(_, Dim::X, _) => nz * ny,
-            Op::Fft(_, Dim::Y, _) => nz * (nx / b),
-            Op::Fft(_, Dim::Z, _) => ny * (nx / b),
-            Op::Checksum => 1,
+            Op::InitSerial | Op::Evolve(_) | Op::Fft(_, _, Dim::X, _) => nz * ny,
+            Op::IndexMap => nx,
+            Op::InitCond => nz,
+            Op::Fft(_, _, Dim::Y, _) => nz * (nx / b),
+            Op::Fft(_, _, Dim::Z, _) => ny * (nx / b),
+            Op::ExTable | Op::Checksum => 1,
+        }
+    }
+
+    fn data(&self, a: Arr) -> &[C] {
+        match a {
+            Arr::U0 => &self.u0,
+            Arr::U1 => &self.u1,
+            Arr::U2 => &self.u2,
+        }
+    }
+
+    fn base(&self, a: Arr) -> u64 {
+        match a {
+            Arr::U0 => self.a_u0,
+            Arr::U1 => self.a_u1,
+            Arr::U2 => self.a_u2,
         }
     }
 
@@ -311,7 +378,7 @@ impl Ft {
     #[allow(clippy::too_many_arguments)]
     fn lines(
         &mut self,
-        arr: Arr,
+        (src, dst): (Arr, Arr),
         first: usize,
         count: usize,
         stride: usize,
@@ -320,21 +387,23 @@ impl Ft {
         t: usize,
         e: &mut Emitter,
     ) {
-        let (data, base) = match arr {
-            Arr::U0 => (&mut self.u0, self.a_u0),
-            Arr::U1 => (&mut self.u1, self.a_u1),
-        };
         let sbase = private_base(t);
-        let s = &mut self.scratch;
+        let base = self.base(src);
         // Scratch layout: line l at l·len.
         for j in 0..len {
             for l in 0..count {
                 let i = first + l + j * stride;
-                e.read(2, base + i as u64 * C16, 16);
-                s[l * len + j] = data[i];
-                e.write(2, sbase + (l * len + j) as u64 * C16, 16);
+                read_c(e, 2, base + i as u64 * C16);
+                self.scratch[l * len + j] = self.data(src)[i];
+                write_c(e, 2, sbase + (l * len + j) as u64 * C16);
             }
         }
+        let (data, base) = match dst {
+            Arr::U0 => (&mut self.u0, self.a_u0),
+            Arr::U1 => (&mut self.u1, self.a_u1),
+            Arr::U2 => (&mut self.u2, self.a_u2),
+        };
+        let s = &mut self.scratch;
         let bits = len.trailing_zeros();
         let sign = if inv { 1.0 } else { -1.0 };
         for l in 0..count {
@@ -344,11 +413,11 @@ impl Ft {
             for j in 0..len {
                 let r = j.reverse_bits() >> (usize::BITS - bits);
                 if j < r {
-                    e.read(2, at(j), 16);
-                    e.read(1, at(r), 16);
+                    read_c(e, 2, at(j));
+                    read_c(e, 1, at(r));
                     line.swap(j, r);
-                    e.write(1, at(j), 16);
-                    e.write(1, at(r), 16);
+                    write_c(e, 1, at(j));
+                    write_c(e, 1, at(r));
                 }
             }
             let mut half = 1;
@@ -361,15 +430,15 @@ impl Ft {
                             im: (theta * k as f64).sin(),
                         };
                         let (i, j) = (start + k, start + k + half);
-                        e.read(5, at(i), 16);
-                        e.read(1, at(j), 16);
+                        read_c(e, 5, at(i));
+                        read_c(e, 1, at(j));
                         let b = line[j].mul(w);
                         let a = line[i];
                         line[i] = a.add(b);
                         line[j] = a.sub(b);
                         e.flops(10);
-                        e.write(11, at(i), 16);
-                        e.write(1, at(j), 16);
+                        write_c(e, 11, at(i));
+                        write_c(e, 1, at(j));
                     }
                 }
                 half *= 2;
@@ -379,19 +448,31 @@ impl Ft {
         for j in 0..len {
             for l in 0..count {
                 let i = first + l + j * stride;
-                e.read(1, sbase + (l * len + j) as u64 * C16, 16);
+                read_c(e, 1, sbase + (l * len + j) as u64 * C16);
                 let v = s[l * len + j];
                 if inv {
                     e.flops(2);
                     data[i] = v.scale(scale);
-                    e.write(4, base + i as u64 * C16, 16);
+                    write_c(e, 4, base + i as u64 * C16);
                 } else {
                     data[i] = v;
-                    e.write(2, base + i as u64 * C16, 16);
+                    write_c(e, 2, base + i as u64 * C16);
                 }
             }
         }
     }
+}
+
+/// A complex load: its real part (`cost` instructions), then its imaginary part (1).
+fn read_c(e: &mut Emitter, cost: u64, at: u64) {
+    e.read(cost, at, 8);
+    e.read(1, at + 8, 8);
+}
+
+/// A complex store, real part then imaginary part.
+fn write_c(e: &mut Emitter, cost: u64, at: u64) {
+    e.write(cost, at, 8);
+    e.write(1, at + 8, 8);
 }
 
 impl Kernel for Ft {
@@ -400,8 +481,8 @@ impl Kernel for Ft {
         self.pos += 1;
         self.op = op;
         let sched = match op {
-            Op::Init => self.params.init.sched(),
-            Op::Checksum => Sched::Serial,
+            Op::IndexMap => self.params.init.sched(),
+            Op::InitSerial | Op::ExTable | Op::InitCond | Op::Checksum => Sched::Serial,
             _ => Sched::Static,
         };
         Some(Loop {
@@ -413,17 +494,50 @@ impl Kernel for Ft {
     fn run(&mut self, t: usize, lo: usize, hi: usize, e: &mut Emitter) {
         let (nx, ny, nz, b) = (self.params.nx, self.params.ny, self.params.nz, self.params.block);
         match self.op {
-            Op::Init => {
+            Op::InitSerial => {
                 for row in lo..hi {
                     for i in row * nx..(row + 1) * nx {
-                        self.u0[i] = self.x0[i];
-                        e.write(2, self.a_u0 + i as u64 * C16, 16);
-                        e.write(2, self.a_tw + i as u64 * F64, 8);
-                        e.write(2, self.a_u1 + i as u64 * C16, 16);
+                        for base in [self.a_u0, self.a_u2] {
+                            write_c(e, 2, base + i as u64 * C16);
+                        }
+                        e.write(2, self.a_map + i as u64 * I32, 4);
                     }
                 }
             }
-            Op::Fft(arr, dim, inv) => {
+            Op::IndexMap => {
+                for x in lo..hi {
+                    for y in 0..ny {
+                        for z in 0..nz {
+                            e.write(3, self.a_map + ((z * ny + y) * nx + x) as u64 * I32, 4);
+                        }
+                    }
+                }
+            }
+            Op::ExTable => {
+                for m in 0..=expmax(&self.params) {
+                    e.flops(1);
+                    e.write(3, self.a_ex + m * F64, 8);
+                }
+            }
+            Op::InitCond => {
+                let plane = nx * ny;
+                for z in lo..hi {
+                    // vranlc fills tmp[1..=2·plane]; the plane is copied from it.
+                    for k in 1..=2 * plane as u64 {
+                        e.write(10, self.a_tmp + k * F64, 8);
+                    }
+                    for i in z * plane..(z + 1) * plane {
+                        let k = 1 + 2 * (i - z * plane) as u64;
+                        e.read(2, self.a_tmp + k * F64, 8);
+                        e.write(1, self.a_u1 + i as u64 * C16, 8);
+                        e.read(1, self.a_tmp + (k + 1) * F64, 8);
+                        e.write(1, self.a_u1 + i as u64 * C16 + 8, 8);
+                        self.u1[i] = self.x0[i];
+                    }
+                }
+            }
+            Op::Fft(src, dst, dim, inv) => {
+                let arr = (src, dst);
                 for item in lo..hi {
                     match dim {
                         Dim::X => self.lines(arr, item * nx, 1, 1, nx, inv, t, e),
@@ -438,16 +552,16 @@ impl Kernel for Ft {
                     }
                 }
             }
-            Op::Evolve => {
+            Op::Evolve(step) => {
                 for row in lo..hi {
                     for i in row * nx..(row + 1) * nx {
-                        e.read(2, self.a_u0 + i as u64 * C16, 16);
-                        e.read(1, self.a_tw + i as u64 * F64, 8);
-                        self.u0[i] = self.u0[i].scale(self.twiddle[i]);
-                        self.u1[i] = self.u0[i];
+                        e.read(1, self.a_map + i as u64 * I32, 4);
+                        let m = step as u64 * u64::from(self.kbar2[i]);
+                        e.read(2, self.a_ex + m * F64, 8);
+                        read_c(e, 2, self.a_u0 + i as u64 * C16);
+                        self.u1[i] = self.u0[i].scale(self.twiddle[i].powi(step as i32));
                         e.flops(2);
-                        e.write(3, self.a_u0 + i as u64 * C16, 16);
-                        e.write(2, self.a_u1 + i as u64 * C16, 16);
+                        write_c(e, 1, self.a_u1 + i as u64 * C16);
                     }
                 }
             }
@@ -456,8 +570,8 @@ impl Kernel for Ft {
                 for j in 1..=1024 {
                     let i = ((j * 5) % nz * ny + (j * 3) % ny) * nx + j % nx;
                     e.flops(2);
-                    e.read(5, self.a_u1 + i as u64 * C16, 16);
-                    sum = sum.add(self.u1[i]);
+                    read_c(e, 5, self.a_u2 + i as u64 * C16);
+                    sum = sum.add(self.u2[i]);
                 }
                 self.checksums.push(sum);
             }
@@ -472,7 +586,7 @@ impl Kernel for Ft {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::npb::testutil::{collect_interleaved, via};
+    use crate::npb::testutil::{collect_interleaved, first_toucher, via};
     use crate::{omp::OmpSource, params::parse};
     use numasim_trace::collect_all;
 
@@ -532,12 +646,12 @@ mod tests {
         let mut k = kernel(3);
         k.u1 = k.x0.clone();
         for d in [Dim::X, Dim::Y, Dim::Z] {
-            pass(&mut k, Op::Fft(Arr::U1, d, false));
+            pass(&mut k, Op::Fft(Arr::U1, Arr::U1, d, false));
         }
         let reference = dft3(&k.x0, 8, 4, 8, -1.0);
         assert!(close(&k.u1, &reference, 1e-9));
         for d in [Dim::Z, Dim::Y, Dim::X] {
-            pass(&mut k, Op::Fft(Arr::U1, d, true));
+            pass(&mut k, Op::Fft(Arr::U1, Arr::U1, d, true));
         }
         assert!(close(&k.u1, &k.x0, 1e-12));
     }
@@ -552,7 +666,7 @@ mod tests {
             *s = s.scale(tw * tw);
         }
         let expect: Vec<C> = dft3(&spec, 8, 4, 8, 1.0).iter().map(|c| c.scale(1.0 / 256.0)).collect();
-        assert!(close(&k.u1, &expect, 1e-9));
+        assert!(close(&k.u2, &expect, 1e-9));
         assert_eq!(k.checksums.len(), 2);
     }
 
@@ -572,7 +686,7 @@ mod tests {
         let run = |seed| {
             let mut src = OmpSource::new(kernel(seed), 3);
             src.run_to_end();
-            (src.kernel().u1.clone(), src.kernel().checksums.clone())
+            (src.kernel().u2.clone(), src.kernel().checksums.clone())
         };
         let (x, y, z) = (run(1), run(1), run(2));
         assert_eq!(x, y);
@@ -582,9 +696,9 @@ mod tests {
 
     #[test]
     fn z_pass_touches_every_threads_planes() {
-        let a = collect_all(&mut via(build)(&format!("{SMALL}\ninit = \"parallel\""), 1)).unwrap();
-        // Thread 0's parallel init rows are planes 0..3 (of 8): its first access in the array
-        // u0 beyond plane 3 can only come from the z transposes.
+        let a = collect_all(&mut via(build)(SMALL, 1)).unwrap();
+        // Thread 0's static rows are planes 0..3 (of 8): its accesses to u0 beyond plane 3 can
+        // only come from the z transposes.
         let plane_bytes = 8 * 4 * C16;
         let u0 = SHARED;
         let far = a[0]
@@ -594,6 +708,39 @@ mod tests {
         assert!(far);
         let flops: u64 = a.iter().flatten().map(|x| x.flops as u64).sum();
         assert!(flops > 256 * 3 * 10, "{flops}");
+    }
+
+    /// NPB's set-up: thread 0 fills `u1`, `indexmap` is written column by column by every
+    /// thread (each of its pages has every thread as a writer), `u0` is first written by the
+    /// forward z pass and `u2` by the first inverse x pass (each by the thread of its static
+    /// block); complex elements go as two 8-byte accesses.
+    #[test]
+    fn parallel_set_up_is_npbs() {
+        let text = "threads = 4\nnx = 32\nny = 32\nnz = 32\niterations = 1";
+        let a = collect_all(&mut via(build)(text, 1)).unwrap();
+        let k = Ft::new(parse(toml::from_str(text).unwrap()).unwrap(), 1).unwrap();
+        let owner = first_toucher(&a);
+        let n = 32 * 32 * 32u64;
+        let pages = |base: u64, bytes: u64| (base >> 12)..=((base + bytes - 1) >> 12);
+        assert!(pages(k.a_u1, n * C16).all(|pg| owner[&pg] == 0));
+        for base in [k.a_u0, k.a_u2] {
+            let owners: std::collections::BTreeSet<usize> = pages(base, n * C16).map(|pg| owner[&pg]).collect();
+            assert_eq!(owners.len(), 4);
+        }
+        // u2's last page belongs to the last thread's planes.
+        assert_eq!(owner[&((k.a_u2 + n * C16 - 1) >> 12)], 3);
+        let map = k.a_map..k.a_map + n * I32;
+        for (t, s) in a.iter().enumerate() {
+            let writes = s.iter().filter(|x| x.is_write() && map.contains(&x.vaddr)).count();
+            assert_eq!(writes, 32 * 32 * 8, "thread {t}");
+        }
+        assert!(a.iter().flatten().all(|x| x.size_bytes <= 8));
+        let ser = collect_all(&mut via(build)(&format!("{text}\ninit = \"serial\""), 1)).unwrap();
+        let shared = |pg: &u64| *pg < crate::vspace::PRIVATE_BASE >> 12;
+        assert!(first_toucher(&ser)
+            .iter()
+            .filter(|(pg, _)| shared(pg))
+            .all(|(_, &t)| t == 0));
     }
 
     const SHARED: u64 = crate::vspace::SHARED_BASE;

@@ -243,6 +243,36 @@ pub(crate) mod testutil {
         move |text: &str, seed| build(toml::from_str(text).unwrap(), seed).unwrap()
     }
 
+    /// The thread that first touches each 4 KiB page when the threads run interleaved by
+    /// instruction count (ties to the lower thread), as the simulator's first-touch
+    /// placement at a quantum of one instruction sees them.
+    pub fn first_toucher(all: &[Vec<Access>]) -> std::collections::HashMap<u64, usize> {
+        let mut order: Vec<(u64, usize, u64)> = all
+            .iter()
+            .enumerate()
+            .flat_map(|(t, s)| s.iter().map(move |a| (a.instr, t, a.vaddr >> 12)))
+            .collect();
+        order.sort_unstable();
+        let mut owner = std::collections::HashMap::new();
+        for (_, t, page) in order {
+            owner.entry(page).or_insert(t);
+        }
+        owner
+    }
+
+    /// Fraction of accesses whose page was first touched by the accessing thread (one
+    /// thread per node: the first-touch local fraction).
+    pub fn first_touch_local_share(all: &[Vec<Access>]) -> f64 {
+        let owner = first_toucher(all);
+        let total: usize = all.iter().map(Vec::len).sum();
+        let local: usize = all
+            .iter()
+            .enumerate()
+            .map(|(t, s)| s.iter().filter(|a| owner[&(a.vaddr >> 12)] == t).count())
+            .sum();
+        local as f64 / total as f64
+    }
+
     /// Fraction of accesses that go to pages (4 KiB) touched by exactly one thread.
     pub fn single_thread_page_access_fraction(all: &[Vec<Access>]) -> f64 {
         let mut owners: std::collections::HashMap<u64, (usize, bool)> = Default::default();

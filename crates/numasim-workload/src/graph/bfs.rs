@@ -35,7 +35,6 @@ use crate::rng::{stream, Rng};
 use crate::thread_emit::ThreadEmitter as Emitter;
 use crate::vspace::private_base;
 use numasim_trace::AccessSource;
-use rand::Rng as _;
 use std::sync::Arc;
 
 /// GAP's `QueueBuffer` capacity.
@@ -96,13 +95,7 @@ pub fn source(g: Arc<Graph>, common: &GraphParams, p: BfsParams, seed: u64) -> R
     check(p.alpha >= 1, "alpha", "must be at least 1")?;
     check(p.beta >= 1, "beta", "must be at least 1")?;
     check(p.trials >= 1, "trials", "must be at least 1")?;
-    if let Some(s) = p.source_vertex {
-        check(
-            (s as usize) < g.n,
-            "source_vertex",
-            format!("must be below {} vertices", g.n),
-        )?;
-    }
+    super::check_source_vertex(&g, p.source_vertex)?;
     check((0..g.n).any(|u| g.degree(u) > 0), "degree", "the graph has no edges")?;
     let threads = common.threads;
     Ok(OmpSource::new(Bfs::new(g, common.clone(), p, seed, threads), threads).with_wait(common.wait_policy))
@@ -289,15 +282,7 @@ impl Kernel for Bfs {
                     return None;
                 }
                 self.trial += 1;
-                self.source = match self.p.source_vertex {
-                    Some(s) => s as usize,
-                    None => loop {
-                        let s = self.rng.gen_range(0..n);
-                        if self.g.degree(s) > 0 {
-                            break s;
-                        }
-                    },
-                };
+                self.source = super::trial_source(&self.g, self.p.source_vertex, &mut self.rng);
                 self.step = Step::InitParent;
                 Some(Loop {
                     items: n,

@@ -133,6 +133,32 @@ impl GraphParams {
     }
 }
 
+/// `source_vertex`, when given, names a vertex of `g` (bfs and sssp).
+pub fn check_source_vertex(g: &Graph, source_vertex: Option<u64>) -> Result<(), WorkloadError> {
+    match source_vertex {
+        Some(s) => check(
+            (s as usize) < g.n,
+            "source_vertex",
+            format!("must be below {} vertices", g.n),
+        ),
+        None => Ok(()),
+    }
+}
+
+/// A trial's source: the fixed `source_vertex`, or as GAP's `SourcePicker` draws it, a random
+/// vertex of non-zero degree (the caller has checked that one exists).
+pub fn trial_source(g: &Graph, source_vertex: Option<u64>, rng: &mut crate::rng::Rng) -> usize {
+    match source_vertex {
+        Some(s) => s as usize,
+        None => loop {
+            let s = rand::Rng::gen_range(rng, 0..g.n);
+            if g.degree(s) > 0 {
+                break s;
+            }
+        },
+    }
+}
+
 /// Every key a graph kernel accepts with its default (the shared ones, `schedule` as the
 /// kernel's own, then the kernel's), for the registry's documentation test.
 pub fn graph_defaults<K: Serialize + Default>(schedule: ScheduleName) -> serde_json::Value {

@@ -29,7 +29,6 @@ use crate::rng::{stream, Rng};
 use crate::thread_emit::ThreadEmitter as Emitter;
 use crate::vspace::private_base;
 use numasim_trace::AccessSource;
-use rand::Rng as _;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -94,13 +93,7 @@ pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, Wor
 pub fn source(g: Arc<Graph>, common: &GraphParams, p: SsspParams, seed: u64) -> Result<OmpSource<Sssp>, WorkloadError> {
     check(p.delta >= 1, "delta", "must be at least 1")?;
     check(p.trials >= 1, "trials", "must be at least 1")?;
-    if let Some(s) = p.source_vertex {
-        check(
-            (s as usize) < g.n,
-            "source_vertex",
-            format!("must be below {} vertices", g.n),
-        )?;
-    }
+    super::check_source_vertex(&g, p.source_vertex)?;
     check((0..g.n).any(|u| g.degree(u) > 0), "degree", "the graph has no edges")?;
     check(
         !g.weights.is_empty() || g.edges() == 0,
@@ -348,15 +341,7 @@ impl Kernel for Sssp {
                     return None;
                 }
                 self.trial += 1;
-                self.source = match self.p.source_vertex {
-                    Some(s) => s as usize,
-                    None => loop {
-                        let s = self.rng.gen_range(0..n);
-                        if self.g.degree(s) > 0 {
-                            break s;
-                        }
-                    },
-                };
+                self.source = super::trial_source(&self.g, self.p.source_vertex, &mut self.rng);
                 self.step = Step::Init;
                 Some(Loop {
                     items: n,

@@ -153,6 +153,8 @@ pub struct RequestWindow {
     order: Vec<usize>,
     /// Scratch of [`Self::decide_in_order`]: the requests it probed, as (index, probed start).
     probed: Vec<(usize, u64)>,
+    /// Scratch of [`Self::decide_in_order`]: the requests it may visit.
+    visit: Vec<u32>,
     /// Scratch of [`Self::decide_in_order`]: its probes, by bank.
     memo: Vec<Option<BankProbe>>,
     /// Calls of [`Self::decide_in_order`] so far (tells its probes apart from older ones).
@@ -172,6 +174,7 @@ impl RequestWindow {
             at_cap: 0,
             order: Vec::new(),
             probed: Vec::new(),
+            visit: Vec::new(),
             memo: Vec::new(),
             decisions: 0,
         }
@@ -405,6 +408,7 @@ impl RequestWindow {
             decisions,
             probed,
             at_cap,
+            visit,
             ..
         } = self;
         probed.clear();
@@ -417,11 +421,32 @@ impl RequestWindow {
             (q0.place.bank, q0.place.row, q0.write, q0.arrive_ps.max(not_before_ps)),
             start0,
         );
-        let mut visit = |i: usize| {
+        // Only requests cached at or before the first's f (and the limit) can be visited (a
+        // later best only excludes more): listed without a branch per request, then visited
+        // in queue order.
+        let bound = best.0.min(limit_ps);
+        let list = visit;
+        list.clear();
+        let mut k = 0;
+        if *at_cap == 0 {
+            list.resize(queued.len(), 0);
+            for (i, q) in queued.iter().enumerate() {
+                list[k] = i as u32;
+                k += usize::from(q.start_ps <= bound);
+            }
+        } else {
+            list.resize(order.len(), 0);
+            for &i in order {
+                list[k] = i as u32;
+                k += usize::from(queued[i].start_ps <= bound);
+            }
+        }
+        for &i in &list[..k] {
+            let i = i as usize;
             let q = &queued[i];
             let cached = q.start_ps;
-            if i == i0 || cached > limit_ps || (cached, i) >= best {
-                return;
+            if i == i0 || (cached, i) >= best {
+                continue;
             }
             // A repeat of the last lookup (a stream's reads): its start, from registers.
             let key = (q.place.bank, q.place.row, q.write, q.arrive_ps.max(not_before_ps));
@@ -437,11 +462,6 @@ impl RequestWindow {
             if (f, i) < best {
                 best = (f, i);
             }
-        };
-        if *at_cap == 0 {
-            (0..queued.len()).for_each(&mut visit);
-        } else {
-            order.iter().copied().for_each(&mut visit);
         }
         let (f_d, d) = best;
         let taken = f_d <= limit_ps;

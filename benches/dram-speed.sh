@@ -42,7 +42,7 @@ PY
 median() { printf "%s\n" "$@" | sort -g | sed -n "$(( ($# + 1) / 2 ))p"; }
 
 if [ -n "$BASE" ]; then
-    printf "%-28s %14s %14s %8s %s\n" "pattern ($N requests)" "base M req/s" "this M req/s" "ratio" "results"
+    printf "%-28s %18s %18s %8s %s\n" "pattern ($N requests)" "base M req/CPU-s" "this M req/CPU-s" "ratio" "results"
 else
     printf "%-28s %14s %10s\n" "pattern ($N requests)" "M req/CPU-s" "CPU-s"
 fi
@@ -65,7 +65,7 @@ for p in random stream mix unloaded; do
             verdict=DIFFERENT
         fi
         awk -v p="$p" -v n="$N" -v a="$base_cpu" -v b="$new_cpu" -v v="$verdict" \
-            'BEGIN { printf "%-28s %14.2f %14.2f %7.2fx %s\n", p, n / a / 1e6, n / b / 1e6, a / b, v }'
+            'BEGIN { printf "%-28s %18.2f %18.2f %7.2fx %s\n", p, n / a / 1e6, n / b / 1e6, a / b, v }'
     else
         awk -v p="$p" -v n="$N" -v b="$new_cpu" 'BEGIN { printf "%-28s %14.2f %10.3f\n", p, n / b / 1e6, b }'
     fi

@@ -290,6 +290,9 @@ pub struct Observer {
     /// footprints) instead of an 8-byte word a page.
     inflight_bits: Vec<u64>,
     inflight_pages: Vec<u32>,
+    /// The largest `inflight_until` this phase: from there on no page is in flight, and the
+    /// bitmap is not read (nothing moved, or every move has landed).
+    inflight_end: u64,
     phase_mem_accesses: u64,
     pub phase: ObserverCounts,
     /// More observers fed the same accesses (`numasim analyze profile` runs every source at once).
@@ -306,6 +309,7 @@ impl Observer {
             known_pages: 0,
             inflight_until: Vec::new(),
             inflight_bits: Vec::new(),
+            inflight_end: 0,
             inflight_pages: Vec::new(),
             phase_mem_accesses: 0,
             phase: ObserverCounts::default(),
@@ -340,7 +344,10 @@ impl Observer {
         }
         if mem {
             self.phase_mem_accesses += 1;
-            if self.inflight_bits[p / 64] & (1 << (p % 64)) != 0 && self.inflight_until[p] > self.phase_mem_accesses {
+            if self.phase_mem_accesses < self.inflight_end
+                && self.inflight_bits[p / 64] & (1 << (p % 64)) != 0
+                && self.inflight_until[p] > self.phase_mem_accesses
+            {
                 self.phase.stalled_accesses += 1;
             }
         }
@@ -392,8 +399,10 @@ impl Observer {
             self.inflight_bits[p as usize / 64] = 0;
         }
         self.inflight_pages.clear();
+        self.inflight_end = 0;
         for (k, &p) in moved_in_order.iter().enumerate() {
             let until = (k as u64 + 1).saturating_mul(inflight_accesses_per_page);
+            self.inflight_end = self.inflight_end.max(until);
             self.inflight_until[p as usize] = until;
             if until > 0 {
                 self.inflight_bits[p as usize / 64] |= 1 << (p % 64);

@@ -41,7 +41,8 @@ pub fn shoot_down(tlbs: &mut [Tlb], known_pages: usize, moved: &[u32]) {
 }
 
 /// Index of the first entry equal to `page`. Blocks of 16 are compared into a bit mask with
-/// no early exit inside a block, which the compiler turns into vector compares.
+/// no early exit inside a block, which the compiler turns into vector compares. Only used to
+/// find the first empty entry (while the TLB fills) and by tests.
 #[inline]
 fn find(pages: &[u32], page: u32) -> Option<usize> {
     const BLOCK: usize = 16;
@@ -77,14 +78,15 @@ pub struct Tlb {
     /// Empty entries (never filled, or shot down).
     empty: usize,
     mru: usize,
-    /// Per `page % HINTS`: the slot where that page was last found or put. Pages are unique in
-    /// the TLB, so `pages[hint] == page` is a sure hit that skips the search (stale hints just
-    /// fail the check); the slot found is the one the search would find.
-    hint: [u16; HINTS],
+    /// Which slot holds each valid page: an open-addressing table (linear probing, at most a
+    /// quarter full) of slot numbers, [`NIL`] where free. A miss, the common case when pages
+    /// are touched at random over a large footprint, is found in one or two probes instead of
+    /// a comparison with every entry; pages are unique in the TLB, so the slot found is the
+    /// one a search would find.
+    index: Vec<u32>,
+    /// `32 − log2(index.len())`: a page's home bucket is the top bits of its Fibonacci hash.
+    index_shift: u32,
 }
-
-/// Size of the hint table (a power of two).
-const HINTS: usize = 256;
 
 /// Result of one translation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,7 +100,10 @@ pub struct Translation {
 impl Tlb {
     pub fn new(entries: usize) -> Self {
         let n = entries.max(1);
+        let buckets = (4 * n).next_power_of_two().max(16);
         Tlb {
+            index: vec![NIL; buckets],
+            index_shift: 32 - buckets.trailing_zeros(),
             pages: vec![EMPTY; n],
             count: vec![0; n],
             prev: vec![NIL; n],
@@ -107,8 +112,69 @@ impl Tlb {
             tail: NIL,
             empty: n,
             mru: 0,
-            hint: [0; HINTS],
         }
+    }
+
+    /// Home bucket of `page` in `index`.
+    #[inline(always)]
+    fn home(&self, page: u32) -> usize {
+        (page.wrapping_mul(0x9E37_79B1) >> self.index_shift) as usize
+    }
+
+    /// The slot holding `page`, from the index.
+    #[inline(always)]
+    fn lookup(&self, page: u32) -> Option<usize> {
+        let mask = self.index.len() - 1;
+        let mut b = self.home(page);
+        loop {
+            let s = self.index[b];
+            if s == NIL {
+                return None;
+            }
+            if self.pages[s as usize] == page {
+                return Some(s as usize);
+            }
+            b = (b + 1) & mask;
+        }
+    }
+
+    /// Records in the index that `slot` now holds `page` (not in the index).
+    #[inline]
+    fn index_insert(&mut self, page: u32, slot: usize) {
+        let mask = self.index.len() - 1;
+        let mut b = self.home(page);
+        while self.index[b] != NIL {
+            b = (b + 1) & mask;
+        }
+        self.index[b] = slot as u32;
+    }
+
+    /// Takes valid `page` out of the index (before its slot is overwritten): its bucket is
+    /// freed and later entries of its probe run move back into it where their home allows,
+    /// so every page stays reachable from its home without tombstones.
+    #[inline]
+    fn index_remove(&mut self, page: u32) {
+        let mask = self.index.len() - 1;
+        let mut hole = self.home(page);
+        while self.pages[self.index[hole] as usize] != page {
+            hole = (hole + 1) & mask;
+        }
+        let mut j = hole;
+        loop {
+            j = (j + 1) & mask;
+            let s = self.index[j];
+            if s == NIL {
+                break;
+            }
+            // The entry at `j` may fill the hole unless its home lies after the hole (cyclically,
+            // in `(hole, j]`): then the hole is before its home and a lookup would not see it.
+            let k = self.home(self.pages[s as usize]);
+            if (j.wrapping_sub(k) & mask) >= (j.wrapping_sub(hole) & mask) {
+                self.index[hole] = s;
+                hole = j;
+            }
+        }
+        self.index[hole] = NIL;
     }
 
     /// Takes valid entry `i` out of the recency list.
@@ -150,18 +216,8 @@ impl Tlb {
                 evicted_count: 0,
             };
         }
-        let h = page as usize % HINTS;
-        let hinted = self.hint[h] as usize;
-        // Search first, LRU only on a miss: the search compares 16 entries at a time without a
-        // branch per entry (vectorised), where one loop doing both cost ~30 ns per access with
-        // 64 entries (StarNUMA T16 on a 64-thread trace).
-        let found = if self.pages.get(hinted) == Some(&page) {
-            Some(hinted)
-        } else {
-            find(&self.pages, page)
-        };
+        let found = self.lookup(page);
         if let Some(i) = found {
-            self.hint[h] = i as u16;
             if self.head != i as u32 {
                 self.unlink(i);
                 self.push_front(i);
@@ -181,13 +237,14 @@ impl Tlb {
         } else {
             let lru = self.tail as usize;
             self.unlink(lru);
+            self.index_remove(self.pages[lru]);
             (lru, self.count[lru])
         };
         self.pages[lru] = page;
+        self.index_insert(page, lru);
         self.count[lru] = 0;
         self.push_front(lru);
         self.mru = lru;
-        self.hint[h] = lru as u16;
         Translation {
             slot: lru,
             hit: false,
@@ -212,6 +269,7 @@ impl Tlb {
             if p != EMPTY && moved.get(p as usize).copied().unwrap_or(false) {
                 lost += u64::from(self.count[i]);
                 self.unlink(i);
+                self.index_remove(p);
                 self.pages[i] = EMPTY;
                 self.count[i] = 0;
                 self.empty += 1;
@@ -258,12 +316,14 @@ mod tests {
         }
     }
 
-    /// The hint table and the recency list change nothing: against a plain LRU (search, then
-    /// the first entry with the oldest stamp, empty entries being oldest) on random pages that
-    /// collide in the hint table, with counters and shootdowns of several pages in between.
+    /// The index and the recency list change nothing: against a plain LRU (search, then the
+    /// first entry with the oldest stamp, empty entries being oldest) on random pages, many
+    /// sharing a home bucket (a TLB of few entries has a small index), with counters and
+    /// shootdowns of several pages in between; the index holds exactly the valid entries.
     #[test]
-    fn hinted_translation_matches_a_plain_lru() {
-        for n in [1, 7, 48, 64] {
+    fn indexed_translation_matches_a_plain_lru() {
+        const SPREAD: u32 = 256;
+        for n in [1, 3, 7, 48, 64] {
             let mut t = Tlb::new(n);
             let (mut pages, mut stamp, mut count, mut clock) = (vec![EMPTY; n], vec![0u64; n], vec![0u32; n], 0u64);
             let mut x = 12345u64;
@@ -271,8 +331,8 @@ mod tests {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                // 120 pages, many congruent modulo the hint table's size.
-                let page = ((x % 120) * 97 % 1000) as u32 * if x & 1 == 0 { 1 } else { HINTS as u32 };
+                // 120 pages, some far apart.
+                let page = ((x % 120) * 97 % 1000) as u32 * if x & 1 == 0 { 1 } else { SPREAD };
                 clock += 1;
                 let want = match pages.iter().position(|&p| p == page) {
                     Some(i) => (i, true, 0),
@@ -293,9 +353,9 @@ mod tests {
                 }
                 if step % 5000 == 4999 {
                     // Shoot down about a third of the pages, the one just used among them.
-                    let mut moved = vec![false; 1000 * HINTS];
+                    let mut moved = vec![false; 1000 * SPREAD as usize];
                     moved[page as usize] = true;
-                    for p in (0..1000 * HINTS).filter(|p| (p + step as usize / 5000).is_multiple_of(3)) {
+                    for p in (0..1000 * SPREAD as usize).filter(|p| (p + step as usize / 5000).is_multiple_of(3)) {
                         moved[p] = true;
                     }
                     let mut lost = 0;
@@ -308,6 +368,11 @@ mod tests {
                         }
                     }
                     assert_eq!(t.invalidate(&moved), lost);
+                }
+                let valid: Vec<(usize, u32)> = t.valid().collect();
+                assert_eq!(t.index.iter().filter(|&&s| s != NIL).count(), valid.len());
+                for (slot, p) in valid {
+                    assert_eq!(t.lookup(p), Some(slot), "{n} entries, step {step}");
                 }
             }
         }

@@ -693,17 +693,17 @@ impl MemoryController {
     /// [`Self::probe_from`] for a request already placed (`p` from [`Self::place`]): a queue
     /// places each request once, not at every probe.
     pub(crate) fn probe_place(&mut self, p: Place, arrive_ps: u64, not_before_ps: u64, write: bool) -> Slot {
-        let t = self.t;
-        let refresh = self.refresh && t.t_rfc > 0;
+        let refresh = self.refresh && self.t.t_rfc > 0;
         let mut want = arrive_ps.max(not_before_ps);
         if refresh {
             self.refresh_closes_bank(&p, want);
         }
+        let t = &self.t;
         let bank = &mut self.bank[p.bank];
         let rank = &mut self.rank[p.rank];
         let hit = !t.closed_page && bank.open_row == p.row;
         let activates = !hit;
-        let to_cas = Self::to_cas(bank, &t, hit, &mut want);
+        let to_cas = Self::to_cas(bank, t, hit, &mut want);
         let data_after_cas = if write { t.t_cwl } else { t.t_cl };
         // This burst's turnaround footprint against the other direction (module docs).
         let turn_len = if write {
@@ -738,54 +738,60 @@ impl MemoryController {
         // as a controller issues it. Stop when the one that last moved comes round again with
         // nothing moved since (it admits the times it chose, and all the others were checked
         // at them). A row hit has no activate: its start is its column command.
-        const CHECKS: usize = 7;
+        // Written out in that order, each rule first checking whether it was the last to move.
+        const NONE: usize = usize::MAX;
         let mut start = want;
         let mut cas = start + to_cas;
-        let mut last_moved = CHECKS;
-        let mut i = 0;
-        loop {
-            let (moved_start, moved_cas) = match i {
-                0 => {
-                    let mut s = bank.timeline.peek_free(start, bank_len(start, cas));
-                    if refresh {
-                        while let Some(end) = Self::refresh_conflict(rank, &t, s, bank_len(s, cas.max(s + to_cas))) {
-                            s = bank.timeline.peek_free(end, bank_len(end, cas.max(end + to_cas)));
-                        }
+        let mut last_moved = NONE;
+        // A rule giving the earliest admissible block start from `start`.
+        macro_rules! start_rule {
+            ($k:expr, $new:expr) => {{
+                if last_moved == $k {
+                    break;
+                }
+                let s: u64 = $new;
+                if s != start {
+                    start = s;
+                    cas = cas.max(start + to_cas);
+                    last_moved = $k;
+                }
+            }};
+        }
+        // A rule giving the earliest admissible column command from `cas`.
+        macro_rules! cas_rule {
+            ($k:expr, $new:expr) => {{
+                if last_moved == $k {
+                    break;
+                }
+                let c: u64 = $new;
+                if c != cas {
+                    cas = c;
+                    if hit {
+                        start = cas;
                     }
-                    (s - start, 0)
+                    last_moved = $k;
                 }
-                1 => (
-                    rank.acts.earliest(start + act_off, t.t_rrd_s, t.t_faw) - (start + act_off),
-                    0,
-                ),
-                2 => (group.acts.peek_free(start + act_off, t.t_rrd_l) - (start + act_off), 0),
-                3 => (0, rank.cas.peek_free(cas, t.t_ccd_s) - cas),
-                4 => (0, group.cas.peek_free(cas, t.t_ccd_l) - cas),
-                5 => (0, same.peek_free(cas + data_after_cas, t.t_bl) - (cas + data_after_cas)),
-                _ => (
-                    0,
-                    other_foot.peek_free(cas + data_after_cas, turn_len) - (cas + data_after_cas),
-                ),
-            };
-            if moved_start != 0 {
-                start += moved_start;
-                cas = cas.max(start + to_cas);
-                last_moved = i;
-            } else if moved_cas != 0 {
-                cas += moved_cas;
-                if hit {
-                    start = cas;
+            }};
+        }
+        loop {
+            start_rule!(0, {
+                let mut s = bank.timeline.peek_free(start, bank_len(start, cas));
+                if refresh {
+                    while let Some(end) = Self::refresh_conflict(rank, t, s, bank_len(s, cas.max(s + to_cas))) {
+                        s = bank.timeline.peek_free(end, bank_len(end, cas.max(end + to_cas)));
+                    }
                 }
-                last_moved = i;
+                s
+            });
+            if activates {
+                start_rule!(1, rank.acts.earliest(start + act_off, t.t_rrd_s, t.t_faw) - act_off);
+                start_rule!(2, group.acts.peek_free(start + act_off, t.t_rrd_l) - act_off);
             }
-            i += 1;
-            if i == 1 && !activates {
-                i = 3;
-            }
-            if i == CHECKS {
-                i = 0;
-            }
-            if i == last_moved || (i == 0 && last_moved == CHECKS) {
+            cas_rule!(3, rank.cas.peek_free(cas, t.t_ccd_s));
+            cas_rule!(4, group.cas.peek_free(cas, t.t_ccd_l));
+            cas_rule!(5, same.peek_free(cas + data_after_cas, t.t_bl) - data_after_cas);
+            cas_rule!(6, other_foot.peek_free(cas + data_after_cas, turn_len) - data_after_cas);
+            if last_moved == NONE {
                 break;
             }
         }

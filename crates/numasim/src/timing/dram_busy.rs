@@ -28,6 +28,9 @@ pub struct Busy {
     /// after the last, without a search (a row-hit stream leaves gaps shorter than a burst
     /// everywhere).
     gap_ub: u64,
+    /// End of the last live interval (0 when none): most searches start past it, and this
+    /// answers them without reading the list.
+    tail_end: u64,
 }
 
 impl Busy {
@@ -36,6 +39,7 @@ impl Busy {
             iv: Vec::with_capacity(16),
             head: 0,
             gap_ub: 0,
+            tail_end: 0,
         }
     }
 
@@ -45,7 +49,7 @@ impl Busy {
     fn first_ending_after(&self, t: u64) -> usize {
         let n = self.iv.len();
         // Live intervals are iv[head..n]; find the first with end > t.
-        if n == self.head || self.iv[n - 1].1 <= t {
+        if self.tail_end <= t {
             return n;
         }
         // iv[hi].1 > t holds; look for a lo with iv[lo - 1].1 <= t.
@@ -79,13 +83,10 @@ impl Busy {
     /// `Timeline::peek_free`).
     #[inline(always)]
     pub fn peek_free(&self, want: u64, len: u64) -> u64 {
-        if len == 0 {
+        if len == 0 || self.tail_end <= want {
             return want;
         }
         let n = self.iv.len();
-        if n == self.head || self.iv[n - 1].1 <= want {
-            return want;
-        }
         if self.gap_ub < len {
             // No gap between bookings holds `len`: it fits before the first, or goes after
             // the last; no search.
@@ -121,6 +122,7 @@ impl Busy {
             self.iv.clear();
             self.head = 0;
             self.gap_ub = 0;
+            self.tail_end = 0;
         } else if self.head >= 64 && self.head * 2 >= self.iv.len() {
             self.iv.drain(..self.head);
             self.head = 0;
@@ -141,6 +143,7 @@ impl Busy {
         match self.iv.last_mut() {
             None => {
                 self.iv.push((start, end));
+                self.tail_end = end;
                 return;
             }
             Some(last) if last.1 <= start => {
@@ -150,6 +153,7 @@ impl Busy {
                     self.gap_ub = self.gap_ub.max(start - last.1);
                     self.iv.push((start, end));
                 }
+                self.tail_end = end;
                 return;
             }
             _ => {}
@@ -172,16 +176,13 @@ impl Busy {
             self.iv[pos] = (lo, hi);
             self.iv.drain(pos + 1..k);
         }
+        self.tail_end = self.iv[self.iv.len() - 1].1;
     }
 
     /// End of the last booking (0 when none is live).
     #[inline]
     pub fn last_end(&self) -> u64 {
-        if self.iv.len() == self.head {
-            0
-        } else {
-            self.iv[self.iv.len() - 1].1
-        }
+        self.tail_end
     }
 
     /// Live intervals (for tests).

@@ -145,9 +145,16 @@ pub struct RequestWindow {
     /// candidate moves at most `capacity` entries, however many wait behind (a loaded node
     /// holds hundreds).
     outside: VecDeque<Queued>,
-    /// Scratch of [`Self::decide`]: the requests it may take, as (cached start, index,
-    /// probed start or `u64::MAX`).
-    order: Vec<(u64, usize, u64)>,
+    /// Candidates at the bypass cap (`forced`): while there are none every candidate may be
+    /// taken, and no decision looks for held-back ones.
+    at_cap: usize,
+    /// Scratch of [`Self::decide`]: the indices of the requests it may take, when the cap
+    /// holds some back.
+    order: Vec<usize>,
+    /// Scratch of [`Self::decide_in_order`]: the requests it probed, as (index, probed start).
+    probed: Vec<(usize, u64)>,
+    /// Scratch of [`Self::decide_in_order`]: the requests it may visit.
+    visit: Vec<u32>,
     /// Scratch of [`Self::decide_in_order`]: its probes, by bank.
     memo: Vec<Option<BankProbe>>,
     /// Calls of [`Self::decide_in_order`] so far (tells its probes apart from older ones).
@@ -164,7 +171,10 @@ impl RequestWindow {
             bypass_cap,
             queued: Vec::with_capacity(capacity + 1),
             outside: VecDeque::new(),
+            at_cap: 0,
             order: Vec::new(),
+            probed: Vec::new(),
+            visit: Vec::new(),
             memo: Vec::new(),
             decisions: 0,
         }
@@ -216,9 +226,11 @@ impl RequestWindow {
             .iter()
             .rposition(|o| o.arrive_ps <= arrive_ps)
             .map_or(0, |i| i + 1);
+        self.at_cap += usize::from(self.forced(&q));
         self.queued.insert(at, q);
         if self.queued.len() > self.capacity {
             let last = self.queued.pop().expect("over capacity");
+            self.at_cap -= usize::from(self.forced(&last));
             self.outside.push_front(last);
         }
     }
@@ -248,51 +260,82 @@ impl RequestWindow {
         horizon_ps: u64,
         limit_ps: u64,
     ) -> Option<Decided> {
+        let n = self.queued.len();
+        if n == 0 {
+            return None;
+        }
         // The requests the cap lets go (the same for every step of this decision: bypass
-        // counts change only when it is made), and whether probing any would change state.
+        // counts change only when it is made): all of them while none is at the cap, else
+        // those with no older forced one in their bank, listed in `order`. The one of
+        // smallest cached start (oldest on ties), and the latest arrival among them.
         let mut order = std::mem::take(&mut self.order);
         order.clear();
-        let c = self.candidates();
-        let mut held = 0u64;
-        let mut first: Option<(u64, usize)> = None;
-        let mut latest_arrive_ps = 0;
-        for (i, q) in c.iter().enumerate() {
-            let bit = 1u64 << (q.place.bank % 64);
-            if held & bit == 0 || !c[..i].iter().any(|o| o.place.bank == q.place.bank && self.forced(o)) {
-                order.push((q.start_ps, i, u64::MAX));
-                if first.is_none_or(|(s, _)| q.start_ps < s) {
-                    first = Some((q.start_ps, i));
+        let c = &self.queued;
+        let (first, latest_arrive_ps) = if self.at_cap == 0 {
+            let mut first = (c[0].start_ps, 0);
+            for (i, q) in c.iter().enumerate().skip(1) {
+                if q.start_ps < first.0 {
+                    first = (q.start_ps, i);
                 }
-                latest_arrive_ps = latest_arrive_ps.max(q.arrive_ps);
             }
-            if self.forced(q) {
-                held |= bit;
+            // The candidates are in arrival order.
+            (first, c[n - 1].arrive_ps)
+        } else {
+            let mut held = 0u64;
+            let mut first: Option<(u64, usize)> = None;
+            let mut latest_arrive_ps = 0;
+            for (i, q) in c.iter().enumerate() {
+                let bit = 1u64 << (q.place.bank % 64);
+                if held & bit == 0 || !c[..i].iter().any(|o| o.place.bank == q.place.bank && self.forced(o)) {
+                    order.push(i);
+                    if first.is_none_or(|(s, _)| q.start_ps < s) {
+                        first = Some((q.start_ps, i));
+                    }
+                    latest_arrive_ps = latest_arrive_ps.max(q.arrive_ps);
+                }
+                if self.forced(q) {
+                    held |= bit;
+                }
             }
-        }
+            // (Never `None`: the oldest candidate has no older one to be held back by.)
+            let Some(first) = first else {
+                self.order = order;
+                return None;
+            };
+            (first, latest_arrive_ps)
+        };
         // Every probe starts from max(arrival, not_before): before the quiet bound none
         // changes state; past it, each is checked.
-        let pure = latest_arrive_ps.max(not_before_ps) < m.refresh_quiet_until_ps()
-            || order.iter().all(|&(_, i, _)| {
-                let q = &c[i];
-                !m.probe_changes_state(&q.place, q.arrive_ps.max(not_before_ps))
-            });
-        let decided = if let (true, Some(first)) = (pure, first) {
-            self.decide_in_order(m, &mut order, first, not_before_ps, limit_ps)
+        let quiet_until_ps = m.refresh_quiet_until_ps();
+        let changes = |q: &Queued| m.probe_changes_state(&q.place, q.arrive_ps.max(not_before_ps));
+        let pure = latest_arrive_ps.max(not_before_ps) < quiet_until_ps
+            || if self.at_cap == 0 {
+                !c.iter().any(changes)
+            } else {
+                !order.iter().any(|&i| changes(&c[i]))
+            };
+        let decided = if pure {
+            self.decide_in_order(m, &order, first, not_before_ps, limit_ps)
         } else {
             self.decide_lazily(m, not_before_ps, limit_ps)
         };
         self.order = order;
         let (i, slot) = decided?;
         let q = self.queued.remove(i);
+        self.at_cap -= usize::from(self.forced(&q));
         // Everything before it in the queue is older (or arrived with it, presented first);
         // the cap counts bypasses within a bank.
-        for other in &mut self.queued[..i] {
-            if other.place.bank == q.place.bank {
-                other.bypassed += 1;
+        if let Some(cap) = self.bypass_cap {
+            for other in &mut self.queued[..i] {
+                if other.place.bank == q.place.bank {
+                    other.bypassed += 1;
+                    self.at_cap += usize::from(other.bypassed == cap);
+                }
             }
         }
         // The oldest waiting outside becomes a candidate.
         if let Some(next) = self.outside.pop_front() {
+            self.at_cap += usize::from(self.forced(&next));
             self.queued.push(next);
         }
         let result = m.commit(&slot, horizon_ps);
@@ -347,13 +390,11 @@ impl RequestWindow {
     fn decide_in_order(
         &mut self,
         m: &mut MemoryController,
-        order: &mut [(u64, usize, u64)],
+        order: &[usize],
         (cached0, i0): (u64, usize),
         not_before_ps: u64,
         limit_ps: u64,
     ) -> Option<(usize, Slot)> {
-        /// Not probed.
-        const NONE: u64 = u64::MAX;
         if cached0 > limit_ps {
             return None;
         }
@@ -365,9 +406,14 @@ impl RequestWindow {
             queued,
             memo,
             decisions,
+            probed,
+            at_cap,
+            visit,
             ..
         } = self;
+        probed.clear();
         let start0 = probe_by_bank(memo, *decisions, m, &queued[i0], not_before_ps).start_ps;
+        probed.push((i0, start0));
         // (f, index) of the best so far.
         let mut best = (cached0.max(start0), i0);
         let q0 = &queued[i0];
@@ -375,16 +421,33 @@ impl RequestWindow {
             (q0.place.bank, q0.place.row, q0.write, q0.arrive_ps.max(not_before_ps)),
             start0,
         );
-        for entry in order.iter_mut() {
-            let (cached, i, _) = *entry;
-            if i == i0 {
-                entry.2 = start0;
-                continue;
+        // Only requests cached at or before the first's f (and the limit) can be visited (a
+        // later best only excludes more): listed without a branch per request, then visited
+        // in queue order.
+        let bound = best.0.min(limit_ps);
+        let list = visit;
+        list.clear();
+        let mut k = 0;
+        if *at_cap == 0 {
+            list.resize(queued.len(), 0);
+            for (i, q) in queued.iter().enumerate() {
+                list[k] = i as u32;
+                k += usize::from(q.start_ps <= bound);
             }
-            if cached > limit_ps || (cached, i) >= best {
-                continue;
+        } else {
+            list.resize(order.len(), 0);
+            for &i in order {
+                list[k] = i as u32;
+                k += usize::from(queued[i].start_ps <= bound);
             }
+        }
+        for &i in &list[..k] {
+            let i = i as usize;
             let q = &queued[i];
+            let cached = q.start_ps;
+            if i == i0 || (cached, i) >= best {
+                continue;
+            }
             // A repeat of the last lookup (a stream's reads): its start, from registers.
             let key = (q.place.bank, q.place.row, q.write, q.arrive_ps.max(not_before_ps));
             let start = if key == last.0 {
@@ -394,7 +457,7 @@ impl RequestWindow {
                 last = (key, start);
                 start
             };
-            entry.2 = start;
+            probed.push((i, start));
             let f = cached.max(start);
             if (f, i) < best {
                 best = (f, i);
@@ -402,11 +465,12 @@ impl RequestWindow {
         }
         let (f_d, d) = best;
         let taken = f_d <= limit_ps;
-        for &(cached, i, probed) in order.iter() {
+        for &(i, start) in probed.iter() {
             // Without a decision every probe so far was one the loop runs (all cached at or
             // before the limit, below every f).
-            if probed != NONE && (!taken || (i != d && (cached, i) < (f_d, d))) {
-                queued[i].start_ps = probed;
+            let q = &mut queued[i];
+            if !taken || (i != d && (q.start_ps, i) < (f_d, d)) {
+                q.start_ps = start;
             }
         }
         if !taken {
@@ -431,6 +495,16 @@ impl RequestWindow {
     /// (that one goes first in its bank; other banks are not held up).
     fn pick(&self) -> Option<usize> {
         let c = self.candidates();
+        if self.at_cap == 0 {
+            // None held back: the smallest cached start, the oldest on ties.
+            let mut best: Option<(u64, usize)> = None;
+            for (i, q) in c.iter().enumerate() {
+                if best.is_none_or(|(s, _)| q.start_ps < s) {
+                    best = Some((q.start_ps, i));
+                }
+            }
+            return best.map(|(_, i)| i);
+        }
         let mut best: Option<usize> = None;
         let mut best_start = u64::MAX;
         // Banks (modulo 64) of the forced requests seen so far: a request whose bit is clear
@@ -720,6 +794,8 @@ mod tests {
                     let a = fast.decide(&mut fast_m, not_before, not_before, limit);
                     let b = plain.decide(&mut plain_m, not_before, not_before, limit);
                     assert_eq!(a, b, "case {case}");
+                    let at_cap = fast.queued.iter().filter(|q| fast.forced(q)).count();
+                    assert_eq!(fast.at_cap, at_cap, "case {case}");
                     assert_eq!(
                         fast.next_start_bound_ps(),
                         plain.pick().map(|i| plain.queued[i].4),

@@ -578,8 +578,7 @@ fn fill_workload_defaults(workload: &mut toml::Table) {
         if workload.contains_key(p.name) {
             continue;
         }
-        let literal = format!("v = {}", p.default);
-        if let Some(v) = literal.parse::<toml::Table>().ok().and_then(|mut t| t.remove("v")) {
+        if let Some(v) = p.default.to_value() {
             workload.insert(p.name.to_string(), v);
         }
     }

@@ -45,7 +45,7 @@
 //! registered profilers ([`ProfilerKind`], and the state `AnyProfiler`), so the per-access call
 //! is one `match` on that enum into code monomorphised per profiler: no `dyn` call, no box.
 //!
-//! Parameters: each profiler's `Params` is a `crate::param::declare_params!` struct; the
+//! Parameters: each profiler's `Params` is a `numasim_config::declare_params!` struct; the
 //! registry gives `[migration]` validation and `numasim policy list` its table
 //! ([`ProfilerKind::params`]). A new profiler is one file here plus one registry line.
 
@@ -54,7 +54,7 @@ pub mod tlb;
 
 pub use page_profile::PageProfile;
 
-use crate::param::{ParamDef, ParamSet};
+use numasim_config::param::{ParamDef, ParamSet};
 use numasim_trace::Access;
 use std::collections::BTreeMap;
 

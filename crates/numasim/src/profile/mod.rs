@@ -67,6 +67,9 @@ pub trait Profiler: Sized + Clone + std::fmt::Debug {
     const SUMMARY: &'static str;
     /// Its `[migration]` parameters (`()` for none).
     type Params: ParamSet;
+    /// Whether it reads the next interval (`set_lookahead`): the driver then runs a first
+    /// pass that records every phase.
+    const LOOKS_AHEAD: bool = false;
 
     fn new(params: &Self::Params, sockets: usize) -> Self;
     /// Page ids `old..new` appeared (before their first [`Profiler::observe`]); page-indexed
@@ -121,6 +124,10 @@ macro_rules! profilers {
 
             pub fn name(self) -> &'static str {
                 match self { $($( ProfilerKind::$ty => <$module::$ty as Profiler>::NAME, )+)* }
+            }
+            /// Whether it reads the next interval (a first pass records every phase).
+            pub fn looks_ahead(self) -> bool {
+                match self { $($( ProfilerKind::$ty => <$module::$ty as Profiler>::LOOKS_AHEAD, )+)* }
             }
             /// One-line description for listings.
             pub fn summary(self) -> &'static str {

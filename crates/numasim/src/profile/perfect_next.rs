@@ -26,6 +26,7 @@ impl Profiler for PerfectNext {
     const SUMMARY: &'static str =
         "the next interval's memory accesses per page per socket (look-ahead oracle; a first pass records them)";
     type Params = ();
+    const LOOKS_AHEAD: bool = true;
 
     fn new(_: &(), sockets: usize) -> Self {
         PerfectNext {

@@ -272,13 +272,11 @@ impl TimingSpec {
     /// Node-controller, input-buffer and proxy keys (Talbot & Kelly).
     fn validate_node_controllers(&self) -> Result<(), (&'static str, String)> {
         let nc = self.node_controller_cycle_ns.is_some();
-        if self.input_buffer_reads.is_some() {
-            if !nc {
-                return Err((
-                    "input_buffer_reads",
-                    "needs node_controller_cycle_ns (buffers fill only while a controller is busy)".into(),
-                ));
-            }
+        if self.input_buffer_reads.is_some() && !nc {
+            return Err((
+                "input_buffer_reads",
+                "needs node_controller_cycle_ns (buffers fill only while a controller is busy)".into(),
+            ));
         }
         match self.proxies {
             Some(ProxyMode::Basic) | Some(ProxyMode::Reactive) if !nc => {

@@ -8,6 +8,7 @@
 //! path in the source text, so validators can report lines too.
 
 pub mod overrides;
+pub mod param;
 
 pub use overrides::Override;
 use serde::de::DeserializeOwned;

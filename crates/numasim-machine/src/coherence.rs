@@ -21,6 +21,8 @@ pub enum Coherence {
     Mesi,
 }
 
+impl numasim_config::param::ParamKind for Coherence {}
+
 impl Coherence {
     /// The name used in machine files, experiments and results (`moesi`, `mesi`).
     pub fn name(self) -> &'static str {

@@ -21,6 +21,8 @@ pub enum CoreModel {
     Blocking,
 }
 
+impl numasim_config::param::ParamKind for CoreModel {}
+
 impl CoreModel {
     /// The name used in machine files, experiments and results (`ooo`, `blocking`).
     pub fn name(self) -> &'static str {

@@ -40,14 +40,20 @@ use numasim_trace::AccessSource;
 use rand::Rng as _;
 use std::collections::HashMap;
 
-crate::workload_params! {
-    pub struct FreqmineParams {
-        threads: usize = 8 => "OpenMP threads (access streams)";
-        transactions: usize = 20_000 => "transactions in the database";
-        items: usize = 1000 => "distinct items";
-        avg_length: usize = 10 => "mean items per transaction (lengths uniform in 1..=2 avg - 1)";
-        zipf_exponent: f64 = 0.8 => "Zipf exponent of item popularity";
-        min_support: f64 = 0.005 => "an item is frequent when it is in at least this fraction of the transactions";
+numasim_config::declare_params! {
+    pub section struct FreqmineParams {
+        /// OpenMP threads (access streams)
+        threads: usize = 8, unit "threads", Check::Range(1.0, 4096.0);
+        /// transactions in the database
+        transactions: usize = 20_000, unit "transactions", Check::Range(1.0, 16777216.0);
+        /// distinct items
+        items: usize = 1000, unit "items", Check::Range(1.0, 1048576.0);
+        /// mean items per transaction (lengths uniform in 1..=2 avg - 1)
+        avg_length: usize = 10, unit "items", Check::Range(1.0, 1000.0);
+        /// Zipf exponent of item popularity
+        zipf_exponent: f64 = 0.8, unit "-", Check::Range(0.0, 4.0);
+        /// an item is frequent when it is in at least this fraction of the transactions
+        min_support: f64 = 0.005, unit "fraction", Check::Above(0.0, 1.0);
     }
 }
 
@@ -56,7 +62,7 @@ pub fn info() -> GeneratorInfo {
         name: "freqmine",
         summary: "Freqmine-like FP-growth: parallel database load and count, per-thread FP-trees, dynamic mining over every tree",
         paper: "Zaourar et al. §4.3 (PARSEC Freqmine, a balanced application)",
-        params: FreqmineParams::param_docs(),
+        params: FreqmineParams::defs(),
     }
 }
 
@@ -73,32 +79,11 @@ const LOOKUP: u64 = 6;
 const SORT: u64 = 4;
 
 pub fn source(p: FreqmineParams, seed: u64) -> Result<OmpSource<Freqmine>, WorkloadError> {
-    check((1..=4096).contains(&p.threads), "threads", "must be between 1 and 4096")?;
-    check(
-        (1..=1 << 24).contains(&p.transactions),
-        "transactions",
-        "must be between 1 and 2^24",
-    )?;
-    check((1..=1 << 20).contains(&p.items), "items", "must be between 1 and 2^20")?;
-    check(
-        (1..=1000).contains(&p.avg_length),
-        "avg_length",
-        "must be between 1 and 1000",
-    )?;
+    crate::params::in_range(&p)?;
     check(
         p.transactions as u64 * (2 * p.avg_length as u64) <= 1 << 28,
         "transactions",
         "transactions x 2 avg_length must be at most 2^28 items",
-    )?;
-    check(
-        p.zipf_exponent.is_finite() && (0.0..=4.0).contains(&p.zipf_exponent),
-        "zipf_exponent",
-        "must be between 0 and 4",
-    )?;
-    check(
-        p.min_support.is_finite() && p.min_support > 0.0 && p.min_support <= 1.0,
-        "min_support",
-        "must be in (0, 1]",
     )?;
     // Zipf over a seeded permutation of the items: cumulative weights, then inverse sampling.
     let mut perm: Vec<u32> = (0..p.items as u32).collect();

@@ -44,13 +44,18 @@ const C: [[i64; 3]; 19] = [
     [0, -1, 1],
 ];
 
-crate::workload_params! {
-    pub struct LbmParams {
-        threads: usize = 16 => "OpenMP threads (access streams)";
-        nx: usize = 64 => "cells along x";
-        ny: usize = 64 => "cells along y";
-        nz: usize = 64 => "cells along z (split statically over the threads)";
-        timesteps: u32 = 2 => "time steps (each a full sweep, fields swapped)";
+numasim_config::declare_params! {
+    pub section struct LbmParams {
+        /// OpenMP threads (access streams)
+        threads: usize = 16, unit "threads", Check::Range(1.0, 4096.0);
+        /// cells along x
+        nx: usize = 64, unit "cells", Check::Range(1.0, 65536.0);
+        /// cells along y
+        ny: usize = 64, unit "cells", Check::Range(1.0, 65536.0);
+        /// cells along z (split statically over the threads)
+        nz: usize = 64, unit "cells", Check::Range(1.0, 65536.0);
+        /// time steps (each a full sweep, fields swapped)
+        timesteps: u32 = 2, unit "steps", Check::Range(1.0, u32::MAX as f64);
     }
 }
 
@@ -59,7 +64,7 @@ pub fn info() -> GeneratorInfo {
         name: "lbm",
         summary: "WaLBerla-style uniform-grid D3Q19 lattice Boltzmann sweep, SoA fields, z slabs per thread",
         paper: "Zaourar et al. §4.3 (WaLBerla UniformGrid)",
-        params: LbmParams::param_docs(),
+        params: LbmParams::defs(),
     }
 }
 
@@ -69,13 +74,9 @@ pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, Wor
 }
 
 pub fn source(p: LbmParams, seed: u64) -> Result<OmpSource<Lbm>, WorkloadError> {
-    check((1..=4096).contains(&p.threads), "threads", "must be between 1 and 4096")?;
-    for (key, v) in [("nx", p.nx), ("ny", p.ny), ("nz", p.nz)] {
-        check((1..=1 << 16).contains(&v), key, "must be between 1 and 65536")?;
-    }
+    crate::params::in_range(&p)?;
     let cells = (p.nx * p.ny * p.nz) as u64;
     check(cells * 19 * 8 <= 64 << 30, "nx", "the two PDF fields must fit 128 GiB")?;
-    check(p.timesteps >= 1, "timesteps", "must be at least 1")?;
     let mut space = AddressSpace::new();
     let fields = [space.alloc(cells * 19 * 8), space.alloc(cells * 19 * 8)];
     let threads = p.threads;

@@ -24,4 +24,4 @@ pub mod synthetic;
 pub mod thread_emit;
 pub mod vspace;
 
-pub use registry::{build, build_with_threads, list, GeneratorInfo, ParamDoc, WorkloadError};
+pub use registry::{build, build_with_threads, list, GeneratorInfo, WorkloadError};

@@ -65,6 +65,8 @@ pub enum ScheduleName {
     Gap,
 }
 
+impl numasim_config::param::ParamKind for ScheduleName {}
+
 /// What a thread waiting at a barrier does (OpenMP's `OMP_WAIT_POLICY`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -75,6 +77,8 @@ pub enum WaitPolicy {
     /// It sleeps: it retires none while it waits.
     Passive,
 }
+
+impl numasim_config::param::ParamKind for WaitPolicy {}
 
 /// How one loop's items are split among threads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,13 +2,7 @@
 
 use numasim_trace::AccessSource;
 
-/// A parameter of a generator, for `numasim workload list`.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct ParamDoc {
-    pub name: &'static str,
-    pub default: String,
-    pub description: &'static str,
-}
+use numasim_config::param::ParamDef;
 
 /// What a generator models and where it comes from.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -17,7 +11,8 @@ pub struct GeneratorInfo {
     pub summary: &'static str,
     /// Which seed paper uses this workload.
     pub paper: &'static str,
-    pub params: Vec<ParamDoc>,
+    /// Its parameters, as declared (`numasim workload list`, `numasim params`).
+    pub params: Vec<ParamDef>,
 }
 
 /// A bad workload parameter; `key` is the path inside the `[workload]` section.
@@ -136,14 +131,13 @@ mod tests {
             assert_eq!(sorted, keys, "{}: documented keys vs struct fields", info.name);
             for p in &info.params {
                 let actual = &fields[p.name];
-                let literal = format!("v = {}", p.default);
-                let Some(doc) = literal.parse::<toml::Table>().ok().and_then(|mut t| t.remove("v")) else {
+                let Some(doc) = p.default.to_value() else {
                     assert!(
                         actual.is_null(),
                         "{}.{}: default `{}` is not a value",
                         info.name,
                         p.name,
-                        p.default
+                        p.default_text()
                     );
                     continue;
                 };
@@ -157,7 +151,9 @@ mod tests {
                 assert!(
                     same,
                     "{}.{}: documented default {} but the struct says {actual}",
-                    info.name, p.name, p.default
+                    info.name,
+                    p.name,
+                    p.default_text()
                 );
             }
         }

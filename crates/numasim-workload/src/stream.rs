@@ -35,6 +35,8 @@ pub enum StreamKernel {
     All,
 }
 
+impl numasim_config::param::ParamKind for StreamKernel {}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Init {
@@ -42,13 +44,20 @@ pub enum Init {
     Serial,
 }
 
-crate::workload_params! {
-    pub struct StreamParams {
-        threads: usize = 16 => "OpenMP threads (access streams)";
-        array_bytes: u64 = 16 << 20 => "bytes of each of the arrays a, b, c";
-        kernel: StreamKernel = StreamKernel::Triad => "copy | scale | add | triad | all (the four in order)";
-        iterations: u32 = 5 => "repetitions of the kernel(s)";
-        init: Init = Init::Parallel => "parallel (each thread its static slice) | serial (thread 0 initialises all)";
+impl numasim_config::param::ParamKind for Init {}
+
+numasim_config::declare_params! {
+    pub section struct StreamParams {
+        /// OpenMP threads (access streams)
+        threads: usize = 16, unit "threads", Check::Range(1.0, 4096.0);
+        /// bytes of each of the arrays a, b, c
+        array_bytes: u64 = 16 << 20, unit "bytes", Check::Range(8.0, 137438953472.0);
+        /// copy | scale | add | triad | all (the four in order)
+        kernel: StreamKernel = StreamKernel::Triad, unit "-", Check::Any;
+        /// repetitions of the kernel(s)
+        iterations: u32 = 5, unit "iterations", Check::Range(1.0, u32::MAX as f64);
+        /// parallel (each thread its static slice) | serial (thread 0 initialises all)
+        init: Init = Init::Parallel, unit "-", Check::Any;
     }
 }
 
@@ -57,7 +66,7 @@ pub fn info() -> GeneratorInfo {
         name: "stream",
         summary: "STREAM copy/scale/add/triad over three f64 arrays, static schedule",
         paper: "HyDM; Tikir & Hollingsworth (serial vs parallel first touch)",
-        params: StreamParams::param_docs(),
+        params: StreamParams::defs(),
     }
 }
 
@@ -67,14 +76,13 @@ pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, Wor
 }
 
 pub fn source(p: StreamParams, seed: u64) -> Result<OmpSource<Stream>, WorkloadError> {
-    check((1..=4096).contains(&p.threads), "threads", "must be between 1 and 4096")?;
+    crate::params::in_range(&p)?;
     let n = p.array_bytes / 8;
     check(
-        n >= p.threads as u64 && n <= 1 << 34,
+        n >= p.threads as u64,
         "array_bytes",
-        "must hold at least one f64 per thread and at most 128 GiB",
+        "must hold at least one f64 per thread",
     )?;
-    check(p.iterations >= 1, "iterations", "must be at least 1")?;
     let mut space = AddressSpace::new();
     let bases = [space.alloc(n * 8), space.alloc(n * 8), space.alloc(n * 8)];
     let threads = p.threads;

@@ -16,7 +16,6 @@ pub mod experiment;
 pub mod huge_pages;
 pub mod mem;
 pub mod migrate;
-pub mod param;
 mod prefetch;
 pub mod profile;
 pub mod rng;

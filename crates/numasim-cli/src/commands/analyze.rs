@@ -161,7 +161,7 @@ fn compare(args: CompareArgs) -> anyhow::Result<()> {
         machine: args.machine.clone(),
         threads_per_socket: args.threads_per_socket,
     };
-    let c = numasim::analyze::compare(&args.a, &args.b, &opts)?;
+    let c = numasim::experiment::compare(&args.a, &args.b, &opts)?;
     if args.json {
         super::print_json(&c)?;
     } else {

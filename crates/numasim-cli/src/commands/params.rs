@@ -1,10 +1,10 @@
 //! `numasim params`: every key of a config section with its type, unit, default and meaning,
-//! from the declarations the code itself uses (generator registry, the migration components'
-//! `declare_params!` structs,
-//! `TimingSpec::default`, the machine key table).
+//! from the declarations the code itself uses (`numasim_config::declare_params!` for `[timing]`,
+//! every generator's `[workload]` and `[migration]`; the machine key table).
 
 use crate::table::Table;
 use clap::{Args, Subcommand};
+use numasim_config::param::ParamDef;
 
 #[derive(Args)]
 pub struct ParamsArgs {
@@ -37,118 +37,41 @@ pub enum ParamsCommand {
     All,
 }
 
-/// The unit a key's name carries (names say their units).
-fn unit_of(key: &str) -> &'static str {
-    const SUFFIXES: [(&str, &str); 12] = [
-        ("_gbps_ba", "GB/s"),
-        ("_bytes", "bytes"),
-        ("_ns", "ns"),
-        ("_gbps", "GB/s"),
-        ("_ghz", "GHz"),
-        ("_cycles", "cycles"),
-        ("_entries", "entries"),
-        ("_ways", "ways"),
-        ("_instructions", "instructions"),
-        ("_fraction", "fraction"),
-        ("_pages", "pages"),
-        ("_cpi", "cycles/instruction"),
-    ];
-    SUFFIXES.iter().find(|(s, _)| key.ends_with(s)).map_or("", |(_, u)| *u)
-}
-
-/// TOML type of a default written as a TOML literal.
-fn type_of(literal: &str) -> &'static str {
-    match format!("v = {literal}")
-        .parse::<toml::Table>()
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-    {
-        Some(toml::Value::Integer(_)) => "integer",
-        Some(toml::Value::Float(_)) => "float",
-        Some(toml::Value::Boolean(_)) => "bool",
-        Some(toml::Value::String(_)) => "string",
-        Some(toml::Value::Array(_)) => "array",
-        _ => "—",
-    }
-}
-
 /// One section's rows: key, type, unit, default, allowed values, meaning.
 type Rows = Vec<[String; 6]>;
 
-fn timing_rows() -> anyhow::Result<Rows> {
-    let defaults = toml::Table::try_from(numasim::timing::TimingSpec::default())?;
-    Ok(numasim::timing::params::TIMING_KEY_DOCS
-        .iter()
-        .map(|(key, doc)| {
-            let d = defaults.get(*key).map(ToString::to_string).unwrap_or_default();
-            [
-                key.to_string(),
-                type_of(&d).into(),
-                unit_of(key).into(),
-                d,
-                String::new(),
-                doc.to_string(),
-            ]
-        })
-        .collect())
+/// Rows of declared parameters; a multi-line description (an NPB class table) continues on
+/// rows of its own.
+fn def_rows(defs: Vec<ParamDef>) -> Rows {
+    let mut rows = Rows::new();
+    for d in defs {
+        let mut lines = d.description.lines();
+        rows.push([
+            d.name.to_string(),
+            d.kind.to_string(),
+            d.unit.to_string(),
+            d.default_text(),
+            d.check.allowed_text(),
+            lines.next().unwrap_or("").to_string(),
+        ]);
+        for line in lines {
+            rows.push(["", "", "", "", "", line].map(String::from));
+        }
+    }
+    rows
+}
+
+fn timing_rows() -> Rows {
+    def_rows(numasim::timing::TimingSpec::defs())
 }
 
 fn workload_rows(kind: &str) -> anyhow::Result<Rows> {
     let list = numasim::workload::registry::list();
-    let Some(g) = list.iter().find(|g| g.name == kind) else {
-        let known: Vec<&str> = list.iter().map(|g| g.name).collect();
+    let Some(g) = list.into_iter().find(|g| g.name == kind) else {
+        let known: Vec<&str> = numasim::workload::registry::list().iter().map(|g| g.name).collect();
         anyhow::bail!("unknown workload `{kind}` (known: {})", known.join(", "));
     };
-    let mut rows = Rows::new();
-    for p in &g.params {
-        // A multi-line description (an NPB class table) continues on rows of its own.
-        let mut lines = p.description.lines();
-        rows.push([
-            p.name.to_string(),
-            type_of(&p.default).into(),
-            unit_of(p.name).into(),
-            p.default.clone(),
-            String::new(),
-            lines.next().unwrap_or("").to_string(),
-        ]);
-        for line in lines {
-            rows.push([
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                line.to_string(),
-            ]);
-        }
-    }
-    Ok(rows)
-}
-
-/// What a declared parameter accepts, as text.
-fn allowed_text(check: &numasim::param::Check) -> String {
-    match check {
-        numasim::param::Check::Range(lo, hi) => format!("{lo} … {hi}"),
-        numasim::param::Check::Words([]) => "any string".into(),
-        numasim::param::Check::Words(w) => w.join(", "),
-    }
-}
-
-fn def_rows(defs: Vec<numasim::param::ParamDef>) -> Rows {
-    // Units as the parameter's declaration gives them (`crate::param` in numasim).
-    defs.into_iter()
-        .map(|d| {
-            let default = d.default_text();
-            [
-                d.name.to_string(),
-                type_of(&default).into(),
-                d.unit.into(),
-                default,
-                allowed_text(&d.check),
-                d.description.to_string(),
-            ]
-        })
-        .collect()
+    Ok(def_rows(g.params))
 }
 
 fn migration_rows(policy: &str) -> anyhow::Result<Rows> {
@@ -171,7 +94,7 @@ fn migration_rows(policy: &str) -> anyhow::Result<Rows> {
 fn machine_rows() -> Rows {
     let mut rows: Rows = numasim::machine::spec::MACHINE_KEY_DOCS
         .iter()
-        .map(|(section, key, ty, default, doc)| {
+        .map(|(section, key, unit, ty, default, doc)| {
             let k = if section.is_empty() {
                 key.to_string()
             } else {
@@ -180,7 +103,7 @@ fn machine_rows() -> Rows {
             [
                 k,
                 ty.to_string(),
-                unit_of(key).into(),
+                unit.to_string(),
                 default.to_string(),
                 String::new(),
                 doc.to_string(),
@@ -241,11 +164,10 @@ fn all_markdown() -> anyhow::Result<String> {
         "# Parameter reference\n\n\
          Generated from the declarations by `numasim params all --markdown`; do not edit by hand \
          (`cargo test -p numasim-cli --test docs` fails when it differs from the code). One \
-         section: `numasim params timing | machine | workload KIND | migration POLICY`. Units \
-         come from the declarations or from the key's name (`_ns`, `_bytes`, ...).\n\n",
+         section: `numasim params timing | machine | workload KIND | migration POLICY`.\n\n",
     );
     out.push_str("## `[timing]` (experiment)\n\n");
-    out.push_str(&markdown(&timing_rows()?));
+    out.push_str(&markdown(&timing_rows()));
     out.push_str("\n## Machine file\n\n");
     out.push_str(&markdown(&machine_rows()));
     out.push_str("\n## `[workload]` by generator\n");
@@ -289,7 +211,7 @@ fn all_markdown() -> anyhow::Result<String> {
 
 pub fn run(args: ParamsArgs) -> anyhow::Result<()> {
     let rows = match args.cmd {
-        ParamsCommand::Timing => timing_rows()?,
+        ParamsCommand::Timing => timing_rows(),
         ParamsCommand::Workload { kind } => workload_rows(&kind)?,
         ParamsCommand::Migration { policy } => migration_rows(&policy)?,
         ParamsCommand::Machine => machine_rows(),
@@ -309,14 +231,22 @@ pub fn run(args: ParamsArgs) -> anyhow::Result<()> {
 mod tests {
     use super::*;
 
+    /// Units, types and ranges are the declarations', not guessed from key names.
     #[test]
-    fn units_and_types_come_from_names_and_literals() {
-        assert_eq!(unit_of("l1_bytes"), "bytes");
-        assert_eq!(unit_of("latency_ns"), "ns");
-        assert_eq!(unit_of("threads"), "");
-        assert_eq!(type_of("0.5"), "float");
-        assert_eq!(type_of("16"), "integer");
-        assert_eq!(type_of("\"gap\""), "string");
-        assert_eq!(type_of("random"), "—");
+    fn rows_come_from_the_declarations() {
+        let timing = timing_rows();
+        let row = |rows: &Rows, key: &str| rows.iter().find(|r| r[0] == key).cloned().expect(key);
+        assert_eq!(
+            row(&timing, "rob_entries")[1..5],
+            ["integer", "entries", "256", "1 … 65536"]
+        );
+        assert_eq!(
+            row(&timing, "base_cpi")[1..5],
+            ["float", "cycles/instruction", "0.5", "> 0, ≤ 1000"]
+        );
+        let stream = workload_rows("stream").unwrap();
+        assert_eq!(row(&stream, "threads")[1..5], ["integer", "threads", "16", "1 … 4096"]);
+        assert_eq!(row(&stream, "kernel")[1..4], ["string", "-", "\"triad\""]);
+        assert!(workload_rows("no-such").is_err());
     }
 }

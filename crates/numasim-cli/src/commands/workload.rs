@@ -24,7 +24,11 @@ pub fn run(cmd: WorkloadCommand) -> anyhow::Result<()> {
                 for p in g.params {
                     // A multi-line description (an NPB class table) continues on rows of its own.
                     let mut lines = p.description.lines();
-                    t.row([p.name.to_string(), p.default, lines.next().unwrap_or("").to_string()]);
+                    t.row([
+                        p.name.to_string(),
+                        p.default_text(),
+                        lines.next().unwrap_or("").to_string(),
+                    ]);
                     for line in lines {
                         t.row([String::new(), String::new(), line.to_string()]);
                     }

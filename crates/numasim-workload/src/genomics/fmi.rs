@@ -32,16 +32,24 @@ use crate::vspace::{private_base, AddressSpace};
 use numasim_trace::AccessSource;
 use rand::Rng as _;
 
-crate::workload_params! {
-    pub struct FmiParams {
-        threads: usize = 16 => "number of threads";
-        init: Init = Init::Serial => Init::doc();
-        text_len: usize = 1 << 20 => "bases in the indexed text (build time ~ n log n)";
-        query_len: usize = 32 => "bases per query";
-        queries_per_thread: usize = 4000 => "queries each thread runs";
-        mutation_rate: f64 = 0.02 => "per-base substitution probability of a query";
-        sa_sample: usize = 32 => "suffix-array sampling interval (rows)";
-        max_locate: usize = 4 => "occurrences located per query at most";
+numasim_config::declare_params! {
+    pub section struct FmiParams {
+        /// number of threads
+        threads: usize = 16, unit "threads", Check::Range(1.0, 4096.0);
+        #[doc = Init::doc()]
+        init: Init = Init::Serial, unit "-", Check::Any;
+        /// bases in the indexed text (build time ~ n log n)
+        text_len: usize = 1 << 20, unit "bases", Check::Range(64.0, 67108864.0);
+        /// bases per query
+        query_len: usize = 32, unit "bases", Check::Range(1.0, 67108864.0);
+        /// queries each thread runs
+        queries_per_thread: usize = 4000, unit "queries", Check::Range(1.0, u64::MAX as f64);
+        /// per-base substitution probability of a query
+        mutation_rate: f64 = 0.02, unit "probability", Check::Range(0.0, 1.0);
+        /// suffix-array sampling interval (rows)
+        sa_sample: usize = 32, unit "rows", Check::Range(1.0, 4096.0);
+        /// occurrences located per query at most
+        max_locate: usize = 4, unit "occurrences", Check::Range(0.0, u64::MAX as f64);
     }
 }
 
@@ -50,7 +58,7 @@ pub fn info() -> GeneratorInfo {
         name: "fmi",
         summary: "FM-index backward search and locate over a synthetic DNA text (shared read-only index)",
         paper: "StarNUMA §IV-E (FMI)",
-        params: FmiParams::param_docs(),
+        params: FmiParams::defs(),
     }
 }
 
@@ -175,35 +183,11 @@ pub struct Fmi {
 
 impl Fmi {
     pub fn new(params: FmiParams, seed: u64) -> Result<Self, WorkloadError> {
+        crate::params::in_range(&params)?;
         check(
-            (1..=4096).contains(&params.threads),
-            "threads",
-            "must be between 1 and 4096",
-        )?;
-        check(
-            (64..=1 << 26).contains(&params.text_len),
-            "text_len",
-            "must be between 64 and 2^26",
-        )?;
-        check(
-            params.query_len >= 1 && params.query_len <= params.text_len,
+            params.query_len <= params.text_len,
             "query_len",
-            "must be between 1 and text_len",
-        )?;
-        check(
-            params.queries_per_thread >= 1,
-            "queries_per_thread",
-            "must be at least 1",
-        )?;
-        check(
-            (0.0..=1.0).contains(&params.mutation_rate),
-            "mutation_rate",
-            "must be within 0..=1",
-        )?;
-        check(
-            (1..=4096).contains(&params.sa_sample),
-            "sa_sample",
-            "must be between 1 and 4096",
+            "must be at most text_len",
         )?;
         let text = random_dna(&mut stream(seed, 0xF0), params.text_len);
         let index = Index::new(text, params.sa_sample);

@@ -31,13 +31,18 @@ use crate::vspace::{private_base, AddressSpace};
 use numasim_trace::AccessSource;
 use rand::Rng as _;
 
-crate::workload_params! {
-    pub struct PoaParams {
-        threads: usize = 16 => "number of threads";
-        graph_nodes: usize = 400 => "backbone length of each thread's graph";
-        read_len: usize = 200 => "bases per read (<= graph_nodes)";
-        reads_per_thread: usize = 8 => "reads each thread aligns";
-        error_rate: f64 = 0.1 => "per-base sequencing error probability";
+numasim_config::declare_params! {
+    pub section struct PoaParams {
+        /// number of threads
+        threads: usize = 16, unit "threads", Check::Range(1.0, 4096.0);
+        /// backbone length of each thread's graph
+        graph_nodes: usize = 400, unit "nodes", Check::Range(2.0, 100000.0);
+        /// bases per read (<= graph_nodes)
+        read_len: usize = 200, unit "bases", Check::Range(1.0, 100000.0);
+        /// reads each thread aligns
+        reads_per_thread: usize = 8, unit "reads", Check::Range(1.0, u64::MAX as f64);
+        /// per-base sequencing error probability
+        error_rate: f64 = 0.1, unit "probability", Check::Range(0.0, 0.5);
     }
 }
 
@@ -46,7 +51,7 @@ pub fn info() -> GeneratorInfo {
         name: "poa",
         summary: "partial-order alignment: each thread aligns reads to its own graph (private DP)",
         paper: "StarNUMA §IV-E (POA)",
-        params: PoaParams::param_docs(),
+        params: PoaParams::defs(),
     }
 }
 
@@ -87,26 +92,11 @@ pub struct Poa {
 
 impl Poa {
     pub fn new(params: PoaParams, seed: u64) -> Result<Self, WorkloadError> {
+        crate::params::in_range(&params)?;
         check(
-            (1..=4096).contains(&params.threads),
-            "threads",
-            "must be between 1 and 4096",
-        )?;
-        check(
-            (2..=100_000).contains(&params.graph_nodes),
-            "graph_nodes",
-            "must be between 2 and 100000",
-        )?;
-        check(
-            params.read_len >= 1 && params.read_len <= params.graph_nodes,
+            params.read_len <= params.graph_nodes,
             "read_len",
-            "must be between 1 and graph_nodes",
-        )?;
-        check(params.reads_per_thread >= 1, "reads_per_thread", "must be at least 1")?;
-        check(
-            (0.0..=0.5).contains(&params.error_rate),
-            "error_rate",
-            "must be within 0..=0.5",
+            "must be at most graph_nodes",
         )?;
         let t = params.threads;
         let mut graphs = Vec::with_capacity(t);

@@ -58,13 +58,18 @@ const GAP_TOP_DOWN: Sched = Sched::Static;
 /// GAP's `BUStep` loop: `schedule(dynamic, 1024)`.
 const GAP_BOTTOM_UP: Sched = Sched::Dynamic(1024);
 
-crate::workload_params! {
-    pub struct BfsParams {
-        trials: u32 = 1 => "searches, each from a random source of non-zero degree";
-        source_vertex: Option<u64> = None => "fixed source vertex for every trial", shown "random";
-        alpha: u64 = 15 => "switch to bottom-up when frontier edges > unexplored edges / alpha";
-        beta: u64 = 18 => "back to top-down when the frontier shrinks below n / beta";
-        frame_loads: bool = true => "loads of the shared objects (graph, parent, bitmaps) in the master's stack frame, as GAP's compiled steps make them";
+numasim_config::declare_params! {
+    pub section struct BfsParams {
+        /// searches, each from a random source of non-zero degree
+        trials: u32 = 1, unit "trials", Check::Range(1.0, u32::MAX as f64);
+        /// fixed source vertex for every trial
+        source_vertex: Option<u64> = None, unit "vertex", Check::Any, unset "random";
+        /// switch to bottom-up when frontier edges > unexplored edges / alpha
+        alpha: u64 = 15, unit "-", Check::Range(1.0, u64::MAX as f64);
+        /// back to top-down when the frontier shrinks below n / beta
+        beta: u64 = 18, unit "-", Check::Range(1.0, u64::MAX as f64);
+        /// loads of the shared objects (graph, parent, bitmaps) in the master's stack frame, as GAP's compiled steps make them
+        frame_loads: bool = true, unit "-", Check::Any;
     }
 }
 
@@ -75,7 +80,7 @@ pub fn defaults() -> serde_json::Value {
 
 pub fn info() -> GeneratorInfo {
     let mut params = common_docs(ScheduleName::Gap);
-    params.extend(BfsParams::param_docs());
+    params.extend(BfsParams::defs());
     GeneratorInfo {
         name: "bfs",
         summary: "GAP direction-optimising BFS on a Kronecker or uniform graph (CSR)",
@@ -92,9 +97,7 @@ pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, Wor
 
 /// The generator on an existing graph (benchmarks share one graph between runs).
 pub fn source(g: Arc<Graph>, common: &GraphParams, p: BfsParams, seed: u64) -> Result<OmpSource<Bfs>, WorkloadError> {
-    check(p.alpha >= 1, "alpha", "must be at least 1")?;
-    check(p.beta >= 1, "beta", "must be at least 1")?;
-    check(p.trials >= 1, "trials", "must be at least 1")?;
+    crate::params::in_range(&p)?;
     super::check_source_vertex(&g, p.source_vertex)?;
     check((0..g.n).any(|u| g.degree(u) > 0), "degree", "the graph has no edges")?;
     let threads = common.threads;
@@ -736,7 +739,7 @@ mod tests {
         let t: toml::Table = toml::from_str("scale = 6\ndegree = 4\nthreads = 2").unwrap();
         assert_eq!(build(t, 1).unwrap().describe()["params"]["schedule"], "gap");
         let doc = info().params.into_iter().find(|p| p.name == "schedule").unwrap();
-        assert_eq!(doc.default, "\"gap\"");
+        assert_eq!(doc.default_text(), "\"gap\"");
     }
 
     #[test]

@@ -27,7 +27,6 @@ use super::{
     GraphParams, FRAME_LOAD,
 };
 use crate::omp::{Kernel, Loop, OmpSource, Sched, ScheduleName};
-use crate::params::check;
 use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::{stream, Rng};
 use crate::thread_emit::ThreadEmitter as Emitter;
@@ -49,10 +48,12 @@ const COMP_DATA: u64 = 0x180;
 /// Where a call from a loop's outlined function pushes its return address.
 const RETURN_ADDRESS: u64 = 0x0f8;
 
-crate::workload_params! {
-    pub struct CcParams {
-        neighbor_rounds: u32 = 2 => "Afforest sampling rounds (one neighbour per vertex each)";
-        trials: u32 = 1 => "runs of the whole kernel, each from `comp[v] = v` (GAP's `-n`)";
+numasim_config::declare_params! {
+    pub section struct CcParams {
+        /// Afforest sampling rounds (one neighbour per vertex each)
+        neighbor_rounds: u32 = 2, unit "rounds", Check::Range(0.0, 64.0);
+        /// runs of the whole kernel, each from `comp[v] = v` (GAP's `-n`)
+        trials: u32 = 1, unit "trials", Check::Range(1.0, u32::MAX as f64);
     }
 }
 
@@ -63,7 +64,7 @@ pub fn defaults() -> serde_json::Value {
 
 pub fn info() -> GeneratorInfo {
     let mut params = common_docs(ScheduleName::Static);
-    params.extend(CcParams::param_docs());
+    params.extend(CcParams::defs());
     GeneratorInfo {
         name: "cc",
         summary: "GAP connected components (Afforest) on a Kronecker or uniform graph",
@@ -75,8 +76,6 @@ pub fn info() -> GeneratorInfo {
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
     let (common, own): (GraphParams, CcParams) =
         split_params(table, &["neighbor_rounds", "trials"], ScheduleName::Static)?;
-    check(own.neighbor_rounds <= 64, "neighbor_rounds", "must be at most 64")?;
-    check(own.trials >= 1, "trials", "must be at least 1")?;
     let g = common.build_graph(false, seed);
     let (threads, wait) = (common.threads, common.wait_policy);
     Ok(Box::new(

@@ -20,6 +20,8 @@ pub enum GraphKind {
     Uniform,
 }
 
+impl numasim_config::param::ParamKind for GraphKind {}
+
 /// A CSR graph with the virtual addresses of its arrays.
 #[derive(Debug, Clone)]
 pub struct Graph {

@@ -79,20 +79,28 @@ pub(crate) fn leave_function(t: usize, saved: u64, e: &mut crate::thread_emit::T
 
 use crate::omp::{Sched, ScheduleName, WaitPolicy};
 use crate::params::{check, parse};
-use crate::registry::{ParamDoc, WorkloadError};
+use crate::registry::WorkloadError;
+use numasim_config::param::ParamDef;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-crate::workload_params! {
+numasim_config::declare_params! {
     /// Parameters every graph kernel takes.
-    pub struct GraphParams {
-        graph: GraphKind = GraphKind::Kronecker => "kronecker (Graph500 A=0.57 B=0.19 C=0.19, ids permuted) | uniform";
-        scale: u32 = 16 => "2^scale vertices";
-        degree: u32 = 16 => "generated edges per vertex (stored both ways, as GAP -k)";
-        threads: usize = 16 => "OpenMP threads (access streams)";
-        schedule: ScheduleName = ScheduleName::Static => "gap: each loop as in GAP's source | static | dynamic: one schedule for the main loops";
-        chunk: usize = 64 => "chunk size of schedule = \"dynamic\"";
-        wait_policy: WaitPolicy = WaitPolicy::Active => "threads waiting at a barrier: active (spin, retiring instructions) | passive (sleep, as OMP_WAIT_POLICY=passive)";
+    pub section struct GraphParams {
+        /// kronecker (Graph500 A=0.57 B=0.19 C=0.19, ids permuted) | uniform
+        graph: GraphKind = GraphKind::Kronecker, unit "-", Check::Any;
+        /// 2^scale vertices
+        scale: u32 = 16, unit "log2 vertices", Check::Range(1.0, 26.0);
+        /// generated edges per vertex (stored both ways, as GAP -k)
+        degree: u32 = 16, unit "edges per vertex", Check::Range(1.0, 1024.0);
+        /// OpenMP threads (access streams)
+        threads: usize = 16, unit "threads", Check::Range(1.0, 4096.0);
+        /// gap: each loop as in GAP's source | static | dynamic: one schedule for the main loops
+        schedule: ScheduleName = ScheduleName::Static, unit "-", Check::Any;
+        /// chunk size of schedule = "dynamic"
+        chunk: usize = 64, unit "iterations", Check::Range(1.0, u64::MAX as f64);
+        /// threads waiting at a barrier: active (spin, retiring instructions) | passive (sleep, as OMP_WAIT_POLICY=passive)
+        wait_policy: WaitPolicy = WaitPolicy::Active, unit "-", Check::Any;
     }
 }
 
@@ -100,22 +108,6 @@ impl GraphParams {
     /// The schedule of a main loop that GAP's source declares `gap` (see [`Sched::from_param`]).
     pub fn sched(&self, gap: Sched) -> Sched {
         Sched::from_param(self.schedule, self.chunk, gap)
-    }
-
-    fn validate(&self) -> Result<(), WorkloadError> {
-        check(
-            (1..=4096).contains(&self.threads),
-            "threads",
-            "must be between 1 and 4096",
-        )?;
-        check((1..=26).contains(&self.scale), "scale", "must be between 1 and 26")?;
-        check(
-            (1..=1024).contains(&self.degree),
-            "degree",
-            "must be between 1 and 1024",
-        )?;
-        check(self.chunk >= 1, "chunk", "must be at least 1")?;
-        Ok(())
     }
 
     /// The graph these parameters describe (kept for reuse when [`cache::keep_graphs`] asks).
@@ -178,16 +170,16 @@ pub fn graph_defaults<K: Serialize + Default>(schedule: ScheduleName) -> serde_j
 
 /// Documentation of the shared parameters, for `numasim workload list`; `schedule` is the
 /// kernel's default schedule (as passed to [`split_params`]).
-pub fn common_docs(schedule: ScheduleName) -> Vec<ParamDoc> {
-    let mut docs = GraphParams::param_docs();
-    let shown = crate::params::render_default(&schedule, None);
-    crate::params::adjust_doc(&mut docs, "schedule", Some(shown), None);
+pub fn common_docs(schedule: ScheduleName) -> Vec<ParamDef> {
+    let mut docs = GraphParams::defs();
+    let default = numasim_config::param::ParamDefault::of(&schedule, "");
+    crate::params::adjust_doc(&mut docs, "schedule", Some(default), None);
     docs
 }
 
 /// Splits a `[workload]` table into the shared parameters and the kernel's own (`kernel_keys`);
 /// `schedule` defaults to `default_schedule`.
-pub fn split_params<K: DeserializeOwned>(
+pub fn split_params<K: DeserializeOwned + numasim_config::param::ParamSection>(
     mut table: toml::Table,
     kernel_keys: &[&str],
     default_schedule: ScheduleName,
@@ -203,7 +195,6 @@ pub fn split_params<K: DeserializeOwned>(
         }
     }
     let common: GraphParams = parse(table)?;
-    common.validate()?;
     let kernel: K = parse(own)?;
     Ok((common, kernel))
 }

@@ -25,7 +25,6 @@ use super::{
     FRAME_LOAD,
 };
 use crate::omp::{Kernel, Loop, OmpSource, Sched, ScheduleName};
-use crate::params::check;
 use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::thread_emit::ThreadEmitter as Emitter;
 use numasim_trace::AccessSource;
@@ -44,11 +43,14 @@ const G_INDEX: u64 = 0x118;
 const SCORES_DATA: u64 = 0x180;
 const CONTRIB_DATA: u64 = 0x1a0;
 
-crate::workload_params! {
-    pub struct PrParams {
-        iterations: u32 = 10 => "maximum iterations (GAP -i)";
-        tolerance: f64 = 1e-4 => "stop when the L1 change of scores drops below this (GAP -t)";
-        damping: f64 = 0.85 => "damping factor d";
+numasim_config::declare_params! {
+    pub section struct PrParams {
+        /// maximum iterations (GAP -i)
+        iterations: u32 = 10, unit "iterations", Check::Range(1.0, u32::MAX as f64);
+        /// stop when the L1 change of scores drops below this (GAP -t)
+        tolerance: f64 = 1e-4, unit "-", Check::Range(0.0, f64::MAX);
+        /// damping factor d
+        damping: f64 = 0.85, unit "-", Check::Below(0.0, 1.0);
     }
 }
 
@@ -59,7 +61,7 @@ pub fn defaults() -> serde_json::Value {
 
 pub fn info() -> GeneratorInfo {
     let mut params = common_docs(ScheduleName::Static);
-    params.extend(PrParams::param_docs());
+    params.extend(PrParams::defs());
     GeneratorInfo {
         name: "pr",
         summary: "GAP PageRank (pull, Gauss-Seidel) on a Kronecker or uniform graph",
@@ -71,9 +73,6 @@ pub fn info() -> GeneratorInfo {
 pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, WorkloadError> {
     let (common, own): (GraphParams, PrParams) =
         split_params(table, &["iterations", "tolerance", "damping"], ScheduleName::Static)?;
-    check(own.iterations >= 1, "iterations", "must be at least 1")?;
-    check(own.tolerance >= 0.0, "tolerance", "must not be negative")?;
-    check((0.0..1.0).contains(&own.damping), "damping", "must be within 0..1")?;
     let g = common.build_graph(false, seed);
     let (threads, wait) = (common.threads, common.wait_policy);
     Ok(Box::new(

@@ -59,11 +59,14 @@ const SPILL: u64 = 0xa8;
 const EDGE_END: u64 = 0x00;
 const LOCALS: [u64; 4] = [0x10, 0x48, 0x50, 0x88];
 
-crate::workload_params! {
-    pub struct SsspParams {
-        delta: u32 = 1 => "bucket width of delta-stepping (GAP -d)";
-        trials: u32 = 1 => "searches, each from a random source of non-zero degree";
-        source_vertex: Option<u64> = None => "fixed source vertex for every trial", shown "random";
+numasim_config::declare_params! {
+    pub section struct SsspParams {
+        /// bucket width of delta-stepping (GAP -d)
+        delta: u32 = 1, unit "weight", Check::Range(1.0, u32::MAX as f64);
+        /// searches, each from a random source of non-zero degree
+        trials: u32 = 1, unit "trials", Check::Range(1.0, u32::MAX as f64);
+        /// fixed source vertex for every trial
+        source_vertex: Option<u64> = None, unit "vertex", Check::Any, unset "random";
     }
 }
 
@@ -74,7 +77,7 @@ pub fn defaults() -> serde_json::Value {
 
 pub fn info() -> GeneratorInfo {
     let mut params = common_docs(ScheduleName::Static);
-    params.extend(SsspParams::param_docs());
+    params.extend(SsspParams::defs());
     GeneratorInfo {
         name: "sssp",
         summary: "GAP delta-stepping SSSP on a weighted Kronecker or uniform graph",
@@ -91,8 +94,7 @@ pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, Wor
 }
 
 pub fn source(g: Arc<Graph>, common: &GraphParams, p: SsspParams, seed: u64) -> Result<OmpSource<Sssp>, WorkloadError> {
-    check(p.delta >= 1, "delta", "must be at least 1")?;
-    check(p.trials >= 1, "trials", "must be at least 1")?;
+    crate::params::in_range(&p)?;
     super::check_source_vertex(&g, p.source_vertex)?;
     check((0..g.n).any(|u| g.degree(u) > 0), "degree", "the graph has no edges")?;
     check(

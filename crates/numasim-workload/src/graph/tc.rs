@@ -26,12 +26,12 @@ use crate::omp::{Kernel, Loop, OmpSource, Sched, ScheduleName};
 use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::thread_emit::ThreadEmitter as Emitter;
 use numasim_trace::AccessSource;
-use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TcParams {}
+numasim_config::declare_params! {
+    /// `tc` has no keys of its own.
+    pub section struct TcParams {}
+}
 
 /// GAP's `OrderedCount` loop: `schedule(dynamic, 64)`.
 const GAP_SCHEDULE: Sched = Sched::Dynamic(64);

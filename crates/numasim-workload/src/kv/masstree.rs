@@ -38,16 +38,26 @@ pub enum KeyDistribution {
     Zipf,
 }
 
-crate::workload_params! {
-    pub struct MasstreeParams {
-        threads: usize = 16 => "number of threads";
-        keys: usize = 1 << 20 => "keys in the store";
-        key_distribution: KeyDistribution = KeyDistribution::Uniform => "uniform | zipf";
-        zipf_exponent: f64 = 0.99 => "Zipf exponent for key_distribution = zipf";
-        read_fraction: f64 = 0.5 => "share of operations that are gets";
-        ops_per_thread: usize = 50_000 => "operations each thread runs";
-        value_bytes: u64 = 64 => "bytes per value (multiple of 8)";
-        fanout: usize = 15 => "keys per node (Masstree: 15)";
+impl numasim_config::param::ParamKind for KeyDistribution {}
+
+numasim_config::declare_params! {
+    pub section struct MasstreeParams {
+        /// number of threads
+        threads: usize = 16, unit "threads", Check::Range(1.0, 4096.0);
+        /// keys in the store
+        keys: usize = 1 << 20, unit "keys", Check::Range(16.0, 268435456.0);
+        /// uniform | zipf
+        key_distribution: KeyDistribution = KeyDistribution::Uniform, unit "-", Check::Any;
+        /// Zipf exponent for key_distribution = zipf
+        zipf_exponent: f64 = 0.99, unit "-", Check::Above(0.0, f64::MAX);
+        /// share of operations that are gets
+        read_fraction: f64 = 0.5, unit "fraction", Check::Range(0.0, 1.0);
+        /// operations each thread runs
+        ops_per_thread: usize = 50_000, unit "operations", Check::Range(0.0, u64::MAX as f64);
+        /// bytes per value (multiple of 8)
+        value_bytes: u64 = 64, unit "bytes", Check::Range(8.0, 65536.0);
+        /// keys per node (Masstree: 15)
+        fanout: usize = 15, unit "keys per node", Check::Range(4.0, 256.0);
     }
 }
 
@@ -56,7 +66,7 @@ pub fn info() -> GeneratorInfo {
         name: "masstree",
         summary: "Masstree-like KV store: B+-tree descent, get/put of values, uniform or zipf keys",
         paper: "StarNUMA §IV-E (Masstree)",
-        params: MasstreeParams::param_docs(),
+        params: MasstreeParams::defs(),
     }
 }
 
@@ -94,35 +104,11 @@ pub struct Masstree {
 
 impl Masstree {
     pub fn new(params: MasstreeParams, seed: u64) -> Result<Self, WorkloadError> {
+        crate::params::in_range(&params)?;
         check(
-            (1..=4096).contains(&params.threads),
-            "threads",
-            "must be between 1 and 4096",
-        )?;
-        check(
-            (16..=1 << 28).contains(&params.keys),
-            "keys",
-            "must be between 16 and 2^28",
-        )?;
-        check(
-            (0.0..=1.0).contains(&params.read_fraction),
-            "read_fraction",
-            "must be within 0..=1",
-        )?;
-        check(
-            params.zipf_exponent > 0.0 && params.zipf_exponent.is_finite(),
-            "zipf_exponent",
-            "must be positive",
-        )?;
-        check(
-            params.value_bytes >= 8 && params.value_bytes.is_multiple_of(8) && params.value_bytes <= 1 << 16,
+            params.value_bytes.is_multiple_of(8),
             "value_bytes",
-            "must be a multiple of 8 between 8 and 65536",
-        )?;
-        check(
-            (4..=256).contains(&params.fanout),
-            "fanout",
-            "must be between 4 and 256",
+            "must be a multiple of 8",
         )?;
         let mut rng = stream(seed, 0x3A55);
         let mut keys: Vec<u64> = (0..params.keys).map(|_| rng.gen()).collect();

@@ -67,16 +67,14 @@ pub fn build(table: toml::Table, seed: u64) -> Result<Box<dyn AccessSource>, Wor
     Ok(Box::new(OmpSource::new(Bt::new(p, seed)?, threads)))
 }
 
-/// Validates the common parameters of `bt`, `sp` and `lu`; returns (grid, iterations).
+/// The grid and iterations of `bt`, `sp` and `lu` (given, else the class's), checked.
 pub(crate) fn sizes(
     table: &ClassTable,
-    threads: usize,
     class: Class,
     grid: Option<usize>,
     iterations: Option<usize>,
 ) -> Result<(usize, usize), WorkloadError> {
     use super::cfd::{GRID_MAX, GRID_MIN};
-    check((1..=4096).contains(&threads), "threads", "must be between 1 and 4096")?;
     let n = grid.unwrap_or(table.grid(class));
     check(
         (GRID_MIN..=GRID_MAX).contains(&n),
@@ -117,7 +115,8 @@ pub struct Bt {
 
 impl Bt {
     pub fn new(params: BtParams, seed: u64) -> Result<Self, WorkloadError> {
-        let (n, steps) = sizes(&CLASSES, params.threads, params.class, params.grid, params.iterations)?;
+        crate::params::in_range(&params)?;
+        let (n, steps) = sizes(&CLASSES, params.class, params.grid, params.iterations)?;
         let mut arrays = Arrays::default();
         let adi = Adi::new(&mut arrays, n, false);
         let line = (n + 1) as u64;

@@ -23,15 +23,20 @@ use crate::thread_emit::ThreadEmitter as Emitter;
 use crate::vspace::{private_base, AddressSpace};
 use serde::{Deserialize, Serialize};
 
-crate::workload_params! {
+numasim_config::declare_params! {
     /// The parameters `bt`, `sp` and `lu` share: one struct, so their keys, defaults and docs
     /// cannot drift apart (each generator keeps its own name for it).
-    pub struct CfdParams {
-        threads: usize = 8 => "number of threads";
-        init: super::Init = super::Init::Serial => super::Init::doc();
-        class: Class = Class::S => "NPB problem class S | W | A | B | C: sets the grid and the iterations";
-        grid: Option<usize> = None => "overrides the grid points per dimension (7-1024)", shown "(class)";
-        iterations: Option<usize> = None => "overrides the class's outer iterations", shown "(class)";
+    pub section struct CfdParams {
+        /// number of threads
+        threads: usize = 8, unit "threads", Check::Range(1.0, 4096.0);
+        #[doc = super::Init::doc()]
+        init: super::Init = super::Init::Serial, unit "-", Check::Any;
+        /// NPB problem class S | W | A | B | C: sets the grid and the iterations
+        class: Class = Class::S, unit "-", Check::Any;
+        /// overrides the grid points per dimension (7-1024)
+        grid: Option<usize> = None, unit "points", Check::Range(GRID_MIN as f64, GRID_MAX as f64), unset "(class)";
+        /// overrides the class's outer iterations
+        iterations: Option<usize> = None, unit "iterations", Check::Range(1.0, 100000.0), unset "(class)";
     }
 }
 
@@ -44,7 +49,7 @@ pub fn generator_info(
     class_doc: &'static str,
     iterations_doc: &'static str,
 ) -> crate::registry::GeneratorInfo {
-    let mut params = CfdParams::param_docs();
+    let mut params = CfdParams::defs();
     crate::params::adjust_doc(&mut params, "class", None, Some(class_doc));
     crate::params::adjust_doc(&mut params, "iterations", None, Some(iterations_doc));
     crate::registry::GeneratorInfo {
@@ -68,6 +73,8 @@ pub enum Class {
     B,
     C,
 }
+
+impl numasim_config::param::ParamKind for Class {}
 
 impl Class {
     pub const ALL: [Class; 5] = [Class::S, Class::W, Class::A, Class::B, Class::C];

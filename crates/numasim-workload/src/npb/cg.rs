@@ -52,15 +52,22 @@ use crate::vspace::AddressSpace;
 use numasim_trace::AccessSource;
 use rand::Rng as _;
 
-crate::workload_params! {
-    pub struct CgParams {
-        threads: usize = 8 => "number of threads";
-        init: Init = Init::Parallel => "parallel (the set-up loops NPB's OpenMP source runs as `omp for` are static parallel loops; the triples, bucket sort and merge stay on thread 0) | serial (thread 0 runs every set-up loop)";
-        class: Option<Class> = None => CLASS_DOC, shown "(none)";
-        rows: usize = 14_000 => "matrix order (NPB class A: 14000)";
-        nonzeros_per_row: usize = 11 => "NONZER: random positions of each of makea's sparse vectors (a row collects about (NONZER+1)^2 entries before merging)";
-        iterations: usize = 15 => "CG steps (25 make one outer iteration of NPB's power method)";
-        wait_policy: WaitPolicy = WaitPolicy::Active => "threads waiting at a barrier: active (spin, retiring instructions) | passive (sleep, as OMP_WAIT_POLICY=passive)";
+numasim_config::declare_params! {
+    pub section struct CgParams {
+        /// number of threads
+        threads: usize = 8, unit "threads", Check::Range(1.0, 4096.0);
+        /// parallel (the set-up loops NPB's OpenMP source runs as `omp for` are static parallel loops; the triples, bucket sort and merge stay on thread 0) | serial (thread 0 runs every set-up loop)
+        init: Init = Init::Parallel, unit "-", Check::Any;
+        #[doc = CLASS_DOC]
+        class: Option<Class> = None, unit "-", Check::Any, unset "(none)";
+        /// matrix order (NPB class A: 14000)
+        rows: usize = 14_000, unit "rows", Check::Range(2.0, 67108864.0);
+        /// NONZER: random positions of each of makea's sparse vectors (a row collects about (NONZER+1)^2 entries before merging)
+        nonzeros_per_row: usize = 11, unit "nonzeros", Check::Range(1.0, 1000.0);
+        /// CG steps (25 make one outer iteration of NPB's power method)
+        iterations: usize = 15, unit "iterations", Check::Range(1.0, u64::MAX as f64);
+        /// threads waiting at a barrier: active (spin, retiring instructions) | passive (sleep, as OMP_WAIT_POLICY=passive)
+        wait_policy: WaitPolicy = WaitPolicy::Active, unit "-", Check::Any;
     }
 }
 
@@ -69,7 +76,7 @@ pub fn info() -> GeneratorInfo {
         name: "cg",
         summary: "NPB CG: inverse power method with CG solves on NPB makea's sparse matrix (CSR mat-vec)",
         paper: "Tikir & Hollingsworth (dynamic page migration, CG on Sun Fire 6800); HyDM (NPB)",
-        params: CgParams::param_docs(),
+        params: CgParams::defs(),
     }
 }
 
@@ -281,27 +288,17 @@ const R: usize = 12;
 
 impl Cg {
     pub fn new(params: CgParams, seed: u64) -> Result<Self, WorkloadError> {
+        crate::params::in_range(&params)?;
         check(
-            (1..=4096).contains(&params.threads),
-            "threads",
-            "must be between 1 and 4096",
-        )?;
-        check(
-            params.rows >= 2 && params.rows <= 1 << 26,
-            "rows",
-            "must be between 2 and 2^26",
-        )?;
-        check(
-            params.nonzeros_per_row >= 1 && params.nonzeros_per_row < params.rows && params.nonzeros_per_row <= 1000,
+            params.nonzeros_per_row < params.rows,
             "nonzeros_per_row",
-            "must be between 1 and min(rows - 1, 1000)",
+            "must be below rows",
         )?;
         check(
             triples_bound(params.rows, params.nonzeros_per_row) <= MAX_TRIPLES,
             "nonzeros_per_row",
             "rows x ((nonzeros_per_row + 1)^2 + 1), makea's triples, must be at most 2^28",
         )?;
-        check(params.iterations >= 1, "iterations", "must be at least 1")?;
         let n = params.rows;
         let nz = params.nonzeros_per_row;
         let mut rng = stream(seed, 0xC6);

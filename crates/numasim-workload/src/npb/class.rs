@@ -61,7 +61,7 @@ pub(crate) fn blame_class(
 }
 
 /// A kernel's parameters whose sizes a class table can set (`class_params!` implements it).
-pub(crate) trait ClassParams: serde::de::DeserializeOwned {
+pub(crate) trait ClassParams: serde::de::DeserializeOwned + numasim_config::param::ParamSection {
     fn class(&self) -> Option<Class>;
     fn threads(&self) -> usize;
     /// What threads waiting at a barrier do (kernels without a `wait_policy` key: spin).
@@ -107,7 +107,7 @@ pub(crate) fn resolve<P: ClassParams>(table: toml::Table) -> Result<P, WorkloadE
     if let Some(c) = p.class() {
         p.apply_class(c, &given);
     }
-    Ok(p)
+    crate::params::checked(p)
 }
 
 /// A kernel's source from its table: parameters resolved, the kernel made by `new` (an error
@@ -305,7 +305,7 @@ mod tests {
             (&sp::CLASSES, (12, 100)),
             (&lu::CLASSES, (12, 50)),
         ] {
-            assert_eq!(bt::sizes(classes, 1, Class::S, None, None).unwrap(), want);
+            assert_eq!(bt::sizes(classes, Class::S, None, None).unwrap(), want);
         }
         // Class C, the class HyDM runs.
         let cgp = cg::params(table("class = \"C\"")).unwrap();
@@ -319,7 +319,7 @@ mod tests {
             (&sp::CLASSES, (162, 400)),
             (&lu::CLASSES, (162, 250)),
         ] {
-            assert_eq!(bt::sizes(classes, 1, Class::C, None, None).unwrap(), want);
+            assert_eq!(bt::sizes(classes, Class::C, None, None).unwrap(), want);
         }
     }
 

@@ -26,13 +26,18 @@ use crate::vspace::AddressSpace;
 use numasim_trace::AccessSource;
 use rand::Rng as _;
 
-crate::workload_params! {
-    pub struct EpParams {
-        threads: usize = 8 => "number of threads";
-        init: Init = Init::Serial => Init::doc();
-        class: Option<Class> = None => CLASS_DOC, shown "(none)";
-        pairs_log2: u32 = 22 => "2^pairs_log2 random pairs in total";
-        block_pairs: usize = 1024 => "pairs per block (buffer of 2*block_pairs f64 per thread)";
+numasim_config::declare_params! {
+    pub section struct EpParams {
+        /// number of threads
+        threads: usize = 8, unit "threads", Check::Range(1.0, 4096.0);
+        #[doc = Init::doc()]
+        init: Init = Init::Serial, unit "-", Check::Any;
+        #[doc = CLASS_DOC]
+        class: Option<Class> = None, unit "-", Check::Any, unset "(none)";
+        /// 2^pairs_log2 random pairs in total
+        pairs_log2: u32 = 22, unit "log2 pairs", Check::Range(0.0, 40.0);
+        /// pairs per block (buffer of 2*block_pairs f64 per thread)
+        block_pairs: usize = 1024, unit "pairs", Check::Range(1.0, 1048576.0);
     }
 }
 
@@ -41,7 +46,7 @@ pub fn info() -> GeneratorInfo {
         name: "ep",
         summary: "NPB EP: Gaussian pairs by the polar method into per-thread tallies (private data)",
         paper: "Tikir & Hollingsworth; HyDM (NPB suite)",
-        params: EpParams::param_docs(),
+        params: EpParams::defs(),
     }
 }
 
@@ -115,20 +120,11 @@ pub fn layout(p: &EpParams) -> [(&'static str, u64); 2] {
 
 impl Ep {
     pub fn new(params: EpParams, seed: u64) -> Result<Self, WorkloadError> {
+        crate::params::in_range(&params)?;
         check(
-            (1..=4096).contains(&params.threads),
-            "threads",
-            "must be between 1 and 4096",
-        )?;
-        check(
-            (1..=1 << 20).contains(&params.block_pairs),
-            "block_pairs",
-            "must be between 1 and 2^20",
-        )?;
-        check(
-            params.pairs_log2 <= 40 && (1u64 << params.pairs_log2) >= params.block_pairs as u64,
+            (1u64 << params.pairs_log2) >= params.block_pairs as u64,
             "pairs_log2",
-            "must be at most 40 and give at least one block",
+            "must give at least one block",
         )?;
         let t = params.threads;
         let mut space = AddressSpace::new();

@@ -53,17 +53,26 @@ use crate::vspace::{private_base, AddressSpace};
 use numasim_trace::AccessSource;
 use rand::Rng as _;
 
-crate::workload_params! {
-    pub struct FtParams {
-        threads: usize = 8 => "number of threads";
-        init: Init = Init::Parallel => "parallel (NPB's OpenMP set-up: indexmap by a parallel loop over x, u1 filled on thread 0, u0 and u2 first written by the FFT passes) | serial (thread 0 writes u0, u2 and indexmap first)";
-        class: Option<Class> = None => CLASS_DOC, shown "(none)";
-        nx: usize = 64 => "grid points along x (power of two; NPB class S: 64)";
-        ny: usize = 64 => "grid points along y (power of two; NPB class S: 64)";
-        nz: usize = 32 => "grid points along z (power of two; NPB class S: 64)";
-        iterations: usize = 4 => "evolve + inverse FFT steps (NPB class S: 6)";
-        block: usize = 16 => "lines gathered into the private scratch at once (NPB fftblock; ≤ nx)";
-        wait_policy: WaitPolicy = WaitPolicy::Active => "threads waiting at a barrier: active (spin, retiring instructions) | passive (sleep, as OMP_WAIT_POLICY=passive)";
+numasim_config::declare_params! {
+    pub section struct FtParams {
+        /// number of threads
+        threads: usize = 8, unit "threads", Check::Range(1.0, 4096.0);
+        /// parallel (NPB's OpenMP set-up: indexmap by a parallel loop over x, u1 filled on thread 0, u0 and u2 first written by the FFT passes) | serial (thread 0 writes u0, u2 and indexmap first)
+        init: Init = Init::Parallel, unit "-", Check::Any;
+        #[doc = CLASS_DOC]
+        class: Option<Class> = None, unit "-", Check::Any, unset "(none)";
+        /// grid points along x (power of two; NPB class S: 64)
+        nx: usize = 64, unit "points", Check::Range(2.0, 1024.0);
+        /// grid points along y (power of two; NPB class S: 64)
+        ny: usize = 64, unit "points", Check::Range(2.0, 1024.0);
+        /// grid points along z (power of two; NPB class S: 64)
+        nz: usize = 32, unit "points", Check::Range(2.0, 1024.0);
+        /// evolve + inverse FFT steps (NPB class S: 6)
+        iterations: usize = 4, unit "iterations", Check::Range(1.0, 1000.0);
+        /// lines gathered into the private scratch at once (NPB fftblock; ≤ nx)
+        block: usize = 16, unit "lines", Check::Range(1.0, 1024.0);
+        /// threads waiting at a barrier: active (spin, retiring instructions) | passive (sleep, as OMP_WAIT_POLICY=passive)
+        wait_policy: WaitPolicy = WaitPolicy::Active, unit "-", Check::Any;
     }
 }
 
@@ -72,7 +81,7 @@ pub fn info() -> GeneratorInfo {
         name: "ft",
         summary: "NPB FT: 3-D FFT (x, y within planes; strided z gather across planes), evolve, inverse",
         paper: "Tikir & Hollingsworth (NPB OpenMP); HyDM (NPB)",
-        params: FtParams::param_docs(),
+        params: FtParams::defs(),
     }
 }
 
@@ -250,27 +259,14 @@ pub fn expmax(p: &FtParams) -> u64 {
 
 impl Ft {
     pub fn new(params: FtParams, seed: u64) -> Result<Self, WorkloadError> {
-        check(
-            (1..=4096).contains(&params.threads),
-            "threads",
-            "must be between 1 and 4096",
-        )?;
+        crate::params::in_range(&params)?;
         for (key, v) in [("nx", params.nx), ("ny", params.ny), ("nz", params.nz)] {
-            check(
-                v.is_power_of_two() && (2..=1024).contains(&v),
-                key,
-                "must be a power of two between 2 and 1024",
-            )?;
+            check(v.is_power_of_two(), key, "must be a power of two")?;
         }
         check(
             params.nx * params.ny * params.nz <= 1 << 26,
             "nx",
             "nx·ny·nz must be at most 2^26",
-        )?;
-        check(
-            (1..=1000).contains(&params.iterations),
-            "iterations",
-            "must be between 1 and 1000",
         )?;
         check(
             params.block >= 1 && params.block <= params.nx && params.nx.is_multiple_of(params.block),

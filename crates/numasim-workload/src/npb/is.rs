@@ -30,15 +30,22 @@ use crate::vspace::AddressSpace;
 use numasim_trace::AccessSource;
 use rand::Rng as _;
 
-crate::workload_params! {
-    pub struct IsParams {
-        threads: usize = 8 => "number of threads";
-        init: Init = Init::Serial => Init::doc();
-        class: Option<Class> = None => CLASS_DOC, shown "(none)";
-        keys: usize = 1 << 20 => "number of keys (NPB class W: 2^20)";
-        max_key: u32 = 1 << 16 => "keys lie in 0..max_key (power of two)";
-        buckets: usize = 1 << 10 => "number of buckets (power of two <= max_key)";
-        iterations: usize = 10 => "ranking iterations";
+numasim_config::declare_params! {
+    pub section struct IsParams {
+        /// number of threads
+        threads: usize = 8, unit "threads", Check::Range(1.0, 4096.0);
+        #[doc = Init::doc()]
+        init: Init = Init::Serial, unit "-", Check::Any;
+        #[doc = CLASS_DOC]
+        class: Option<Class> = None, unit "-", Check::Any, unset "(none)";
+        /// number of keys (NPB class W: 2^20)
+        keys: usize = 1 << 20, unit "keys", Check::Range(1.0, 268435456.0);
+        /// keys lie in 0..max_key (power of two)
+        max_key: u32 = 1 << 16, unit "-", Check::Range(2.0, 268435456.0);
+        /// number of buckets (power of two <= max_key)
+        buckets: usize = 1 << 10, unit "buckets", Check::Range(1.0, 268435456.0);
+        /// ranking iterations
+        iterations: usize = 10, unit "iterations", Check::Range(1.0, u64::MAX as f64);
     }
 }
 
@@ -47,7 +54,7 @@ pub fn info() -> GeneratorInfo {
         name: "is",
         summary: "NPB IS: bucketed integer sort (ranking iterations, then a full sort)",
         paper: "Tikir & Hollingsworth; HyDM (NPB suite)",
-        params: IsParams::param_docs(),
+        params: IsParams::defs(),
     }
 }
 
@@ -153,30 +160,18 @@ pub fn layout(p: &IsParams) -> [(&'static str, u64); 6] {
 
 impl Is {
     pub fn new(params: IsParams, seed: u64) -> Result<Self, WorkloadError> {
-        check(
-            (1..=4096).contains(&params.threads),
-            "threads",
-            "must be between 1 and 4096",
-        )?;
-        check(
-            params.keys >= params.threads && params.keys <= 1 << 28,
-            "keys",
-            "must be at least `threads` and at most 2^28",
-        )?;
-        check(
-            params.max_key.is_power_of_two() && (2..=1 << 28).contains(&params.max_key),
-            "max_key",
-            "must be a power of two in 2..=2^28",
-        )?;
+        crate::params::in_range(&params)?;
+        check(params.keys >= params.threads, "keys", "must be at least `threads`")?;
+        check(params.max_key.is_power_of_two(), "max_key", "must be a power of two")?;
         check(
             params.buckets.is_power_of_two() && params.buckets <= params.max_key as usize,
             "buckets",
             "must be a power of two no larger than max_key",
         )?;
         check(
-            params.iterations >= 1 && params.iterations * 2 <= params.keys,
+            params.iterations * 2 <= params.keys,
             "iterations",
-            "must be at least 1 and at most keys / 2",
+            "must be at most keys / 2",
         )?;
         let mut rng = stream(seed, 0x15);
         let quarter = params.max_key as f64 / 4.0;

@@ -131,7 +131,8 @@ pub struct Lu {
 
 impl Lu {
     pub fn new(params: LuParams, seed: u64) -> Result<Self, WorkloadError> {
-        let (n, steps) = sizes(&CLASSES, params.threads, params.class, params.grid, params.iterations)?;
+        crate::params::in_range(&params)?;
+        let (n, steps) = sizes(&CLASSES, params.class, params.grid, params.iterations)?;
         let g = Layout::new(n);
         let pts = g.points();
         let mut arrays = Arrays::default();

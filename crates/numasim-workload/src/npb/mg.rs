@@ -43,7 +43,6 @@
 use super::class::{fill, params_json};
 use super::{Class, Init};
 use crate::omp::{Kernel, Loop, Sched, WaitPolicy};
-use crate::params::check;
 use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::stream;
 use crate::thread_emit::ThreadEmitter as Emitter;
@@ -51,14 +50,20 @@ use crate::vspace::AddressSpace;
 use numasim_trace::AccessSource;
 use rand::Rng as _;
 
-crate::workload_params! {
-    pub struct MgParams {
-        threads: usize = 8 => "number of threads";
-        init: Init = Init::Parallel => "parallel (NPB's OpenMP set-up: u and v zeroed by static row blocks, v's random fill and search on thread 0, r and coarser levels first written by the V-cycle) | serial (thread 0 zeroes every level and writes v first)";
-        class: Option<Class> = None => CLASS_DOC, shown "(none)";
-        grid_log2: u32 = 6 => "finest grid is 2^grid_log2 points per dimension (NPB class S: 5, W: 7, A: 8)";
-        iterations: usize = 4 => "V-cycles (NPB: 4 for classes S-A)";
-        wait_policy: WaitPolicy = WaitPolicy::Active => "threads waiting at a barrier: active (spin, retiring instructions) | passive (sleep, as OMP_WAIT_POLICY=passive)";
+numasim_config::declare_params! {
+    pub section struct MgParams {
+        /// number of threads
+        threads: usize = 8, unit "threads", Check::Range(1.0, 4096.0);
+        /// parallel (NPB's OpenMP set-up: u and v zeroed by static row blocks, v's random fill and search on thread 0, r and coarser levels first written by the V-cycle) | serial (thread 0 zeroes every level and writes v first)
+        init: Init = Init::Parallel, unit "-", Check::Any;
+        #[doc = CLASS_DOC]
+        class: Option<Class> = None, unit "-", Check::Any, unset "(none)";
+        /// finest grid is 2^grid_log2 points per dimension (NPB class S: 5, W: 7, A: 8)
+        grid_log2: u32 = 6, unit "log2 points", Check::Range(2.0, 9.0);
+        /// V-cycles (NPB: 4 for classes S-A)
+        iterations: usize = 4, unit "iterations", Check::Range(1.0, 1000.0);
+        /// threads waiting at a barrier: active (spin, retiring instructions) | passive (sleep, as OMP_WAIT_POLICY=passive)
+        wait_policy: WaitPolicy = WaitPolicy::Active, unit "-", Check::Any;
     }
 }
 
@@ -67,7 +72,7 @@ pub fn info() -> GeneratorInfo {
         name: "mg",
         summary: "NPB MG: 3-D multigrid V-cycle (7-point residual, restriction, prolongation, smoothing)",
         paper: "Tikir & Hollingsworth (MG: serial init puts pages on one board); HyDM (NPB)",
-        params: MgParams::param_docs(),
+        params: MgParams::defs(),
     }
 }
 
@@ -177,21 +182,7 @@ pub fn layout(p: &MgParams) -> (Vec<(u64, u64)>, u64) {
 
 impl Mg {
     pub fn new(params: MgParams, seed: u64) -> Result<Self, WorkloadError> {
-        check(
-            (1..=4096).contains(&params.threads),
-            "threads",
-            "must be between 1 and 4096",
-        )?;
-        check(
-            (2..=9).contains(&params.grid_log2),
-            "grid_log2",
-            "must be between 2 and 9",
-        )?;
-        check(
-            (1..=1000).contains(&params.iterations),
-            "iterations",
-            "must be between 1 and 1000",
-        )?;
+        crate::params::in_range(&params)?;
         let levels = params.grid_log2 as usize;
         let n: Vec<usize> = (1..=levels).map(|l| 1usize << l).collect();
         let fine = levels - 1;

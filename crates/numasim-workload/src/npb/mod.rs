@@ -66,6 +66,8 @@ pub enum Init {
     Parallel,
 }
 
+impl numasim_config::param::ParamKind for Init {}
+
 impl Init {
     /// The schedule of the initialisation loop.
     pub fn sched(self) -> Sched {

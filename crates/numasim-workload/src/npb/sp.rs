@@ -115,7 +115,8 @@ pub struct Sp {
 
 impl Sp {
     pub fn new(params: SpParams, seed: u64) -> Result<Self, WorkloadError> {
-        let (n, steps) = sizes(&CLASSES, params.threads, params.class, params.grid, params.iterations)?;
+        crate::params::in_range(&params)?;
+        let (n, steps) = sizes(&CLASSES, params.class, params.grid, params.iterations)?;
         let mut arrays = Arrays::default();
         let adi = Adi::new(&mut arrays, n, true);
         let line = n as u64;

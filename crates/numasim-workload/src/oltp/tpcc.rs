@@ -32,7 +32,7 @@
 //! Real DBMSs spend far more instructions per transaction; this counts the data work only.
 
 use crate::omp::{Kernel, Loop, OmpSource, Sched};
-use crate::params::{check, parse};
+use crate::params::parse;
 use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::{stream, Rng};
 use crate::thread_emit::ThreadEmitter as Emitter;
@@ -40,13 +40,18 @@ use crate::vspace::AddressSpace;
 use numasim_trace::AccessSource;
 use rand::Rng as _;
 
-crate::workload_params! {
-    pub struct TpccParams {
-        threads: usize = 8 => "terminals; thread t's home warehouse is t·W/T";
-        warehouses: usize = 4 => "warehouses W (10 districts each)";
-        customers_per_district: usize = 3000 => "customers (and initial orders) per district (TPC-C: 3000)";
-        items: usize = 100_000 => "items, and stock rows per warehouse (TPC-C: 100000)";
-        transactions_per_thread: usize = 5000 => "transactions each thread runs";
+numasim_config::declare_params! {
+    pub section struct TpccParams {
+        /// terminals; thread t's home warehouse is t·W/T
+        threads: usize = 8, unit "threads", Check::Range(1.0, 4096.0);
+        /// warehouses W (10 districts each)
+        warehouses: usize = 4, unit "warehouses", Check::Range(1.0, 1000.0);
+        /// customers (and initial orders) per district (TPC-C: 3000)
+        customers_per_district: usize = 3000, unit "customers", Check::Range(30.0, 3000.0);
+        /// items, and stock rows per warehouse (TPC-C: 100000)
+        items: usize = 100_000, unit "items", Check::Range(100.0, 100000.0);
+        /// transactions each thread runs
+        transactions_per_thread: usize = 5000, unit "transactions", Check::Range(1.0, 1e7);
     }
 }
 
@@ -55,7 +60,7 @@ pub fn info() -> GeneratorInfo {
         name: "tpcc",
         summary: "TPC-C-like mix (new-order, payment, order-status, delivery, stock-level) over warehouse tables",
         paper: "StarNUMA §IV-E (TPCC, 64 warehouses on the Silo in-memory DBMS)",
-        params: TpccParams::param_docs(),
+        params: TpccParams::defs(),
     }
 }
 
@@ -160,31 +165,7 @@ fn row(e: &mut Emitter, write: bool, base: u64, bytes: u64) {
 
 impl Tpcc {
     pub fn new(params: TpccParams, seed: u64) -> Result<Self, WorkloadError> {
-        check(
-            (1..=4096).contains(&params.threads),
-            "threads",
-            "must be between 1 and 4096",
-        )?;
-        check(
-            (1..=1000).contains(&params.warehouses),
-            "warehouses",
-            "must be between 1 and 1000",
-        )?;
-        check(
-            (30..=3000).contains(&params.customers_per_district),
-            "customers_per_district",
-            "must be between 30 and 3000",
-        )?;
-        check(
-            (100..=100_000).contains(&params.items),
-            "items",
-            "must be between 100 and 100000",
-        )?;
-        check(
-            (1..=10_000_000).contains(&params.transactions_per_thread),
-            "transactions_per_thread",
-            "must be between 1 and 10^7",
-        )?;
+        crate::params::in_range(&params)?;
         let (w_count, t_count, cpd) = (params.warehouses, params.threads, params.customers_per_district);
         let home: Vec<(usize, usize)> = (0..t_count)
             .map(|t| {

@@ -45,13 +45,18 @@ use crate::vspace::AddressSpace;
 use numasim_trace::AccessSource;
 use rand::Rng as _;
 
-crate::workload_params! {
-    pub struct BarnesParams {
-        threads: usize = 8 => "number of threads";
-        bodies: usize = 2048 => "number of bodies (Talbot & Kelly: 16384; the default is scaled for test runs)";
-        steps: usize = 2 => "time steps";
-        theta: f64 = 1.0 => "opening criterion: a node is one interaction when side < theta x distance (SPLASH-2 tol)";
-        init: Init = Init::Serial => "serial (main thread generates bodies and clears the tables, as SPLASH-2) | parallel (each thread its own bodies; tables first touched by their users)";
+numasim_config::declare_params! {
+    pub section struct BarnesParams {
+        /// number of threads
+        threads: usize = 8, unit "threads", Check::Range(1.0, 4096.0);
+        /// number of bodies (Talbot & Kelly: 16384; the default is scaled for test runs)
+        bodies: usize = 2048, unit "bodies", Check::Range(2.0, 4e6);
+        /// time steps
+        steps: usize = 2, unit "steps", Check::Range(1.0, 1000.0);
+        /// opening criterion: a node is one interaction when side < theta x distance (SPLASH-2 tol)
+        theta: f64 = 1.0, unit "-", Check::Above(0.0, 10.0);
+        /// serial (main thread generates bodies and clears the tables, as SPLASH-2) | parallel (each thread its own bodies; tables first touched by their users)
+        init: Init = Init::Serial, unit "-", Check::Any;
     }
 }
 
@@ -60,7 +65,7 @@ pub fn info() -> GeneratorInfo {
         name: "barnes",
         summary: "SPLASH-2 Barnes-Hut 3-D: shared octree built by all threads, tree-walk forces (theta), costzones",
         paper: "Talbot & Kelly (16K bodies, all proxied); Zaourar et al. 4.3 (unbalanced under first touch)",
-        params: BarnesParams::param_docs(),
+        params: BarnesParams::defs(),
     }
 }
 
@@ -183,26 +188,8 @@ const EMPTY_BOX: ([f64; 3], [f64; 3]) = ([f64::INFINITY; 3], [f64::NEG_INFINITY;
 
 impl Barnes {
     pub fn new(params: BarnesParams, seed: u64) -> Result<Self, WorkloadError> {
-        check(
-            (1..=4096).contains(&params.threads),
-            "threads",
-            "must be between 1 and 4096",
-        )?;
-        check(
-            (2..=4_000_000).contains(&params.bodies) && params.bodies >= params.threads,
-            "bodies",
-            "must be between max(2, threads) and 4000000",
-        )?;
-        check(
-            (1..=1000).contains(&params.steps),
-            "steps",
-            "must be between 1 and 1000",
-        )?;
-        check(
-            params.theta.is_finite() && params.theta > 0.0 && params.theta <= 10.0,
-            "theta",
-            "must be in (0, 10]",
-        )?;
+        crate::params::in_range(&params)?;
+        check(params.bodies >= params.threads, "bodies", "must be at least threads")?;
         let n = params.bodies;
         // Plummer model (as SPLASH-2's testdata): radius from the cumulative mass, uniform
         // direction, small random velocities.

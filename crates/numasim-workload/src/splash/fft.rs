@@ -31,11 +31,14 @@ use crate::vspace::AddressSpace;
 use numasim_trace::AccessSource;
 use rand::Rng as _;
 
-crate::workload_params! {
-    pub struct FftParams {
-        threads: usize = 8 => "number of threads";
-        m: u32 = 16 => "log2 of the number of points, even (Talbot & Kelly: 16, 64K points)";
-        init: Init = Init::Serial => "serial (main thread writes x and the roots, as SPLASH-2) | parallel (each thread its own rows)";
+numasim_config::declare_params! {
+    pub section struct FftParams {
+        /// number of threads
+        threads: usize = 8, unit "threads", Check::Range(1.0, 4096.0);
+        /// log2 of the number of points, even (Talbot & Kelly: 16, 64K points)
+        m: u32 = 16, unit "log2 points", Check::Range(2.0, 26.0);
+        /// serial (main thread writes x and the roots, as SPLASH-2) | parallel (each thread its own rows)
+        init: Init = Init::Serial, unit "-", Check::Any;
     }
 }
 
@@ -44,7 +47,7 @@ pub fn info() -> GeneratorInfo {
         name: "fft",
         summary: "SPLASH-2 six-step 1-D FFT: blocked all-to-all transposes, row FFTs on own rows, twiddle multiply",
         paper: "Talbot & Kelly (Table 1.3: 64K points, all data proxied)",
-        params: FftParams::param_docs(),
+        params: FftParams::defs(),
     }
 }
 
@@ -127,15 +130,11 @@ fn mul(a: Cx, b: Cx) -> Cx {
 
 impl Fft {
     pub fn new(params: FftParams, seed: u64) -> Result<Self, WorkloadError> {
+        crate::params::in_range(&params)?;
         check(
-            (1..=4096).contains(&params.threads),
-            "threads",
-            "must be between 1 and 4096",
-        )?;
-        check(
-            (2..=26).contains(&params.m) && params.m.is_multiple_of(2) && (1usize << (params.m / 2)) >= params.threads,
+            params.m.is_multiple_of(2) && (1usize << (params.m / 2)) >= params.threads,
             "m",
-            "must be even, between 2 and 26, with 2^(m/2) rows at least the thread count",
+            "must be even, with 2^(m/2) rows at least the thread count",
         )?;
         let n1 = 1usize << (params.m / 2);
         let n = n1 * n1;

@@ -44,14 +44,20 @@ use crate::vspace::AddressSpace;
 use numasim_trace::AccessSource;
 use rand::Rng as _;
 
-crate::workload_params! {
-    pub struct FmmParams {
-        threads: usize = 8 => "number of threads";
-        particles: usize = 2048 => "number of particles (Talbot & Kelly: 8192; the default is scaled for test runs)";
-        steps: usize = 2 => "time steps";
-        terms: usize = 12 => "expansion terms p (coefficients 0..=p)";
-        box_particles: usize = 20 => "a box with more particles than this is split";
-        init: Init = Init::Serial => "serial (main thread creates the particles and clears the box heap, as SPLASH-2) | parallel (each thread its own particles; boxes first touched by their users)";
+numasim_config::declare_params! {
+    pub section struct FmmParams {
+        /// number of threads
+        threads: usize = 8, unit "threads", Check::Range(1.0, 4096.0);
+        /// number of particles (Talbot & Kelly: 8192; the default is scaled for test runs)
+        particles: usize = 2048, unit "particles", Check::Range(2.0, 4e6);
+        /// time steps
+        steps: usize = 2, unit "steps", Check::Range(1.0, 1000.0);
+        /// expansion terms p (coefficients 0..=p)
+        terms: usize = 12, unit "terms", Check::Range(2.0, 40.0);
+        /// a box with more particles than this is split
+        box_particles: usize = 20, unit "particles", Check::Range(1.0, 1000.0);
+        /// serial (main thread creates the particles and clears the box heap, as SPLASH-2) | parallel (each thread its own particles; boxes first touched by their users)
+        init: Init = Init::Serial, unit "-", Check::Any;
     }
 }
 
@@ -60,7 +66,7 @@ pub fn info() -> GeneratorInfo {
         name: "fmm",
         summary: "SPLASH-2 adaptive 2-D fast multipole: quadtree, U/V/W/X lists, upward/downward passes, f_array bounds merge",
         paper: "Talbot & Kelly (8K particles, f_array proxied); Zaourar et al. 4.3 (unbalanced under first touch)",
-        params: FmmParams::param_docs(),
+        params: FmmParams::defs(),
     }
 }
 
@@ -215,26 +221,11 @@ pub struct Fmm {
 
 impl Fmm {
     pub fn new(params: FmmParams, seed: u64) -> Result<Self, WorkloadError> {
+        crate::params::in_range(&params)?;
         check(
-            (1..=4096).contains(&params.threads),
-            "threads",
-            "must be between 1 and 4096",
-        )?;
-        check(
-            (2..=4_000_000).contains(&params.particles) && params.particles >= params.threads,
+            params.particles >= params.threads,
             "particles",
-            "must be between max(2, threads) and 4000000",
-        )?;
-        check(
-            (1..=1000).contains(&params.steps),
-            "steps",
-            "must be between 1 and 1000",
-        )?;
-        check((2..=40).contains(&params.terms), "terms", "must be between 2 and 40")?;
-        check(
-            (1..=1000).contains(&params.box_particles),
-            "box_particles",
-            "must be between 1 and 1000",
+            "must be at least threads",
         )?;
         let n = params.particles;
         // Two Plummer clusters (SPLASH-2's default "two cluster" distribution), in 2-D.

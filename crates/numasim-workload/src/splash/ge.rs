@@ -35,13 +35,18 @@ use crate::vspace::AddressSpace;
 use numasim_trace::AccessSource;
 use rand::Rng as _;
 
-crate::workload_params! {
-    pub struct GeParams {
-        threads: usize = 8 => "number of threads";
-        n: usize = 512 => "matrix order (Talbot & Kelly: 512)";
-        init: Init = Init::Parallel => Init::doc();
-        partition: Partition = Partition::NonContiguous => Partition::doc();
-        pivoting: bool = true => "partial pivoting (data-dependent rows); false = diagonally dominant matrix, no swaps";
+numasim_config::declare_params! {
+    pub section struct GeParams {
+        /// number of threads
+        threads: usize = 8, unit "threads", Check::Range(1.0, 4096.0);
+        /// matrix order (Talbot & Kelly: 512)
+        n: usize = 512, unit "rows", Check::Range(2.0, 16384.0);
+        #[doc = Init::doc()]
+        init: Init = Init::Parallel, unit "-", Check::Any;
+        #[doc = Partition::doc()]
+        partition: Partition = Partition::NonContiguous, unit "-", Check::Any;
+        /// partial pivoting (data-dependent rows); false = diagonally dominant matrix, no swaps
+        pivoting: bool = true, unit "-", Check::Any;
     }
 }
 
@@ -50,7 +55,7 @@ pub fn info() -> GeneratorInfo {
         name: "ge",
         summary: "Gaussian elimination (dense, no pivoting): pivot row widely shared, shifting row ownership",
         paper: "Talbot & Kelly (first-touch page placement and reactive proxies)",
-        params: GeParams::param_docs(),
+        params: GeParams::defs(),
     }
 }
 
@@ -99,16 +104,8 @@ pub struct Ge {
 
 impl Ge {
     pub fn new(params: GeParams, seed: u64) -> Result<Self, WorkloadError> {
-        check(
-            (1..=4096).contains(&params.threads),
-            "threads",
-            "must be between 1 and 4096",
-        )?;
-        check(
-            (2..=16384).contains(&params.n) && params.n >= params.threads,
-            "n",
-            "must be between max(2, threads) and 16384",
-        )?;
+        crate::params::in_range(&params)?;
+        check(params.n >= params.threads, "n", "must be at least threads")?;
         let n = params.n;
         let mut rng = stream(seed, 0x6E);
         let mut a = vec![0.0f64; n * n];

@@ -27,6 +27,8 @@ pub enum Partition {
     Contiguous,
 }
 
+impl numasim_config::param::ParamKind for Partition {}
+
 impl Partition {
     pub fn doc() -> &'static str {
         "non-contiguous (one row-major array) | contiguous (each thread's block in its own region)"

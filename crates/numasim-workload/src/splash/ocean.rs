@@ -36,15 +36,22 @@ use crate::vspace::AddressSpace;
 use numasim_trace::AccessSource;
 use rand::Rng as _;
 
-crate::workload_params! {
-    pub struct OceanParams {
-        threads: usize = 8 => "number of threads";
-        n: usize = 128 => "interior points per grid side (SPLASH-2 Ocean: 256 for a 258 grid)";
-        grids: usize = 4 => "number of grids solved one after another";
-        init: Init = Init::Parallel => Init::doc();
-        partition: Partition = Partition::NonContiguous => Partition::doc();
-        tolerance: f64 = 1e-6 => "a grid has converged when its largest update in a sweep is below this";
-        max_sweeps: usize = 5000 => "cap on sweeps per grid";
+numasim_config::declare_params! {
+    pub section struct OceanParams {
+        /// number of threads
+        threads: usize = 8, unit "threads", Check::Range(1.0, 4096.0);
+        /// interior points per grid side (SPLASH-2 Ocean: 256 for a 258 grid)
+        n: usize = 128, unit "points", Check::Range(2.0, 8192.0);
+        /// number of grids solved one after another
+        grids: usize = 4, unit "grids", Check::Range(1.0, 64.0);
+        #[doc = Init::doc()]
+        init: Init = Init::Parallel, unit "-", Check::Any;
+        #[doc = Partition::doc()]
+        partition: Partition = Partition::NonContiguous, unit "-", Check::Any;
+        /// a grid has converged when its largest update in a sweep is below this
+        tolerance: f64 = 1e-6, unit "-", Check::Above(0.0, f64::MAX);
+        /// cap on sweeps per grid
+        max_sweeps: usize = 5000, unit "sweeps", Check::Range(1.0, u64::MAX as f64);
     }
 }
 
@@ -53,7 +60,7 @@ pub fn info() -> GeneratorInfo {
         name: "ocean",
         summary: "SPLASH-2 Ocean core: red-black SOR on several 2-D grids to a tolerance, 2-D block partition",
         paper: "Talbot & Kelly (Ocean contiguous vs non-contiguous under first touch / round-robin)",
-        params: OceanParams::param_docs(),
+        params: OceanParams::defs(),
     }
 }
 
@@ -133,23 +140,8 @@ pub struct Ocean {
 
 impl Ocean {
     pub fn new(params: OceanParams, seed: u64) -> Result<Self, WorkloadError> {
-        check(
-            (1..=4096).contains(&params.threads),
-            "threads",
-            "must be between 1 and 4096",
-        )?;
-        check(
-            (2..=8192).contains(&params.n) && params.n >= params.threads,
-            "n",
-            "must be between max(2, threads) and 8192",
-        )?;
-        check((1..=64).contains(&params.grids), "grids", "must be between 1 and 64")?;
-        check(
-            params.tolerance.is_finite() && params.tolerance > 0.0,
-            "tolerance",
-            "must be a positive number",
-        )?;
-        check(params.max_sweeps >= 1, "max_sweeps", "must be at least 1")?;
+        crate::params::in_range(&params)?;
+        check(params.n >= params.threads, "n", "must be at least threads")?;
         let (n, t_count) = (params.n, params.threads);
         let py = (1..=t_count)
             .filter(|d| t_count.is_multiple_of(*d) && d * d <= t_count)

@@ -45,12 +45,16 @@ use crate::vspace::AddressSpace;
 use numasim_trace::AccessSource;
 use rand::Rng as _;
 
-crate::workload_params! {
-    pub struct WaterParams {
-        threads: usize = 8 => "number of threads";
-        molecules: usize = 512 => "number of water molecules (Talbot & Kelly: 512)";
-        steps: usize = 2 => "time steps";
-        init: Init = Init::Serial => "serial (main thread sets up VAR and PFORCES, as SPLASH-2) | parallel (each thread its own molecules and its own PFORCES section)";
+numasim_config::declare_params! {
+    pub section struct WaterParams {
+        /// number of threads
+        threads: usize = 8, unit "threads", Check::Range(1.0, 4096.0);
+        /// number of water molecules (Talbot & Kelly: 512)
+        molecules: usize = 512, unit "molecules", Check::Range(2.0, 65536.0);
+        /// time steps
+        steps: usize = 2, unit "steps", Check::Range(1.0, 1000.0);
+        /// serial (main thread sets up VAR and PFORCES, as SPLASH-2) | parallel (each thread its own molecules and its own PFORCES section)
+        init: Init = Init::Serial, unit "-", Check::Any;
     }
 }
 
@@ -59,7 +63,7 @@ pub fn info() -> GeneratorInfo {
         name: "water-nsq",
         summary: "SPLASH-2 Water-Nsquared: O(n^2)/2 pairwise forces into per-thread PFORCES, locked update of VAR",
         paper: "Talbot & Kelly (Table 1.3: 512 molecules, VAR and PFORCES proxied)",
-        params: WaterParams::param_docs(),
+        params: WaterParams::defs(),
     }
 }
 
@@ -142,20 +146,11 @@ pub struct Water {
 
 impl Water {
     pub fn new(params: WaterParams, seed: u64) -> Result<Self, WorkloadError> {
+        crate::params::in_range(&params)?;
         check(
-            (1..=4096).contains(&params.threads),
-            "threads",
-            "must be between 1 and 4096",
-        )?;
-        check(
-            (2..=65536).contains(&params.molecules) && params.molecules >= params.threads,
+            params.molecules >= params.threads,
             "molecules",
-            "must be between max(2, threads) and 65536",
-        )?;
-        check(
-            (1..=1000).contains(&params.steps),
-            "steps",
-            "must be between 1 and 1000",
+            "must be at least threads",
         )?;
         let n = params.molecules;
         // A cubic lattice of spacing 1.1 (reduced units), randomly jittered and oriented.

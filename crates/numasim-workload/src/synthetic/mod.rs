@@ -39,18 +39,30 @@ pub enum Pattern {
     Private,
 }
 
-crate::workload_params! {
-    pub struct SyntheticParams {
-        threads: usize = 16 => "number of threads (access streams)";
-        pattern: Pattern = Pattern::SharedHot => "uniform | zipf | shared-hot | private";
-        footprint_bytes: u64 = 256 << 20 => "size of the shared region in bytes";
-        accesses_per_thread: u64 = 1_000_000 => "accesses each thread makes";
-        instructions_per_access: u32 = 4 => "instructions retired per access (memory + non-memory)";
-        write_fraction: f64 = 0.3 => "probability an access is a write";
-        zipf_exponent: f64 = 0.99 => "Zipf exponent s of the zipf pattern";
-        hot_fraction: f64 = 0.05 => "shared-hot: share of the region that is the hot set";
-        hot_access_fraction: f64 = 0.6 => "shared-hot: probability a visit goes to the hot set";
-        lines_per_visit: u32 = 4 => "consecutive 64 B lines touched per page visit";
+impl numasim_config::param::ParamKind for Pattern {}
+
+numasim_config::declare_params! {
+    pub section struct SyntheticParams {
+        /// number of threads (access streams)
+        threads: usize = 16, unit "threads", Check::Range(1.0, 4096.0);
+        /// uniform | zipf | shared-hot | private
+        pattern: Pattern = Pattern::SharedHot, unit "-", Check::Any;
+        /// size of the shared region in bytes
+        footprint_bytes: u64 = 256 << 20, unit "bytes", Check::Range(4096.0, 4398046511104.0);
+        /// accesses each thread makes
+        accesses_per_thread: u64 = 1_000_000, unit "accesses", Check::Range(0.0, u64::MAX as f64);
+        /// instructions retired per access (memory + non-memory)
+        instructions_per_access: u32 = 4, unit "instructions", Check::Range(1.0, u32::MAX as f64);
+        /// probability an access is a write
+        write_fraction: f64 = 0.3, unit "fraction", Check::Range(0.0, 1.0);
+        /// Zipf exponent s of the zipf pattern
+        zipf_exponent: f64 = 0.99, unit "-", Check::Above(0.0, f64::MAX);
+        /// shared-hot: share of the region that is the hot set
+        hot_fraction: f64 = 0.05, unit "fraction", Check::Below(0.0, 1.0);
+        /// shared-hot: probability a visit goes to the hot set
+        hot_access_fraction: f64 = 0.6, unit "fraction", Check::Range(0.0, 1.0);
+        /// consecutive 64 B lines touched per page visit
+        lines_per_visit: u32 = 4, unit "lines", Check::Range(1.0, 64.0);
     }
 }
 
@@ -59,7 +71,7 @@ pub fn info() -> GeneratorInfo {
         name: "synthetic",
         summary: "seeded access patterns (uniform, zipf, shared-hot, private) for demos and speed tests",
         paper: "none (a test source, not a program model)",
-        params: SyntheticParams::param_docs(),
+        params: SyntheticParams::defs(),
     }
 }
 
@@ -90,46 +102,12 @@ pub struct Synthetic {
 
 impl Synthetic {
     pub fn new(params: SyntheticParams, seed: u64) -> Result<Self, WorkloadError> {
-        check(
-            params.threads >= 1 && params.threads <= 4096,
-            "threads",
-            "must be between 1 and 4096",
-        )?;
+        crate::params::in_range(&params)?;
         let pages = params.footprint_bytes / PAGE_BYTES;
         check(
-            pages >= params.threads as u64 && pages <= (1 << 30),
+            pages >= params.threads as u64,
             "footprint_bytes",
-            "must hold at least one 4 KiB page per thread and at most 4 TiB",
-        )?;
-        check(
-            (0.0..=1.0).contains(&params.write_fraction),
-            "write_fraction",
-            "must be within 0..=1",
-        )?;
-        check(
-            (0.0..1.0).contains(&params.hot_fraction),
-            "hot_fraction",
-            "must be within 0..1",
-        )?;
-        check(
-            (0.0..=1.0).contains(&params.hot_access_fraction),
-            "hot_access_fraction",
-            "must be within 0..=1",
-        )?;
-        check(
-            params.zipf_exponent > 0.0 && params.zipf_exponent.is_finite(),
-            "zipf_exponent",
-            "must be positive",
-        )?;
-        check(
-            params.instructions_per_access >= 1,
-            "instructions_per_access",
-            "must be at least 1",
-        )?;
-        check(
-            (1..=LINES_PER_PAGE as u32).contains(&params.lines_per_visit),
-            "lines_per_visit",
-            "must be within 1..=64",
+            "must hold at least one 4 KiB page per thread",
         )?;
         let hot_pages = ((pages as f64 * params.hot_fraction) as u64).max(1);
         let private_pages = match params.pattern {

@@ -2,7 +2,7 @@
 //! it, or any two traces or experiments) side by side on the statistics that decide page
 //! placement, with their differences.
 //!
-//! Each input is run through the sharing analysis ([`crate::analyze::sharing`]) twice, counting
+//! Each input is run through the sharing analysis ([`super::sharing`]) twice, counting
 //! every access and counting LLC misses only, both on the same machine, the same thread-to-socket
 //! mapping and a quantum of one instruction (the exact per-instruction interleaving, so the
 //! first-touch owner of a page is the thread whose access to it has the lowest instruction
@@ -11,11 +11,10 @@
 //! The bands ([`Band`]) are the tolerances a generator must meet to stand for its program: five
 //! points on shares, 10 % on the footprint, 20 % on LLC MPKI, three points on first-touch local.
 
-use super::sharing::{AnalyzeError, SharingAnalysis, SharingOptions};
+use super::sharing::SharingAnalysis;
 use serde::Serialize;
-use std::path::Path;
 
-/// How two inputs are compared.
+/// How two inputs are compared (the experiment layer's `compare` loads and analyses them).
 #[derive(Debug, Clone)]
 pub struct CompareOptions {
     /// Machine preset or file (its socket count and LLCs).
@@ -180,37 +179,6 @@ pub fn compare_analyses(a: [&SharingAnalysis; 2], b: [&SharingAnalysis; 2]) -> V
             within: within(band, va, vb),
         })
         .collect()
-}
-
-/// Analyses `a` and `b` (each a native trace, an experiment TOML or StarNUMA thread files'
-/// first file) and compares them.
-pub fn compare(a: &Path, b: &Path, opts: &CompareOptions) -> Result<Comparison, AnalyzeError> {
-    if opts.threads_per_socket == 0 {
-        return Err(AnalyzeError::Input("--threads-per-socket must be at least 1".into()));
-    }
-    let run = |input: &Path, llc: bool| {
-        let o = SharingOptions {
-            machine: Some(opts.machine.clone()),
-            threads_per_socket: Some(opts.threads_per_socket),
-            llc,
-            quantum_instructions: Some(1),
-        };
-        crate::experiment::analyze_sharing(input, &o)
-    };
-    let (a_all, a_llc) = (run(a, false)?, run(a, true)?);
-    let (b_all, b_llc) = (run(b, false)?, run(b, true)?);
-    let metrics = compare_analyses([&a_all, &a_llc], [&b_all, &b_llc]);
-    Ok(Comparison {
-        a: a.display().to_string(),
-        b: b.display().to_string(),
-        machine: a_all.machine.clone(),
-        sockets: a_all.sockets,
-        threads_per_socket: opts.threads_per_socket,
-        threads_a: a_all.threads,
-        threads_b: b_all.threads,
-        metrics,
-        analyses: [a_all, a_llc, b_all, b_llc],
-    })
 }
 
 #[cfg(test)]

@@ -4,5 +4,5 @@ pub mod compare;
 pub mod profile;
 pub mod sharing;
 
-pub use compare::{compare, Band, CompareOptions, Comparison, Metric};
+pub use compare::{Band, CompareOptions, Comparison, Metric};
 pub use sharing::{analyze_run, AnalyzeError, SharingAnalysis, SharingOptions};

@@ -93,7 +93,7 @@ pub struct SharingAnalysis {
 }
 
 /// Runs the analysis on a resolved run of `input` (the experiment layer's
-/// `crate::experiment::analyze_sharing` loads a trace or experiment file into one, with first
+/// `analyze_sharing` loads a trace or experiment file into one, with first
 /// touch, no migration, phases of [`PHASE_INSTRUCTIONS`] and the LLC as `opts` asks).
 /// `trace_input`: the input is a trace (threads spread evenly unless `opts` maps them).
 pub fn analyze_run(

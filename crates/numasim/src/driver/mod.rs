@@ -29,7 +29,7 @@ pub use sampled::{SampledSim, SamplingReport, TimedWindow};
 
 use crate::mem::FixedHomes;
 use crate::migrate::{FirstPass, Migrator, PageHost, PhaseMigration, PolicyKind, Role};
-use crate::profile::{Observer, ProfilerKind};
+use crate::profile::Observer;
 use crate::sim::{FunctionalSim, SimError};
 use crate::stats::{PhaseCounts, SharingHistogram};
 use crate::timing::{PhaseTiming, TimingResults, TimingSim};
@@ -273,32 +273,9 @@ pub fn drive<E: Engine>(
         max_phases: run.max_phases,
         setup_s,
     });
-    let mut migrator = Migrator::new(
-        &run.migration,
-        &run.machine,
-        run.page_bytes,
-        run.seed,
-        run.processes.len().max(1),
-    );
-    migrator.set_process_threads(run.processes.iter().map(|p| p.threads.len() as u64).collect());
-    if let Some(observer) = migrator.observer() {
-        sim.set_observer(observer);
-    }
-    match run.migration.policy.role() {
-        Role::StaticOracle(FirstPass::AccessCounts) => sim.set_fixed_homes(learn_oracle_homes(run)?),
-        Role::StaticOracle(FirstPass::Profile) => sim.set_fixed_homes(learn_profile_homes(run)?),
-        Role::Off | Role::AtBoundaries => {}
-    }
-    // `perfect-next` looks ahead: a first pass records every phase (see `lookahead`).
-    let mut lookahead = if migrator.observer().is_some() && run.migration.profiler == ProfilerKind::PerfectNext {
-        Some(learn_lookahead(run)?)
-    } else {
-        None
-    };
+    let (mut migrator, mut lookahead) = prepare_migration(run, &mut sim)?;
     let machine = &run.machine;
     let classes = &run.classes;
-    let node_names: Vec<String> = machine.memory_nodes.iter().map(|n| n.name.clone()).collect();
-    let per_node = |v: &[u64]| -> BTreeMap<String, u64> { node_names.iter().cloned().zip(v.iter().copied()).collect() };
     let (sockets, nodes) = run.shape();
 
     let started = Instant::now();
@@ -333,7 +310,7 @@ pub fn drive<E: Engine>(
             phases_spanned: spanned,
             summary,
             sharing,
-            pages_per_node: per_node(sim.pages_per_node()),
+            pages_per_node: per_node(machine, sim.pages_per_node()),
             placement_map: mapper.map(sim.table(), sim.home()),
             migration,
             timing,
@@ -349,14 +326,79 @@ pub fn drive<E: Engine>(
         });
         Ok(())
     })?;
-    let wall_s = started.elapsed().as_secs_f64();
-    let processes = results::process_results(&run.processes, &sim, &node_names);
+    let finished = Finished {
+        wall_s: started.elapsed().as_secs_f64(),
+        setup_s,
+        total,
+        phases,
+        migrator,
+    };
+    Ok(run_results(run, &sim, report, &*source, finished))
+}
+
+/// The run's migrator, its observer installed in `sim`, and the first passes the policy's
+/// role (a static placement's) and the profiler (a look-ahead) declare they need.
+fn prepare_migration<E: Engine>(run: &mut Run, sim: &mut E) -> Result<(Migrator, Option<Lookahead>), RunError> {
+    let mut migrator = Migrator::new(
+        &run.migration,
+        &run.machine,
+        run.page_bytes,
+        run.seed,
+        run.processes.len().max(1),
+    );
+    migrator.set_process_threads(run.processes.iter().map(|p| p.threads.len() as u64).collect());
+    if let Some(observer) = migrator.observer() {
+        sim.set_observer(observer);
+    }
+    match run.migration.policy.role() {
+        Role::StaticOracle(FirstPass::AccessCounts) => sim.set_fixed_homes(learn_oracle_homes(run)?),
+        Role::StaticOracle(FirstPass::Profile) => sim.set_fixed_homes(learn_profile_homes(run)?),
+        Role::Off | Role::AtBoundaries => {}
+    }
+    let lookahead = if migrator.observer().is_some() && run.migration.profiler.looks_ahead() {
+        Some(learn_lookahead(run)?)
+    } else {
+        None
+    };
+    Ok((migrator, lookahead))
+}
+
+/// `v` per memory node, keyed by the node's name.
+fn per_node(machine: &Machine, v: &[u64]) -> BTreeMap<String, u64> {
+    machine
+        .memory_nodes
+        .iter()
+        .map(|n| n.name.clone())
+        .zip(v.iter().copied())
+        .collect()
+}
+
+/// What the phase loop leaves for the results.
+struct Finished {
+    wall_s: f64,
+    setup_s: f64,
+    total: PhaseCounts,
+    phases: Vec<PhaseRecord>,
+    migrator: Migrator,
+}
+
+/// The results of a finished run.
+fn run_results<E: Engine>(run: &Run, sim: &E, report: E::Report, source: &dyn AccessSource, f: Finished) -> RunResults {
+    let machine = &run.machine;
+    let Finished {
+        wall_s,
+        setup_s,
+        total,
+        phases,
+        migrator,
+    } = f;
+    let processes = results::process_results(&run.processes, sim, &node_names(machine));
     let footprint_pages = sim.table().pages() as u64;
     let sampling = sim.sampling();
     let timing = sim.run_report(report, machine);
     let rate = |accesses: u64, s: f64| if s > 0.0 { Some(accesses as f64 / s) } else { None };
     let migration = migrator.finish();
-    let summary = classes.summarize(&total);
+    let summary = run.classes.summarize(&total);
     let facts = similarity_facts(
         run,
         &SimilarityInputs {
@@ -365,15 +407,15 @@ pub fn drive<E: Engine>(
             phases: &phases,
             timing: timing.as_ref(),
             sampling: sampling.as_ref(),
-            capacity_pages: node_names
-                .iter()
+            capacity_pages: node_names(machine)
+                .into_iter()
                 .enumerate()
-                .map(|(n, name)| (name.clone(), sim.placement().capacity_pages(n, footprint_pages) as f64))
+                .map(|(n, name)| (name, sim.placement().capacity_pages(n, footprint_pages) as f64))
                 .collect(),
         },
     );
     let similarity = crate::similarity::SimilarityReport::new(&facts, run.similarity.as_ref());
-    Ok(RunResults {
+    RunResults {
         schema_version: RESULTS_SCHEMA_VERSION,
         numasim_version: env!("CARGO_PKG_VERSION"),
         name: run.name.clone(),
@@ -395,8 +437,8 @@ pub fn drive<E: Engine>(
             footprint_bytes: footprint_pages * run.page_bytes,
             phases: phases.len() as u64,
         },
-        sharing: sharing_report(run_sharing(&sim)),
-        pages_per_node: per_node(sim.pages_per_node()),
+        sharing: sharing_report(run_sharing(sim)),
+        pages_per_node: per_node(machine, sim.pages_per_node()),
         phases,
         migration,
         perf: Perf {
@@ -417,7 +459,11 @@ pub fn drive<E: Engine>(
         sampling,
         processes,
         similarity,
-    })
+    }
+}
+
+fn node_names(machine: &Machine) -> Vec<String> {
+    machine.memory_nodes.iter().map(|n| n.name.clone()).collect()
 }
 
 /// What [`similarity_facts`] reads of a finished run.

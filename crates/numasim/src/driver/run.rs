@@ -1,6 +1,6 @@
 //! [`Run`]: an experiment resolved once into typed, validated parts the engines take.
 //!
-//! The experiment layer (`crate::experiment`) parses the TOML and turns every name into an
+//! The experiment layer above (`experiment`) parses the TOML and turns every name into an
 //! index (machine, memory nodes, sockets, policies) with errors located at file, line and key;
 //! what comes out is this struct. Nothing below the experiment layer sees the TOML: engines,
 //! the migration stack and the analyses take a `Run`, so a second pass (the static oracle) or

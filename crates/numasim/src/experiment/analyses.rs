@@ -5,6 +5,7 @@
 //! StarNUMA per-thread files (read directly, thread numbers from their names).
 
 use super::Experiment;
+use crate::analyze::compare::{CompareOptions, Comparison};
 use crate::analyze::sharing::{analyze_run, AnalyzeError, SharingAnalysis, SharingOptions, PHASE_INSTRUCTIONS};
 use numasim_config::Source;
 use std::path::{Path, PathBuf};
@@ -32,6 +33,37 @@ pub fn analyze_sharing_inputs(inputs: &[PathBuf], opts: &SharingOptions) -> Resu
         .collect::<Vec<_>>()
         .join(", ");
     analyze_run(&mut run, &label, trace_input, opts)
+}
+
+/// Analyses `a` and `b` (each a native trace, an experiment TOML or StarNUMA thread files'
+/// first file) and compares them.
+pub fn compare(a: &Path, b: &Path, opts: &CompareOptions) -> Result<Comparison, AnalyzeError> {
+    if opts.threads_per_socket == 0 {
+        return Err(AnalyzeError::Input("--threads-per-socket must be at least 1".into()));
+    }
+    let run = |input: &Path, llc: bool| {
+        let o = SharingOptions {
+            machine: Some(opts.machine.clone()),
+            threads_per_socket: Some(opts.threads_per_socket),
+            llc,
+            quantum_instructions: Some(1),
+        };
+        analyze_sharing(input, &o)
+    };
+    let (a_all, a_llc) = (run(a, false)?, run(a, true)?);
+    let (b_all, b_llc) = (run(b, false)?, run(b, true)?);
+    let metrics = crate::analyze::compare::compare_analyses([&a_all, &a_llc], [&b_all, &b_llc]);
+    Ok(Comparison {
+        a: a.display().to_string(),
+        b: b.display().to_string(),
+        machine: a_all.machine.clone(),
+        sockets: a_all.sockets,
+        threads_per_socket: opts.threads_per_socket,
+        threads_a: a_all.threads,
+        threads_b: b_all.threads,
+        metrics,
+        analyses: [a_all, a_llc, b_all, b_llc],
+    })
 }
 
 fn is_native_trace(path: &Path) -> bool {

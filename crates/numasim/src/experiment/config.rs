@@ -578,8 +578,7 @@ fn fill_workload_defaults(workload: &mut toml::Table) {
         if workload.contains_key(p.name) {
             continue;
         }
-        let literal = format!("v = {}", p.default);
-        if let Some(v) = literal.parse::<toml::Table>().ok().and_then(|mut t| t.remove("v")) {
+        if let Some(v) = p.default.to_value() {
             workload.insert(p.name.to_string(), v);
         }
     }
@@ -595,7 +594,6 @@ fn check_phase_ns(
     migration: &crate::migrate::Resolved,
     source: &Source,
 ) -> Result<(), ConfigError> {
-    use crate::migrate::PolicyKind;
     let Some(phase_ns) = spec.phase_ns else {
         return Ok(());
     };
@@ -620,10 +618,13 @@ fn check_phase_ns(
             "sampled timing (`timing.sample_instructions`) runs phases of instructions; leave out one of them",
         );
     }
-    if migration.profiler == crate::profile::ProfilerKind::PerfectNext {
-        return refuse("profiler `perfect-next` learns its phases on the functional engine, which cannot end a phase in simulated time");
+    if migration.profiler.looks_ahead() {
+        return refuse(&format!(
+            "profiler `{}` learns its phases on the functional engine, which cannot end a phase in simulated time",
+            migration.profiler.name()
+        ));
     }
-    if spec.max_phases.is_some() && matches!(migration.policy, PolicyKind::OracleStatic | PolicyKind::ProfileStatic) {
+    if spec.max_phases.is_some() && matches!(migration.policy.role(), crate::migrate::Role::StaticOracle(_)) {
         return refuse("a static placement's first pass (functional) cannot stop at the same phase as a timed run; leave out max_phases");
     }
     Ok(())

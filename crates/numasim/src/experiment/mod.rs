@@ -15,6 +15,6 @@ pub mod run;
 pub mod sweep;
 pub mod warnings;
 
-pub use analyses::{analyze_sharing, analyze_sharing_inputs};
+pub use analyses::{analyze_sharing, analyze_sharing_inputs, compare};
 pub use config::{Experiment, ExperimentSpec, Mode};
 pub use run::{default_out_dir, run, simulate, Progress, RunError, RunResults};

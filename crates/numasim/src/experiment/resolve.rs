@@ -188,7 +188,7 @@ fn check_machine_fits(exp: &Experiment, m: &Machine) -> Result<(), ConfigError> 
 /// HyDM's fast tier must exist: a misspelt `fast_node`, or a machine without an MCDRAM/HBM
 /// node when none is named, would otherwise leave the policy with nothing to promote to.
 fn check_hydm_fast_node(exp: &Experiment, m: &Machine) -> Result<(), ConfigError> {
-    use crate::param::ParamSet;
+    use numasim_config::param::ParamSet;
     let p = crate::migrate::hydm::HydmParams::from_table(&exp.migration.params);
     let names: Vec<&str> = m.memory_nodes.iter().map(|n| n.name.as_str()).collect();
     if p.fast_node.is_empty() {

@@ -21,7 +21,7 @@
 use super::groups::Groups;
 use super::mechanism::Ctx;
 use super::{rng::SplitMix64, BoundaryInput, Policy, PolicyEnv};
-use crate::param::declare_params;
+use numasim_config::declare_params;
 use crate::profile::{PageProfile, ProfilerKind};
 use std::collections::VecDeque;
 

@@ -12,7 +12,7 @@
 
 use super::mechanism::Ctx;
 use super::{rng::SplitMix64, BoundaryInput, Policy, PolicyEnv};
-use crate::param::declare_params;
+use numasim_config::declare_params;
 use crate::profile::{PageProfile, ProfilerKind};
 
 declare_params! {

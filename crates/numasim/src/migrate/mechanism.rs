@@ -183,20 +183,22 @@ impl Shootdown {
     }
 }
 
-impl crate::param::ParamValue for Shootdown {
+impl numasim_config::param::ParamKind for Shootdown {}
+
+impl numasim_config::param::ParamValue for Shootdown {
     type Lit = Shootdown;
     fn from_lit(lit: Shootdown) -> Shootdown {
         lit
     }
-    fn default_of(lit: Shootdown) -> crate::param::ParamDefault {
-        crate::param::ParamDefault::Str(lit.word())
+    fn default_of(lit: Shootdown) -> numasim_config::param::ParamDefault {
+        numasim_config::param::ParamDefault::Str(std::borrow::Cow::Borrowed(lit.word()))
     }
     fn from_value(v: &toml::Value) -> Option<Shootdown> {
         v.as_str().and_then(Shootdown::from_word)
     }
 }
 
-crate::param::declare_params! {
+numasim_config::declare_params! {
     /// Named cost parameters (see the module docs), common to every policy but `none`.
     pub struct CostParams {
         /// TLB shootdown: hardware-assisted (initiator only), software IPIs, hardware from a dedicated OS core, or move-pages (software IPIs and the kernel copying page by page on the calling thread)

@@ -18,7 +18,7 @@
 //! the registry (`policies!` below), which generates the closed [`PolicyKind`] (names,
 //! summaries, papers, parameter tables) and the enum of policy states the [`Migrator`]
 //! dispatches on at boundaries. Parameters are typed structs declared with
-//! `crate::param::declare_params!`.
+//! `numasim_config::declare_params!`.
 
 pub mod groups;
 pub mod host;
@@ -31,11 +31,11 @@ pub use crate::rng;
 pub use mechanism::{Costs, MachineInfo};
 pub use params::{MigrationSpec, Resolved};
 
-use crate::param::{ParamDef, ParamSet};
 use crate::profile::{page_profile, Observer, PageProfile, ProfilerKind, WindowInputs};
 use crate::stats::PhaseSummary;
 pub use host::PageHost;
 use mechanism::{CostParams, Ctx, Move};
+use numasim_config::param::{ParamDef, ParamSet};
 use serde::Serialize;
 use std::collections::BTreeMap;
 

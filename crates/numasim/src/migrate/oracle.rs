@@ -9,7 +9,7 @@
 //! page placed at its chosen node on first touch, looked up by virtual page
 //! ([`crate::mem::FixedHomes`]): page ids follow first-touch order, which in timing mode
 //! depends on the simulated interleaving, so they do not name the same pages across passes.
-//! The first pass is `crate::driver::learn_oracle_homes`.
+//! The first pass is the driver's `learn_oracle_homes` (the layer above).
 
 use super::mechanism::{Ctx, MachineInfo};
 use super::{rng::SplitMix64, BoundaryInput, FirstPass, Policy, PolicyEnv, Role};

@@ -1,7 +1,7 @@
 //! `[migration]` in the experiment: policy and profiler by name, parameters beside them.
 //!
 //! Parameters are declared once per policy, per profiler and for the mechanism, as typed
-//! structs (`crate::param::declare_params!`); their tables ([`PolicyKind::params`],
+//! structs (`numasim_config::declare_params!`); their tables ([`PolicyKind::params`],
 //! [`ProfilerKind::params`], [`mechanism_params`]) drive validation here (an unknown or
 //! misspelt key is an error naming the key, values are checked against the declared type and
 //! range), defaults (the resolved experiment lists every parameter with its value) and
@@ -41,8 +41,8 @@ impl Default for MigrationSpec {
 }
 
 pub use super::PolicyKind;
-use crate::param::ParamSet;
-pub use crate::param::{Check, ParamDef, ParamDefault};
+use numasim_config::param::ParamSet;
+pub use numasim_config::param::{Check, ParamDef, ParamDefault};
 
 /// What `numasim policy list` prints about a policy.
 #[derive(Debug, Clone, Serialize)]
@@ -162,47 +162,25 @@ pub fn resolve(spec: &MigrationSpec, source: &Source) -> Result<Resolved, Config
                 ),
             ));
         };
-        let ok = match (def.default, value) {
-            (ParamDefault::Int(_), toml::Value::Integer(i)) => in_range(def.check, *i as f64),
-            (ParamDefault::Float(_), toml::Value::Float(f)) => in_range(def.check, *f),
-            (ParamDefault::Float(_), toml::Value::Integer(i)) => in_range(def.check, *i as f64),
-            (ParamDefault::Str(_), toml::Value::String(s)) => match def.check {
-                Check::Words(words) => words.is_empty() || words.contains(&s.as_str()),
-                Check::Range(..) => true,
-            },
-            _ => false,
-        };
-        if !ok {
-            let want = match (def.default, def.check) {
-                (ParamDefault::Str(_), Check::Words(w)) if !w.is_empty() => format!("one of {}", w.join(", ")),
-                (ParamDefault::Str(_), _) => "a string".to_string(),
-                (ParamDefault::Int(_), Check::Range(lo, hi)) => format!("an integer in {lo}..={hi}"),
-                (_, Check::Range(lo, hi)) => format!("a number in {lo}..={hi}"),
-                _ => "a valid value".to_string(),
-            };
-            return Err(source.error(path, format!("must be {want}")));
+        if let Some(message) = def.refuse(value) {
+            return Err(source.error(path, message));
         }
-        let value = match (def.default, value) {
-            (ParamDefault::Float(_), toml::Value::Integer(i)) => toml::Value::Float(*i as f64),
+        let value = match (def.kind, value) {
+            ("float", toml::Value::Integer(i)) => toml::Value::Float(*i as f64),
             _ => value.clone(),
         };
         params.insert(key.clone(), value);
     }
     for d in &defs {
-        params.entry(d.name.to_string()).or_insert_with(|| d.default.to_value());
+        if let Some(v) = d.default.to_value() {
+            params.entry(d.name.to_string()).or_insert(v);
+        }
     }
     Ok(Resolved {
         policy,
         profiler,
         params,
     })
-}
-
-fn in_range(check: Check, x: f64) -> bool {
-    match check {
-        Check::Range(lo, hi) => x >= lo && x <= hi,
-        Check::Words(_) => true,
-    }
 }
 
 /// The spec with every default written out (for `experiment.resolved.toml`).

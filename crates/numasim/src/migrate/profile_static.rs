@@ -10,8 +10,8 @@
 //! with the most profiled accesses (the paper's rule), most-profiled pages first, within each
 //! node's capacity at the first run's footprint. Pages the profile never saw are placed by
 //! first touch. The second run places by virtual page at first touch ([`crate::mem::FixedHomes`])
-//! and neither profiles nor moves anything. The first pass is
-//! [`crate::driver::learn_profile_homes`].
+//! and neither profiles nor moves anything. The first pass is the driver's
+//! `learn_profile_homes` (the layer above).
 
 use super::mechanism::{Ctx, MachineInfo};
 use super::{rng::SplitMix64, BoundaryInput, FirstPass, Policy, PolicyEnv, Role};

@@ -28,7 +28,7 @@ use super::groups::Groups;
 use super::mechanism::Ctx;
 use super::rng::SplitMix64;
 use super::{BoundaryInput, Policy, PolicyEnv};
-use crate::param::declare_params;
+use numasim_config::declare_params;
 use crate::profile::{PageProfile, ProfilerKind};
 
 declare_params! {

@@ -3,7 +3,7 @@
 //! profiler or a policy"): a profiler is this file plus one line in the registry of `profile/mod.rs`.
 
 use super::{EveryNth, ObserverCounts, PageProfile, Profiler, SampledCounts};
-use crate::param::declare_params;
+use numasim_config::declare_params;
 use numasim_trace::Access;
 
 declare_params! {

@@ -4,7 +4,7 @@
 //! on that page came from the same socket.
 
 use super::{ObserverCounts, PageProfile, Profiler, SampledCounts};
-use crate::param::declare_params;
+use numasim_config::declare_params;
 use numasim_trace::Access;
 
 declare_params! {

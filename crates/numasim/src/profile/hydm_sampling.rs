@@ -3,7 +3,7 @@
 //! per window, for HyDM's arithmetic-intensity regression and page-fault filter.
 
 use super::{ObserverCounts, PageProfile, Profiler, SampledCounts, WindowInputs};
-use crate::param::declare_params;
+use numasim_config::declare_params;
 use numasim_trace::Access;
 
 declare_params! {

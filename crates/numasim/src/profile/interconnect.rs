@@ -2,7 +2,7 @@
 //! sampling, Tikir & Hollingsworth; default N = 1024).
 
 use super::{ObserverCounts, PageProfile, Profiler, SampledCounts};
-use crate::param::declare_params;
+use numasim_config::declare_params;
 use numasim_trace::Access;
 
 declare_params! {

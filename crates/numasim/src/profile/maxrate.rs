@@ -18,7 +18,7 @@
 //! assumption, and `numasim repro tikir` reports the sampled share it gives.
 
 use super::{ObserverCounts, PageProfile, Profiler, SampledCounts};
-use crate::param::declare_params;
+use numasim_config::declare_params;
 use numasim_trace::Access;
 
 declare_params! {

@@ -45,7 +45,7 @@
 //! registered profilers ([`ProfilerKind`], and the state `AnyProfiler`), so the per-access call
 //! is one `match` on that enum into code monomorphised per profiler: no `dyn` call, no box.
 //!
-//! Parameters: each profiler's `Params` is a `crate::param::declare_params!` struct; the
+//! Parameters: each profiler's `Params` is a `numasim_config::declare_params!` struct; the
 //! registry gives `[migration]` validation and `numasim policy list` its table
 //! ([`ProfilerKind::params`]). A new profiler is one file here plus one registry line.
 
@@ -54,7 +54,7 @@ pub mod tlb;
 
 pub use page_profile::PageProfile;
 
-use crate::param::{ParamDef, ParamSet};
+use numasim_config::param::{ParamDef, ParamSet};
 use numasim_trace::Access;
 use std::collections::BTreeMap;
 
@@ -67,6 +67,9 @@ pub trait Profiler: Sized + Clone + std::fmt::Debug {
     const SUMMARY: &'static str;
     /// Its `[migration]` parameters (`()` for none).
     type Params: ParamSet;
+    /// Whether it reads the next interval (`set_lookahead`): the driver then runs a first
+    /// pass that records every phase.
+    const LOOKS_AHEAD: bool = false;
 
     fn new(params: &Self::Params, sockets: usize) -> Self;
     /// Page ids `old..new` appeared (before their first [`Profiler::observe`]); page-indexed
@@ -121,6 +124,10 @@ macro_rules! profilers {
 
             pub fn name(self) -> &'static str {
                 match self { $($( ProfilerKind::$ty => <$module::$ty as Profiler>::NAME, )+)* }
+            }
+            /// Whether it reads the next interval (a first pass records every phase).
+            pub fn looks_ahead(self) -> bool {
+                match self { $($( ProfilerKind::$ty => <$module::$ty as Profiler>::LOOKS_AHEAD, )+)* }
             }
             /// One-line description for listings.
             pub fn summary(self) -> &'static str {

@@ -4,7 +4,7 @@
 //! the memory accesses of phase k + 1, per page and socket.
 //!
 //! The simulator cannot see the future, so the driver runs the experiment once more first
-//! (functional engine, no migration; `crate::driver::learn_lookahead`) and records every
+//! (functional engine, no migration; the driver's `learn_lookahead`) and records every
 //! phase's per-page per-socket memory accesses by virtual page; before each boundary it hands
 //! this profiler the next phase's counts mapped onto the run's page ids
 //! ([`Profiler::set_lookahead`]). Phases are instruction windows, so the first pass has the
@@ -26,6 +26,7 @@ impl Profiler for PerfectNext {
     const SUMMARY: &'static str =
         "the next interval's memory accesses per page per socket (look-ahead oracle; a first pass records them)";
     type Params = ();
+    const LOOKS_AHEAD: bool = true;
 
     fn new(_: &(), sockets: usize) -> Self {
         PerfectNext {

@@ -7,7 +7,7 @@
 //! ATC counter or the StarNUMA annex counter: it is cleared when the entry is evicted.
 //! Pages are dense page ids (the simulator's), not virtual page numbers.
 
-use crate::param::declare_params;
+use numasim_config::declare_params;
 
 const EMPTY: u32 = u32::MAX;
 

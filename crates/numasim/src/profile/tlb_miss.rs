@@ -3,7 +3,7 @@
 
 use super::tlb::{self, Tlb, TlbParams};
 use super::{EveryNth, ObserverCounts, PageProfile, Profiler, SampledCounts};
-use crate::param::declare_params;
+use numasim_config::declare_params;
 use numasim_trace::Access;
 
 declare_params! {

@@ -258,7 +258,7 @@ impl FunctionalSim {
 
     /// Runs every thread up to instruction `phase_end` (exclusive) and returns the counts of
     /// that span. [`Self::run_phase`] is this over a phase window; sampled timing
-    /// (`crate::driver`) runs the part of a phase after its timed window with it.
+    /// (the driver) runs the part of a phase after its timed window with it.
     pub fn run_to(&mut self, src: &mut dyn AccessSource, phase_end: u64) -> Result<PhaseCounts, SimError> {
         if !self.observer_thread {
             return self.run_span(src, phase_end);

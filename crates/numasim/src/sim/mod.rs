@@ -1,5 +1,5 @@
 //! Simulation engines. Functional mode counts where accesses go; timing mode
-//! ([`crate::timing`]) adds a clock over the same pipeline.
+//! (the `timing` module) adds a clock over the same pipeline.
 
 pub mod functional;
 
@@ -7,7 +7,7 @@ pub use functional::{FunctionalConfig, FunctionalSim, SimError};
 use numasim_trace::Access;
 
 /// One thread's place in its access stream, handed between the functional and timing engines
-/// by sampled timing (`crate::driver`): the accesses already read from the source but not yet
+/// by sampled timing (the driver): the accesses already read from the source but not yet
 /// run, the instruction count the thread has reached, and whether its source is exhausted.
 #[derive(Debug, Clone, Default)]
 pub struct ThreadPlace {

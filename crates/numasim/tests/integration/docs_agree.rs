@@ -48,7 +48,7 @@ fn migration_guide_lists_every_policy_and_profiler_and_no_other() {
 /// migration guide names every policy and profiler with its name quoted.
 #[test]
 fn registries_and_parameter_declarations_agree() {
-    use numasim::migrate::params::{allowed, mechanism_params, profiler_params, Check, ParamDefault};
+    use numasim::migrate::params::{allowed, mechanism_params, profiler_params};
     let guide = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/guide/migration.md")).unwrap();
     let mut names = BTreeSet::new();
     for p in PolicyKind::ALL {
@@ -85,14 +85,21 @@ fn registries_and_parameter_declarations_agree() {
             "{}: one-line doc",
             d.name
         );
-        assert!(!d.unit.is_empty(), "{}: unit", d.name);
-        let ok = match (d.default, d.check) {
-            (ParamDefault::Int(i), Check::Range(lo, hi)) => (lo..=hi).contains(&(i as f64)),
-            (ParamDefault::Float(f), Check::Range(lo, hi)) => (lo..=hi).contains(&f),
-            (ParamDefault::Str(s), Check::Words(w)) => w.is_empty() || w.contains(&s),
-            _ => false,
-        };
-        assert!(ok, "{}: default outside its own check", d.name);
+    }
+    // Every section's declarations: a unit, and a default its own check accepts.
+    every.extend(numasim::timing::TimingSpec::defs());
+    for g in numasim::workload::registry::list() {
+        every.extend(g.params);
+    }
+    for d in &every {
+        assert!(
+            !d.unit.is_empty() && !d.description.is_empty(),
+            "{}: unit and doc",
+            d.name
+        );
+        if let Some(v) = d.default.to_value() {
+            assert_eq!(d.refuse(&v), None, "{}: default outside its own check", d.name);
+        }
     }
     for p in PolicyKind::ALL {
         for &k in p.profilers() {

@@ -218,6 +218,36 @@ fn timing_parameters_out_of_range_are_refused_with_file_line_and_key() {
     Experiment::from_source(Source::from_text("x.toml", base), "x").unwrap();
 }
 
+/// Every section's declared ranges refuse a value with the file, its line and the dotted key:
+/// `[workload]` when the run builds its source, `[migration]` when the experiment loads.
+#[test]
+fn workload_and_migration_parameters_out_of_range_are_refused_with_file_line_and_key() {
+    let base = "machine = \"two-socket\"\n[workload]\nkind = \"stream\"\n";
+    for (line, key) in [
+        ("threads = 5000", "workload.threads"),
+        ("iterations = 0", "workload.iterations"),
+        ("array_bytes = 1099511627776", "workload.array_bytes"),
+    ] {
+        let exp = Experiment::from_source(Source::from_text("x.toml", format!("{base}{line}\n")), "x").unwrap();
+        let e = numasim::experiment::resolve::source(&exp).err().expect(line);
+        assert_eq!(
+            (e.file.as_str(), e.line, e.key.as_str()),
+            ("x.toml", Some(4), key),
+            "{line}: {e}"
+        );
+    }
+    let exp = Experiment::from_source(Source::from_text("x.toml", base), "x").unwrap();
+    assert!(
+        numasim::experiment::resolve::source(&exp).is_ok(),
+        "the defaults are within range"
+    );
+    let (at, key, msg) = config_error(&format!(
+        "{base}[migration]\npolicy = \"tikir\"\nfreeze_intervals = 2000000\n"
+    ));
+    assert_eq!((at, key.as_str()), (Some(6), "migration.freeze_intervals"), "{msg}");
+    assert!(msg.contains("1000000"), "the message gives the range: {msg}");
+}
+
 #[test]
 fn a_run_of_zero_phases_is_refused() {
     let (_, key, msg) =

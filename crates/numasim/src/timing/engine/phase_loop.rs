@@ -87,7 +87,7 @@ impl TimingSim {
 
     /// Runs every core up to instruction `phase_end` (exclusive), then the barrier; returns
     /// the span's counts and timing counters. [`Self::run_phase`] is this over a phase window;
-    /// sampled timing (`crate::driver`) runs its warm-up and timed window with it.
+    /// sampled timing (the driver) runs its warm-up and timed window with it.
     pub fn run_to(
         &mut self,
         src: &mut dyn AccessSource,

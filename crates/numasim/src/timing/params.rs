@@ -106,6 +106,14 @@ pub struct TimingSpec {
     pub l2_latency_cycles: u32,
     /// Shared per-socket LLC access latency (default 30 cycles: Table I).
     pub llc_latency_cycles: u32,
+    /// LLC hit latency when it differs from the lookup before a miss (`llc_latency_cycles`):
+    /// a hit also reads the line out. Unset: `llc_latency_cycles`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub llc_hit_cycles: Option<u32>,
+    /// A write-through L1: every store that hits it is also written to the LLC, taking this
+    /// many cycles (the blocking core waits for it). Unset: a write-back L1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_through_cycles: Option<u32>,
     /// Per-core TLB (default 1536 entries, 12 ways) and the page-walk latency of a miss
     /// (default 30 cycles: walk caches assumed to hit; not a paper figure).
     pub tlb_entries: u32,
@@ -199,6 +207,8 @@ pub const OPTIONAL_TIMING_KEYS: &[&str] = &[
     "proxies",
     "proxy_clusters",
     "proxy_ranges",
+    "llc_hit_cycles",
+    "write_through_cycles",
 ];
 
 /// Largest private L1 per core (real ones are tens of KiB).
@@ -223,6 +233,8 @@ impl Default for TimingSpec {
             l2_ways: 16,
             l2_latency_cycles: 14,
             llc_latency_cycles: 30,
+            llc_hit_cycles: None,
+            write_through_cycles: None,
             tlb_entries: 1536,
             tlb_ways: 12,
             page_walk_cycles: 30,
@@ -270,6 +282,8 @@ impl TimingSpec {
             "l2_ways" => l2_ways = core.l2_ways,
             "l2_latency_cycles" => l2_latency_cycles = core.l2_latency_cycles,
             "llc_latency_cycles" => llc_latency_cycles = core.llc_latency_cycles,
+            "llc_hit_cycles" => llc_hit_cycles = core.llc_hit_cycles.map(Some),
+            "write_through_cycles" => write_through_cycles = core.write_through_cycles.map(Some),
         );
     }
 
@@ -354,6 +368,17 @@ impl TimingSpec {
         }
         if self.store_buffer_entries > 1024 {
             return Err(("store_buffer_entries", "must be at most 1024".into()));
+        }
+        for (k, v) in [
+            ("llc_hit_cycles", self.llc_hit_cycles),
+            ("write_through_cycles", self.write_through_cycles),
+        ] {
+            if v.is_some_and(|c| c > numasim_machine::core::MAX_CORE_CYCLES) {
+                return Err((
+                    k,
+                    format!("must be at most {} cycles", numasim_machine::core::MAX_CORE_CYCLES),
+                ));
+            }
         }
         for (k, v, max, shown, ways) in [
             ("l1_bytes", self.l1_bytes, MAX_L1_BYTES, "16 MiB", self.l1_ways),
@@ -466,6 +491,14 @@ pub const TIMING_KEY_DOCS: &[(&str, &str)] = &[
     ("l2_ways", "private L2 associativity"),
     ("l2_latency_cycles", "private L2 hit latency, cycles"),
     ("llc_latency_cycles", "shared per-socket LLC access latency, cycles"),
+    (
+        "llc_hit_cycles",
+        "LLC hit latency when a hit takes longer than the lookup before a miss, cycles (unset: llc_latency_cycles)",
+    ),
+    (
+        "write_through_cycles",
+        "write-through L1: cycles each store that hits it takes to be written to the LLC (unset: write-back L1)",
+    ),
     ("tlb_entries", "per-core TLB entries"),
     ("tlb_ways", "per-core TLB associativity"),
     ("page_walk_cycles", "page-walk latency of a TLB miss, cycles"),

@@ -89,9 +89,8 @@ fn ge_round_robin_sends_more_messages() {
 
 /// Table 1.4: GE's mean input-buffer queueing rises with reactive proxies (more messages
 /// accepted into the buffers instead of bouncing). At the paper's 512² it rises by 2.2 %
-/// (102 → 104 cycles); at the quick 128² it falls by 16.7 % (43 → 36): each thread has two
-/// rows, so the pivot row's home is busier than at 512² and the proxies' fetches bounce off
-/// it (see docs/validation/talbot.md).
+/// (102 → 104 cycles); at the quick 128² it falls by 16.7 % (43 → 36), for a reason not
+/// established (see docs/validation/talbot.md).
 #[test]
 #[ignore = "falls at the quick size: GE queueing with reactive proxies -16.7 % quick (+2.2 % at the full 512²)"]
 fn ge_reactive_proxies_raise_input_buffer_queueing() {

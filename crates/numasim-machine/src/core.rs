@@ -57,6 +57,12 @@ pub struct CoreSpec {
     pub l2_latency_cycles: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub llc_latency_cycles: Option<u32>,
+    /// `[timing] llc_hit_cycles`: an LLC hit, when longer than the lookup before a miss.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llc_hit_cycles: Option<u32>,
+    /// `[timing] write_through_cycles`: a write-through L1's store to the LLC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_through_cycles: Option<u32>,
 }
 
 /// Largest latency a machine's `[core]` may give, cycles.
@@ -91,6 +97,8 @@ impl CoreSpec {
             ("core.l1_latency_cycles", self.l1_latency_cycles),
             ("core.l2_latency_cycles", self.l2_latency_cycles),
             ("core.llc_latency_cycles", self.llc_latency_cycles),
+            ("core.llc_hit_cycles", self.llc_hit_cycles),
+            ("core.write_through_cycles", self.write_through_cycles),
         ] {
             if let Some(c) = v {
                 if c > MAX_CORE_CYCLES {

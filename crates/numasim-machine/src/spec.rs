@@ -140,6 +140,8 @@ pub const MACHINE_KEY_DOCS: &[(&str, &str, &str, &str, &str, &str)] = &[
     ("core", "l2_ways", "ways", "integer", "[timing]", "private L2 associativity; [timing] overrides it"),
     ("core", "l2_latency_cycles", "cycles", "integer", "[timing]", "private L2 hit latency, cycles; [timing] overrides it"),
     ("core", "llc_latency_cycles", "cycles", "integer", "[timing]", "LLC lookup latency, cycles (with L1 and L2: the path before memory); [timing] overrides it"),
+    ("core", "llc_hit_cycles", "cycles", "integer", "llc_latency_cycles", "LLC hit latency when a hit takes longer than the lookup before a miss, cycles; [timing] overrides it"),
+    ("core", "write_through_cycles", "cycles", "integer", "write-back L1", "write-through L1: cycles each store that hits it takes to reach the LLC; [timing] overrides it"),
     ("link_types.<T>", "bandwidth_gbps", "GB/s", "float", "required", "per-direction (a→b) bandwidth of links of type T, GB/s"),
     ("link_types.<T>", "bandwidth_gbps_ba", "GB/s", "float", "= bandwidth_gbps", "reverse (b→a) bandwidth when asymmetric, GB/s"),
     ("link_types.<T>", "latency_ns", "ns", "float", "required", "one-way latency, ns"),

@@ -27,16 +27,16 @@ fn repro_talbot_quick_writes_every_run_and_the_comparison() {
         let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(results).unwrap()).unwrap();
         let nc = &r["timing"]["node_controllers"];
         assert!(nc["messages_total"].as_u64().unwrap() > 0, "{name}");
-        // Bounces only with finite buffers, and every finite run bounces but Ocean-Contig
-        // under first touch: its neighbour exchange, one miss per blocking core, never puts
-        // eight reads in a buffer. Proxy reads with basic proxies, and with reactive ones
-        // when something bounced.
+        // Bounces only with finite buffers, and every finite run bounces but Ocean-Contig's:
+        // its neighbour exchange, one miss per blocking core, never puts eight reads in a
+        // buffer under either placement. Proxy reads with basic proxies, and with reactive
+        // ones when something bounced.
         let bounces = nc["bounces"].as_u64().unwrap();
         let proxies = nc["proxy_reads"].as_u64().unwrap();
         let finite = name.contains("-fin");
         assert_eq!(
             bounces > 0,
-            finite && !name.starts_with("ocean-contig-ft"),
+            finite && !name.starts_with("ocean-contig-"),
             "{name}: {bounces} bounces"
         );
         assert_eq!(
@@ -73,29 +73,26 @@ fn ge_proxies_speed_up_and_cut_remote_read_response() {
     holds("GE: messages with reactive proxies");
 }
 
-/// Fig. 1.6: basic proxies add 17 % messages on GE (proxy reads and their data); the quick
-/// run adds 7.8 %, under half of that.
+/// Fig. 1.6: basic proxies add 17 % messages on GE (proxy reads and their data); at least
+/// half of that.
 #[test]
-#[ignore = "GE messages with basic proxies +7.8 % quick (paper +17 %, half its effect needs 8.5 %)"]
 fn ge_basic_proxies_send_more_messages() {
     holds("GE: messages with basic proxies");
 }
 
-/// Fig. 1.6: round-robin sends nearly 10 % more messages than first touch on GE. With the
-/// blocking core the count barely depends on placement (+2.2 % quick: requests, data and
-/// forwards alike); the out-of-order core's +13.7 % on the same machine was mostly more
-/// invalidations (111 K vs 79 K), how many readers hold a row when it is written.
+/// Fig. 1.6: round-robin sends nearly 10 % more messages than first touch on GE; at least
+/// half of that at the quick size.
 #[test]
-#[ignore = "GE messages with round-robin +2.2 % quick (paper ~+10 %): one miss per blocking core makes the count nearly placement-independent"]
 fn ge_round_robin_sends_more_messages() {
     holds("GE: messages with round-robin vs first-touch");
 }
 
 /// Table 1.4: GE's mean input-buffer queueing rises with reactive proxies (more messages
-/// accepted into the buffers instead of bouncing): +78 % quick with the
-/// blocking core, whose one outstanding miss per node keeps the proxies' fetches from
-/// bouncing off the pivot row's home as the out-of-order core's 16 did.
+/// accepted into the buffers instead of bouncing). At the paper's 512² it rises by 2.2 %
+/// (102 → 104 cycles); at the quick 128² it falls by 16.7 % (43 → 36), for a reason not
+/// established (see docs/validation/talbot.md).
 #[test]
+#[ignore = "falls at the quick size: GE queueing with reactive proxies -16.7 % quick (+2.2 % at the full 512²)"]
 fn ge_reactive_proxies_raise_input_buffer_queueing() {
     holds("GE: mean input-buffer queueing, reactive vs none");
 }
@@ -110,23 +107,31 @@ fn fft_gains_from_proxies_and_marginally_from_round_robin() {
 }
 
 #[test]
-fn ocean_contig_is_slower_under_round_robin() {
-    // Half the paper's 19 % at least; finite buffers: 1 % at least.
-    holds("Ocean-Contig: round-robin slowdown vs first-touch, infinite");
+fn ocean_contig_is_slower_under_round_robin_with_finite_buffers() {
+    // By 1 % at least.
     holds("Ocean-Contig: round-robin slowdown vs first-touch, finite");
 }
 
-/// Fig. 1.5: GE is 7.3 % faster under round-robin with infinite buffers. Not at the quick
-/// 128² (−9.0 %: each thread has two rows, too few for first touch's late concentration to
-/// matter). See docs/validation/talbot.md for the full size.
+/// §1.5.1: round-robin makes Ocean-Contig 19 % slower. The quick run's 5.8 % (2.2 % at the
+/// full size) is under half of it. With a write-back FLC, 8-cycle SLC hits and homes that
+/// read DRAM for every forwarded request the quick run measures 17.9 %; which of the three
+/// makes the difference is not measured.
 #[test]
-#[ignore = "not reproduced at the quick size: GE round-robin -9.0 % quick"]
+#[ignore = "Ocean-Contig round-robin slowdown 5.8 % quick, 2.2 % full (paper 19 %, half its effect needs 9.5 %)"]
+fn ocean_contig_is_slower_under_round_robin_with_infinite_buffers() {
+    holds("Ocean-Contig: round-robin slowdown vs first-touch, infinite");
+}
+
+/// Fig. 1.5: GE is 7.3 % faster under round-robin with infinite buffers. Not reproduced:
+/// −4.0 % quick, −3.1 % at the full size (see docs/validation/talbot.md).
+#[test]
+#[ignore = "not reproduced: GE round-robin -4.0 % quick, -3.1 % full"]
 fn ge_round_robin_beats_first_touch_with_infinite_buffers() {
     assert!(value("GE: round-robin speedup over first-touch, infinite") > 0.0);
 }
 
 /// §1.5.3: first-touch + reactive proxies never worse than either placement without proxies:
-/// GE +159 %, FFT +47 %, Ocean-Contig equal (0 %: nothing bounces) at the quick size.
+/// GE +74 %, FFT +12 %, Ocean-Contig equal (0 %: nothing bounces) at the quick size.
 #[test]
 fn first_touch_with_reactive_proxies_is_never_worse() {
     for w in ["GE", "Ocean-Contig", "FFT"] {
@@ -134,10 +139,10 @@ fn first_touch_with_reactive_proxies_is_never_worse() {
     }
 }
 
-/// The same for Ocean-Non-Contig, where round-robin without proxies is 54 % faster than first
-/// touch at the quick size, so first touch with anything loses to it.
+/// The same for Ocean-Non-Contig, where round-robin without proxies is 22 % faster than first
+/// touch at the quick size (4.7 % full): first touch gives every page to 8 of the 64 nodes.
 #[test]
-#[ignore = "not reproduced for Ocean-Non-Contig: -36.5 % quick (round-robin alone is 54 % faster than first touch)"]
+#[ignore = "not reproduced for Ocean-Non-Contig: -19.1 % quick, -4.6 % full (first touch puts every page on 8 of 64 nodes; round-robin alone is 22 % faster quick)"]
 fn first_touch_with_reactive_proxies_is_never_worse_on_ocean_non_contig() {
     assert!(value("Ocean-Non-Contig: first-touch + reactive") >= 0.0);
 }

@@ -7,7 +7,10 @@
 //! the node occupies for the cycles of Table 1.2 (see [`occupancy_cycles`]). Only the *waits*
 //! for a busy controller are added to a transaction's latency: its own service is already in
 //! the machine's calibrated latencies (`talbot64`'s 570/820 ns are built from the same Table 1.2
-//! actions), so an unloaded miss still takes exactly the machine's latency.
+//! actions), so an unloaded miss still takes exactly the machine's latency. A request for a line
+//! another node owns is the exception: the home only looks its directory up and forwards it
+//! ([`FORWARD_CYCLES`]; no DRAM line access), so that lookup, not the memory access, is on the
+//! block transfer's path.
 //!
 //! Input buffers: messages booked on a controller but not yet started are its input queue. A
 //! read request that arrives while `input_buffer_reads` messages wait is bounced: a header goes
@@ -114,6 +117,11 @@ pub fn occupancy_cycles(m: Msg) -> u64 {
         Msg::ProxyData => 2 + 18 + 1 + 5,
     }
 }
+
+/// Controller cycles of a request the home forwards to the line's owner: MEM bus 3 + DRAM
+/// (directory) lookup 20 + release 2 + send 5, no DRAM line access.
+pub const FORWARD_CYCLES: u64 = 3 + 20 + 2 + SEND_CYCLES;
+const SEND_CYCLES: u64 = 5;
 
 /// Bounces of one request before it is queued regardless.
 pub const MAX_BOUNCES: u32 = 64;
@@ -293,8 +301,13 @@ impl NodeControllers {
     /// A message of kind `m` arrives at `socket`'s controller at `arrive`: books its
     /// occupancy; returns when the controller starts on it.
     pub fn handle(&mut self, socket: usize, m: Msg, arrive: u64, horizon: u64) -> u64 {
+        self.handle_for(socket, m, occupancy_cycles(m), arrive, horizon)
+    }
+
+    /// [`Self::handle`] with an occupancy of `cycles` (a request the home forwards).
+    fn handle_for(&mut self, socket: usize, m: Msg, cycles: u64, arrive: u64, horizon: u64) -> u64 {
         self.stats.messages[m as usize] += 1;
-        let len = occupancy_cycles(m) * self.cycle_ps;
+        let len = cycles * self.cycle_ps;
         let start = self.nc[socket].book(arrive, len, horizon);
         self.stats.handled += 1;
         self.stats.queue_ps += start - arrive;
@@ -568,15 +581,24 @@ impl Booking {
         at: u64,
     ) -> (u64, u64) {
         let mut w = 0;
-        let start = nc.handle(home, Msg::Request, at, self.horizon_ps);
-        let fixed = self.fixed_ps[node];
-        let r = self.mem[node].access_at(start + fixed, row, false, self.horizon_ps);
-        let mut unloaded = fixed + r.service_ps;
-        let mut t = r.done_ps;
+        let forwarded = owner != NO_OWNER && owner as usize != to;
+        let (mut unloaded, mut t) = if forwarded {
+            // The home "knows the identity of a node which does have a valid copy (the
+            // owner)" (§1.4): it looks the directory up and forwards the request, with no DRAM
+            // line access (MEM bus 3 + DRAM lookup 20 + release 2, then the send).
+            let start = nc.handle_for(home, Msg::Request, FORWARD_CYCLES, at, self.horizon_ps);
+            let lookup = (FORWARD_CYCLES - SEND_CYCLES) * nc.cycle_ps;
+            (lookup, start + lookup)
+        } else {
+            let start = nc.handle(home, Msg::Request, at, self.horizon_ps);
+            let fixed = self.fixed_ps[node];
+            let r = self.mem[node].access_at(start + fixed, row, false, self.horizon_ps);
+            (fixed + r.service_ps, r.done_ps)
+        };
         if inval != 0 {
             self.send_invals(node, to, inval, t);
         }
-        if owner != NO_OWNER && owner as usize != to {
+        if forwarded {
             let o = owner as usize;
             let p = self.fabric.from_mem(node, o);
             unloaded += p.latency_ps + self.snoop_ps;

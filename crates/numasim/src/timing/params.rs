@@ -104,6 +104,10 @@ numasim_config::declare_params! {
         l2_latency_cycles: u32 = 14, unit "cycles", Check::Range(0.0, 1e6);
         /// shared per-socket LLC access latency (Table I)
         llc_latency_cycles: u32 = 30, unit "cycles", Check::Range(0.0, 1e6);
+        /// LLC hit latency when a hit takes longer than the lookup before a miss (a hit also reads the line out)
+        llc_hit_cycles: Option<u32> = None, unit "cycles", Check::Range(0.0, numasim_machine::core::MAX_CORE_CYCLES as f64), unset "llc_latency_cycles";
+        /// write-through L1: cycles each store that hits it takes to be written to the LLC (the blocking core waits for it)
+        write_through_cycles: Option<u32> = None, unit "cycles", Check::Range(0.0, numasim_machine::core::MAX_CORE_CYCLES as f64), unset "write-back L1";
         /// per-core TLB entries
         tlb_entries: u32 = 1536, unit "entries", Check::Range(1.0, MAX_TLB_ENTRIES as f64);
         /// per-core TLB associativity (at most tlb_entries)
@@ -193,6 +197,8 @@ impl TimingSpec {
             "l2_ways" => l2_ways = core.l2_ways,
             "l2_latency_cycles" => l2_latency_cycles = core.l2_latency_cycles,
             "llc_latency_cycles" => llc_latency_cycles = core.llc_latency_cycles,
+            "llc_hit_cycles" => llc_hit_cycles = core.llc_hit_cycles.map(Some),
+            "write_through_cycles" => write_through_cycles = core.write_through_cycles.map(Some),
         );
     }
 

@@ -44,6 +44,11 @@ pub struct PrivateCaches {
     pub l1_ps: Vec<u64>,
     pub l2_ps: Vec<u64>,
     pub walk_ps: Vec<u64>,
+    /// Per socket: an LLC hit when `llc_hit_cycles` sets it (L1 and L2 lookups included;
+    /// `None`: the lookup path before a miss), and a write-through L1's store to the LLC (0:
+    /// write-back L1), ps.
+    pub llc_hit_ps: Option<Vec<u64>>,
+    pub write_through_ps: Vec<u64>,
 }
 
 impl PrivateCaches {
@@ -74,6 +79,17 @@ impl PrivateCaches {
                 })
                 .collect(),
             walk_ps: (0..sockets).map(|s| cyc(s, spec.page_walk_cycles)).collect(),
+            llc_hit_ps: spec.llc_hit_cycles.map(|h| {
+                (0..sockets)
+                    .map(|s| {
+                        let l2 = if spec.l2_bytes == 0 { 0 } else { spec.l2_latency_cycles };
+                        cyc(s, spec.l1_latency_cycles) + cyc(s, l2) + cyc(s, h)
+                    })
+                    .collect()
+            }),
+            write_through_ps: (0..sockets)
+                .map(|s| cyc(s, spec.write_through_cycles.unwrap_or(0)))
+                .collect(),
         })
     }
 

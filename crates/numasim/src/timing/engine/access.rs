@@ -47,6 +47,10 @@ impl TimingSim {
         let k = &mut self.cores[c];
         if line == k.last_line && (!write || k.last_line_dirty) {
             self.counts.llc_hits += 1;
+            let wt = self.private.write_through_ps[socket];
+            if write && wt > 0 {
+                k.push_rob(a.instr, t + wt);
+            }
             return Ok(false);
         }
         let mut t0 = t;
@@ -68,9 +72,15 @@ impl TimingSim {
             if write && !hit.was_dirty {
                 self.store_ownership(socket, a.vaddr, t0)?;
             }
-            // An L1 hit is hidden by the base CPI unless its TLB walk made it late.
-            if hit.tracked || t0 != t {
-                self.cores[c].push_rob(a.instr, t0 + hit.latency_ps);
+            // An L1 hit is hidden by the base CPI unless its TLB walk made it late, or it is a
+            // store a write-through L1 also writes to the LLC.
+            let wt = if write && !hit.tracked {
+                self.private.write_through_ps[socket]
+            } else {
+                0
+            };
+            if hit.tracked || t0 != t || wt > 0 {
+                self.cores[c].push_rob(a.instr, t0 + hit.latency_ps + wt);
             }
             return Ok(false);
         }
@@ -118,7 +128,10 @@ impl TimingSim {
                 // The LLC does not track private dirtiness: a store always asks for ownership.
                 Outcome::Hit { .. } => {
                     return Some(CacheHit {
-                        latency_ps: self.book.lookup_ps[socket],
+                        latency_ps: match &self.private.llc_hit_ps {
+                            Some(h) => h[socket],
+                            None => self.book.lookup_ps[socket],
+                        },
                         tracked: true,
                         was_dirty: false,
                         filled: true,

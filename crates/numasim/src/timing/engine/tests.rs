@@ -395,3 +395,73 @@ fn idle_and_finished_threads_end_and_gaps_merge_into_one_empty_phase() {
     assert_eq!(out.iter().map(|p| p.0.instructions).sum::<u64>(), 491 + gap);
     assert!(s.run_phase_timed(&mut src, phase_ps).unwrap().is_none());
 }
+
+/// One thread on talbot64's node 0 (10 ns cycles) with the machine's blocking CPI-1 core, an
+/// 8 KiB direct-mapped L1 and no L2, `spec` adding the keys under test: its finish time, ps.
+fn talbot_node_finish(llc_hit_cycles: Option<u32>, write_through_cycles: Option<u32>, accesses: Vec<Access>) -> u64 {
+    let m = Machine::load("talbot64").unwrap();
+    let cfg = TimingConfig {
+        spec: TimingSpec {
+            core: Some(crate::timing::params::CoreModel::Blocking),
+            base_cpi: 1.0,
+            l1_bytes: 8192,
+            l1_ways: 1,
+            l1_latency_cycles: 0,
+            l2_bytes: 0,
+            llc_latency_cycles: 8,
+            llc_hit_cycles,
+            write_through_cycles,
+            ..TimingSpec::default()
+        },
+        phase_instructions: 1_000_000,
+        page_bytes: 8192,
+        llc: true,
+    };
+    let mut s = TimingSim::new(&cfg, &m, vec![0], first_touch(&m)).unwrap();
+    let mut src = VecSource::new(vec![accesses]);
+    while s.run_phase(&mut src, 1_000_000).unwrap().is_some() {}
+    s.core_stats(0).2
+}
+
+#[test]
+fn a_write_through_l1_makes_each_store_hit_wait_for_its_llc_write() {
+    // Two lines in different L1 sets, both missed once; then ten stores alternating between
+    // them (L1 hits) and five more to the same line (the same-line path): fifteen store hits.
+    let a = 0x10_0000u64;
+    let mut acc = vec![Access::write(1, a, 8), Access::write(2, a + 64, 8)];
+    acc.extend((0..10u64).map(|i| Access::write(3 + i, a + 64 * (i % 2), 8)));
+    acc.extend((0..5u64).map(|i| Access::write(13 + i, a + 64, 8)));
+    let back = talbot_node_finish(None, None, acc.clone());
+    let through = talbot_node_finish(None, Some(21), acc);
+    // 21 cycles of 10 ns each, once per store hit, nothing overlapping on the blocking core.
+    assert_eq!(through - back, 15 * 210_000);
+}
+
+#[test]
+fn an_llc_hit_takes_llc_hit_cycles_and_a_miss_still_the_lookup() {
+    // Lines a and b share the direct-mapped L1's set but not the LLC's (found with caches of
+    // the same geometry): after one miss each, ten alternating reads are ten L1 misses that
+    // hit the LLC.
+    let a = 0x10_0000u64;
+    let conflict = |bytes: u64, b: u64| {
+        let mut c = crate::cache::SetAssocCache::new(bytes, 1);
+        c.access(a >> 6, false);
+        c.access(b >> 6, false);
+        !c.contains(a >> 6)
+    };
+    let b = (1..4096u64)
+        .map(|i| a + 64 * i)
+        .find(|&b| conflict(8192, b) && !conflict(4 << 20, b))
+        .expect("a line sharing a's L1 set");
+    let mut acc = vec![Access::read(1, a, 8), Access::read(2, b, 8)];
+    acc.extend((0..10u64).map(|i| Access::read(3 + i, if i % 2 == 0 { a } else { b }, 8)));
+    let lookup = talbot_node_finish(None, None, acc.clone());
+    let hit = talbot_node_finish(Some(27), None, acc.clone());
+    assert_eq!(hit - lookup, 10 * (27 - 8) * 10_000);
+    // The two misses alone (no hits after them) take the same time either way.
+    let misses = acc[..2].to_vec();
+    assert_eq!(
+        talbot_node_finish(Some(27), None, misses.clone()),
+        talbot_node_finish(None, None, misses)
+    );
+}

@@ -446,3 +446,31 @@ fn basic_proxies_follow_the_marked_ranges() {
     let reactive = NodeControllers::from_spec(&spec(Some(8), ProxyMode::Reactive), 64).unwrap();
     assert!(!reactive.marked(0x1000), "reactive proxies mark nothing");
 }
+
+/// A read of a line another node owns: the home looks the directory up and forwards it (30
+/// cycles, no DRAM access), so N such reads arriving together leave the home busy 30·N
+/// cycles, where N reads served from memory keep it busy 54·N.
+#[test]
+fn a_home_forwarding_to_the_owner_is_occupied_for_the_directory_lookup_only() {
+    let busy_after = |owner: u8| {
+        let mut r = Rig::new(spec(None, ProxyMode::None));
+        let mut unloaded = Vec::new();
+        for req in 10..14 {
+            let (lat, _) = r.b.fetch_nc(req, 1, owner, 0, 0, 0, 0x2000, false, &mut r.slcs);
+            unloaded.push(lat.unloaded_ps);
+        }
+        // A fifth request at the home at time 0 starts when the four before it are done.
+        (r.nc().handle(1, Msg::Ownership, 0, 0), unloaded)
+    };
+    let (from_memory, mem_unloaded) = busy_after(NO_OWNER);
+    let (forwarded, fwd_unloaded) = busy_after(5);
+    assert_eq!(FORWARD_CYCLES, 30);
+    // Every request reaches the home at the same time (the same path from each requester).
+    let arrive = from_memory - 4 * occupancy_cycles(Msg::Request) * 10_000;
+    assert_eq!(forwarded - arrive, 4 * FORWARD_CYCLES * 10_000);
+    // Unloaded: the rig's 10 ns lookup, the request to the home, the directory lookup (MEM
+    // bus 3 + lookup 20 + release 2 = 250 ns, no DRAM), home → owner, owner → requester
+    // (each crossbar leg 125 ns on talbot64); from memory it is slower (bus and DRAM).
+    assert!(fwd_unloaded.iter().all(|&u| u == 10_000 + 250_000 + 3 * 125_000));
+    assert!(mem_unloaded.iter().all(|&u| u > fwd_unloaded[0]));
+}

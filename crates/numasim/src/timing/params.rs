@@ -105,8 +105,10 @@ numasim_config::declare_params! {
         /// shared per-socket LLC access latency (Table I)
         llc_latency_cycles: u32 = 30, unit "cycles", Check::Range(0.0, 1e6);
         /// LLC hit latency when a hit takes longer than the lookup before a miss (a hit also reads the line out)
+        #[serde(skip_serializing_if = "Option::is_none")]
         llc_hit_cycles: Option<u32> = None, unit "cycles", Check::Range(0.0, numasim_machine::core::MAX_CORE_CYCLES as f64), unset "llc_latency_cycles";
         /// write-through L1: cycles each store that hits it takes to be written to the LLC (the blocking core waits for it)
+        #[serde(skip_serializing_if = "Option::is_none")]
         write_through_cycles: Option<u32> = None, unit "cycles", Check::Range(0.0, numasim_machine::core::MAX_CORE_CYCLES as f64), unset "write-back L1";
         /// per-core TLB entries
         tlb_entries: u32 = 1536, unit "entries", Check::Range(1.0, MAX_TLB_ENTRIES as f64);

@@ -95,7 +95,7 @@ const MSG_NAMES: [&str; MSG_KINDS] = [
 /// Controller cycles per message, from Table 1.2: acquire SLC bus 2, release 1, SLC lookup 6,
 /// SLC line access 18, acquire MEM bus 3, release 2, DRAM lookup 20, DRAM line access 24,
 /// initiate message send 5.
-pub fn occupancy_cycles(m: Msg) -> u64 {
+pub const fn occupancy_cycles(m: Msg) -> u64 {
     match m {
         // MEM bus, directory/DRAM lookup, line access, release, send the reply.
         Msg::Request => 3 + 20 + 24 + 2 + 5,
@@ -118,9 +118,11 @@ pub fn occupancy_cycles(m: Msg) -> u64 {
     }
 }
 
-/// Controller cycles of a request the home forwards to the line's owner: MEM bus 3 + DRAM
-/// (directory) lookup 20 + release 2 + send 5, no DRAM line access.
-pub const FORWARD_CYCLES: u64 = 3 + 20 + 2 + SEND_CYCLES;
+/// Controller cycles of a request the home forwards to the line's owner: the actions of an
+/// ownership request (MEM bus 3 + DRAM (directory) lookup 20 + release 2 + send 5), no DRAM
+/// line access.
+pub const FORWARD_CYCLES: u64 = occupancy_cycles(Msg::Ownership);
+/// Cycles to send a message (Table 1.2's send initiation), the last action of a forward.
 const SEND_CYCLES: u64 = 5;
 
 /// Bounces of one request before it is queued regardless.

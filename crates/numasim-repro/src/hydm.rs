@@ -9,7 +9,9 @@
 //! benchmarks twice (16 programs: `cg.0`, `cg.1`, … as the paper names instances) or four
 //! times (32), threads on cores drawn at random with the run's seed (the paper assigns programs
 //! to cores at random). KNL has no shared last-level cache (each tile's 1 MiB L2 is private),
-//! so the LLC filter is off and the cores' private L2 stands for the tile's. The migration
+//! so the LLC filter is off and the cores' private L2 stands for the tile's, when the study
+//! keeps it ([`L2`]: with or without it, whichever gives Table I's memory accesses per flop
+//! more nearly). The migration
 //! mechanism is the paper's: Linux `move_pages` (`shootdown = "move-pages"`: a daemon copies
 //! page after page; each page's TLB shootdown interrupts the cores of its own process).
 //!
@@ -38,29 +40,46 @@ use toml::{toml, Table};
 
 pub struct Hydm;
 
-/// One row of Table I: class C run time alone (s) and peak memory (MB).
+/// One row of Table I: class C run time alone (s), floating-point operations (GFlop), memory
+/// accesses, reads plus writes (millions), and peak memory (MB).
 #[derive(Debug, Clone, Copy)]
 struct Bench {
     name: &'static str,
     seconds: f64,
+    gflop: f64,
+    accesses_m: f64,
     peak_mb: f64,
 }
 
-const fn b(name: &'static str, seconds: f64, peak_mb: f64) -> Bench {
-    Bench { name, seconds, peak_mb }
+const fn b(name: &'static str, seconds: f64, gflop: f64, accesses_m: f64, peak_mb: f64) -> Bench {
+    Bench {
+        name,
+        seconds,
+        gflop,
+        accesses_m,
+        peak_mb,
+    }
 }
 
-/// Table I: average execution time alone (s) and peak memory use (MB), class C.
+/// Table I: average execution time alone (s), GFlop, memory accesses (reads + writes,
+/// millions) and peak memory use (MB), class C.
 const TABLE1: [Bench; 8] = [
-    b("is", 31.0, 1572.0),
-    b("ep", 462.0, 20.0),
-    b("cg", 319.0, 1102.0),
-    b("mg", 129.0, 3536.0),
-    b("ft", 335.0, 7188.0),
-    b("bt", 920.0, 1676.0),
-    b("sp", 626.0, 1416.0),
-    b("lu", 733.0, 760.0),
+    b("is", 31.0, 23.0, 758.0 + 338.0, 1572.0),
+    b("ep", 462.0, 494.0, 2739.0 + 1028.0, 20.0),
+    b("cg", 319.0, 261.0, 31174.0 + 810.0, 1102.0),
+    b("mg", 129.0, 213.0, 7507.0 + 2940.0, 3536.0),
+    b("ft", 335.0, 837.0, 18555.0 + 10197.0, 7188.0),
+    b("bt", 920.0, 2560.0, 45682.0 + 17270.0, 1676.0),
+    b("sp", 626.0, 1918.0, 92526.0 + 47727.0, 1416.0),
+    b("lu", 733.0, 2504.0, 84716.0 + 38302.0, 760.0),
 ];
+
+impl Bench {
+    /// Memory accesses per floating-point operation at class C.
+    fn accesses_per_flop(&self) -> f64 {
+        self.accesses_m * 1e6 / (self.gflop * 1e9)
+    }
+}
 
 /// Table II: the time window p, ns.
 const WINDOW_NS: f64 = 100e6;
@@ -184,6 +203,9 @@ struct Pilot {
     first: Length,
     unit_ns: f64,
     fixed_ns: f64,
+    /// Memory accesses (reads and writes reaching DDR) per floating-point operation of the
+    /// longer pilot; 0 when the program counts no flops.
+    accesses_per_flop: f64,
 }
 
 /// The study's budget: the longest program's simulated time (ns) and its windows.
@@ -221,6 +243,9 @@ struct Plan {
     kernel_cycles: u64,
     scan_cycles: u64,
     deviations: Vec<Deviation>,
+    /// The private L2 the mix runs with, and each choice's traffic ratio ([`traffic_ratio`]).
+    l2: L2,
+    traffic: [(L2, f64); 2],
 }
 
 /// The length of `p` whose simulated time alone is closest to `target_ns` (at least one unit).
@@ -289,12 +314,46 @@ fn derive(mix: &Mix, pilots: &[Pilot], budget: Budget) -> Plan {
         kernel_cycles: cycles(KERNEL_CYCLES),
         scan_cycles: cycles(SCAN_CYCLES),
         deviations,
+        l2: L2::Knl,
+        traffic: [(L2::Knl, traffic_ratio(pilots)), (L2::None, f64::NAN)],
+    }
+}
+
+/// The private L2 the runs have: KNL's (1 MiB a core, the machine's) or none.
+///
+/// At class C the L2 holds under 0.2 % of any program's data but EP's, so nearly every sweep
+/// reaches memory; at the study's sizes it holds whole data sets, and the traffic to DDR, which
+/// decides whether MCDRAM pays, falls by an order of magnitude. The capacity cannot be scaled
+/// with the footprint (1 MiB × `s` is below one set), so the study keeps the number that the
+/// capacity stands for, each program's memory accesses per flop (Table I), as closely as the
+/// two choices allow: pilots run with each, and the one whose geometric mean over the programs
+/// of (accesses per flop) / (Table I's) is nearer 1 is used ([`choose_l2`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum L2 {
+    Knl,
+    None,
+}
+
+impl L2 {
+    /// The pilots' run id part.
+    fn id(self) -> &'static str {
+        match self {
+            L2::Knl => "",
+            L2::None => "-nol2",
+        }
+    }
+
+    fn bytes(self) -> f64 {
+        match self {
+            L2::Knl => MIB,
+            L2::None => 0.0,
+        }
     }
 }
 
 /// The machine, mode and caches every run shares.
-fn base(comment: &str, seed: u64) -> Config {
-    Config::new(
+fn base(comment: &str, seed: u64, l2: L2) -> Config {
+    let c = Config::new(
         comment,
         toml! {
             machine = "knl-flat"
@@ -305,7 +364,36 @@ fn base(comment: &str, seed: u64) -> Config {
             [mapping]
             policy = "random"
         },
-    )
+    );
+    match l2 {
+        L2::Knl => c,
+        L2::None => c.with(toml! { [timing] l2_bytes = 0 }),
+    }
+}
+
+/// The geometric mean, over the programs that count flops, of their memory accesses per flop
+/// over Table I's.
+fn traffic_ratio(pilots: &[Pilot]) -> f64 {
+    let logs: Vec<f64> = pilots
+        .iter()
+        .filter(|p| p.accesses_per_flop > 0.0)
+        .map(|p| (p.accesses_per_flop / table1(p.name).accesses_per_flop()).ln())
+        .collect();
+    if logs.is_empty() {
+        return f64::NAN;
+    }
+    (logs.iter().sum::<f64>() / logs.len() as f64).exp()
+}
+
+/// The L2 whose traffic ratio is nearer 1 (as a factor either way); KNL's on a tie or when a
+/// ratio is unknown.
+fn choose_l2(with: &[Pilot], without: &[Pilot]) -> L2 {
+    let (a, b) = (traffic_ratio(with).ln().abs(), traffic_ratio(without).ln().abs());
+    if b < a {
+        L2::None
+    } else {
+        L2::Knl
+    }
 }
 
 /// `[[process]]` entries: `copies` of each `(workload)`, `threads` each.
@@ -322,22 +410,26 @@ fn processes(workloads: &[Table], copies: usize, threads: usize) -> Table {
 }
 
 /// A pilot: `kind` alone at `length`, first touch (DDR).
-fn pilot_experiment(kind: &str, length: Length, threads: usize, quick: bool) -> Config {
+fn pilot_experiment(kind: &str, length: Length, threads: usize, quick: bool, l2: L2) -> Config {
     let mut w = data_set(kind, quick).0;
     w.extend(length.table());
-    base("numasim repro hydm (pilot: sizes the mixes by the similarity rule)", 1)
-        .with(toml! { [placement] policy = "first-touch" })
-        .with(processes(&[w], 1, threads))
+    base(
+        "numasim repro hydm (pilot: sizes the mixes by the similarity rule)",
+        1,
+        l2,
+    )
+    .with(toml! { [placement] policy = "first-touch" })
+    .with(processes(&[w], 1, threads))
 }
 
-/// Runs the pilots of every benchmark at `threads` threads.
-fn pilots(ctx: &mut StudyContext, threads: usize) -> Result<Vec<Pilot>, ReproError> {
+/// Runs the pilots of every benchmark at `threads` threads with `l2`.
+fn pilots(ctx: &mut StudyContext, threads: usize, l2: L2) -> Result<Vec<Pilot>, ReproError> {
     let quick = ctx.options.quick;
     let mut batch = Vec::new();
     for kind in ALL {
         for (i, l) in data_set(kind, quick).1.into_iter().enumerate() {
-            let id = format!("pilot-{kind}-t{threads}-{}", i + 1);
-            batch.push((id, pilot_experiment(kind, l, threads, quick)));
+            let id = format!("pilot-{kind}-t{threads}{}-{}", l2.id(), i + 1);
+            batch.push((id, pilot_experiment(kind, l, threads, quick, l2)));
         }
     }
     let runs = ctx.run_all(&batch)?;
@@ -346,12 +438,21 @@ fn pilots(ctx: &mut StudyContext, threads: usize) -> Result<Vec<Pilot>, ReproErr
         .zip(runs.chunks(2))
         .map(|(&name, pair)| {
             let (t1, t2) = (finish(&pair[0])?, finish(&pair[1])?);
+            // Pilots run first touch: every access reaching memory is a DDR access.
+            let accesses = require(&pair[1], &["timing", "memory", "ddr", "accesses"])?;
+            let flops = pair[1]
+                .get("processes")
+                .and_then(|p| p.get(0))
+                .and_then(|p| p.get("flops"))
+                .and_then(|f| f.as_f64())
+                .unwrap_or(0.0);
             Ok(Pilot {
                 name,
                 footprint_bytes: require(&pair[0], &["totals", "footprint_bytes"])?,
                 first: data_set(name, quick).1[0],
                 unit_ns: (t2 - t1).max(1.0),
                 fixed_ns: (2.0 * t1 - t2).max(0.0),
+                accesses_per_flop: if flops > 0.0 { accesses / flops } else { 0.0 },
             })
         })
         .collect()
@@ -398,6 +499,7 @@ fn mix_experiment(mix: &Mix, plan: &Plan, seed: u64, placement: Table, migration
     base(
         &format!("numasim repro hydm: {} ({} programs)", mix.label, mix.programs()),
         seed,
+        plan.l2,
     )
     .with(toml! { phase_ns = (plan.phase_ns) })
     .with(Table::from_iter([
@@ -573,6 +675,12 @@ fn sizing_rows(label: &str, plan: &Plan, hydm: Option<&serde_json::Value>) -> Ve
         ),
         input("window p".into(), "ns", Some(WINDOW_NS), plan.phase_ns as f64),
         input(
+            "private L2 per core (the choice nearer Table I's memory accesses per flop)".into(),
+            "bytes",
+            None,
+            plan.l2.bytes(),
+        ),
+        input(
             "IPI handler cycles per page (× simulated over rule run length)".into(),
             "cycles",
             Some(HANDLER_CYCLES),
@@ -585,6 +693,21 @@ fn sizing_rows(label: &str, plan: &Plan, hydm: Option<&serde_json::Value>) -> Ve
             Length::PairsLog2(k) => ("pairs_log2", f64::from(*k)),
         };
         rows.push(input(format!("{name} {what}"), "", None, n));
+    }
+    for (l2, ratio) in plan.traffic {
+        let which = match l2 {
+            L2::Knl => "with KNL's 1 MiB L2",
+            L2::None => "without an L2",
+        };
+        let q = format!("memory accesses per flop over Table I's, geometric mean over the programs alone, {which}");
+        rows.push(cmp(
+            "Similarity",
+            format!("{label}: {q}"),
+            "",
+            Some(1.0),
+            ratio,
+            Expect::None,
+        ));
     }
     if let Some(h) = hydm {
         rows.extend(crate::similarity::rows("Similarity", &format!("{label} hydm"), h));
@@ -613,14 +736,17 @@ impl Study for Hydm {
     fn run(&self, ctx: &mut StudyContext) -> Result<Vec<Comparison>, ReproError> {
         let quick = ctx.options.quick;
         let mut rows = Vec::new();
-        let mut measured: Vec<(usize, Vec<Pilot>)> = Vec::new();
+        let mut measured: Vec<(usize, [Vec<Pilot>; 2])> = Vec::new();
         for mix in mixes(quick) {
             if !measured.iter().any(|(t, _)| *t == mix.threads) {
-                let p = pilots(ctx, mix.threads)?;
+                let p = [pilots(ctx, mix.threads, L2::Knl)?, pilots(ctx, mix.threads, L2::None)?];
                 measured.push((mix.threads, p));
             }
-            let pilots = &measured.iter().find(|(t, _)| *t == mix.threads).expect("measured").1;
-            let plan = derive(&mix, pilots, budget(quick));
+            let [with, without] = &measured.iter().find(|(t, _)| *t == mix.threads).expect("measured").1;
+            let l2 = choose_l2(with, without);
+            let mut plan = derive(&mix, if l2 == L2::Knl { with } else { without }, budget(quick));
+            plan.l2 = l2;
+            plan.traffic = [(L2::Knl, traffic_ratio(with)), (L2::None, traffic_ratio(without))];
             let runs = run_mix(ctx, &mix, &plan)?;
             for (name, r) in &runs.per_config {
                 rows.extend(fig5_rows(mix.label, name, r));
@@ -655,6 +781,7 @@ mod tests {
             first,
             unit_ns,
             fixed_ns,
+            accesses_per_flop: table1(name).accesses_per_flop(),
         }
     }
 
@@ -795,6 +922,59 @@ mod tests {
         let cg = &back["process"].as_array().unwrap()[2]["workload"];
         assert_eq!(cg["kind"].as_str(), Some("cg"));
         assert_eq!(cg["iterations"].as_integer(), Some(15950));
+    }
+
+    /// Table I's memory accesses per flop: CG.C 31 984 M over 261 GFlop.
+    #[test]
+    fn table_one_gives_each_programs_accesses_per_flop() {
+        assert!((table1("cg").accesses_per_flop() - 31984e6 / 261e9).abs() < 1e-12);
+        assert!((table1("ep").accesses_per_flop() - 3767e6 / 494e9).abs() < 1e-12);
+    }
+
+    /// The traffic ratio is a geometric mean over the programs that count flops, and the L2
+    /// whose ratio is nearer 1, as a factor either way, is chosen.
+    #[test]
+    fn the_l2_is_the_choice_nearer_table_ones_traffic() {
+        let at = |f: f64| {
+            let mut p = pilots_at(1e-3);
+            for x in &mut p {
+                x.accesses_per_flop *= f;
+            }
+            // A program counting no flops (the IS generator) does not vote.
+            p[0].accesses_per_flop = 0.0;
+            p
+        };
+        assert!((traffic_ratio(&at(0.25)) - 0.25).abs() < 1e-12);
+        assert!(traffic_ratio(&at(0.0)).is_nan());
+        // A tenth of the paper's traffic with the L2, 1.5× without: without is nearer.
+        assert_eq!(choose_l2(&at(0.1), &at(1.5)), L2::None);
+        // Half with it, 3× without: with it is nearer (a factor 2 against 3).
+        assert_eq!(choose_l2(&at(0.5), &at(3.0)), L2::Knl);
+        // Unknown ratios keep the machine's L2.
+        assert_eq!(choose_l2(&at(0.0), &at(0.0)), L2::Knl);
+    }
+
+    /// Without the L2 every run of the mix carries `[timing] l2_bytes = 0`; with it, none.
+    #[test]
+    fn the_chosen_l2_reaches_every_run() {
+        let mut plan = derive(
+            &MIX16,
+            &pilots_at(1e-3),
+            Budget {
+                run_ns: 46e6,
+                windows: 1e9,
+            },
+        );
+        for (l2, want) in [(L2::Knl, None), (L2::None, Some(0))] {
+            plan.l2 = l2;
+            let (_, p, m) = configs(&plan, true).remove(0);
+            let back: toml::Table = mix_experiment(&MIX16, &plan, 1, p, m, true).text().parse().unwrap();
+            let got = back
+                .get("timing")
+                .and_then(|t| t.get("l2_bytes"))
+                .and_then(|v| v.as_integer());
+            assert_eq!(got, want, "{l2:?}");
+        }
     }
 
     #[test]

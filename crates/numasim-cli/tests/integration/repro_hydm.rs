@@ -104,16 +104,39 @@ fn hydm_moves_whole_programs_and_keeps_mcdram_under_its_threshold() {
     }
 }
 
-// The paper's direction, not reproduced at this size: measured 1.010 (mean) and 1.054 (cg.0)
-// with HyDM, against 0.935 and 0.85. Sixteen single-threaded programs do not load DDR enough
-// for MCDRAM to pay (`--preferred=MCDRAM` gives 1.000), and the run is 67x shorter than the
-// rule's, so each moved page's copy, which the budget cannot scale, weighs 67x more.
+/// The paper's direction with at least half its effect: the mean over the sixteen programs
+/// below 0.9675 (paper 0.935).
 #[test]
-#[ignore = "HyDM gains nothing on the quick mix (1.010x mean, paper 0.935): MCDRAM does not pay with DDR unloaded (preferred 1.000x); see docs/validation/hydm.md"]
 fn hydm_reduces_the_mean_execution_time() {
-    // Half the paper's effect at least: 0.9675 and 0.925.
     assert!(value("mix16: mean time over default, hydm") < 0.9675);
+}
+
+// CG.0 gains less than half the paper's 15 % at this size: measured 0.944 (paper 0.85, the
+// threshold 0.925); CG runs one iteration in the quick mix (its share of the 4 ms budget).
+#[test]
+#[ignore = "CG.0 gains 5.6 % with HyDM on the quick mix (0.944x, paper 0.85x; half the effect is 0.925): CG runs one iteration of its share of the budget; see docs/validation/hydm.md"]
+fn hydm_speeds_cg_0_by_half_the_papers_gain() {
     assert!(value("mix16: cg.0 time over default, hydm") < 0.925);
+}
+
+/// Without KNL's L2 the quick programs make Table I's memory accesses per flop within a factor
+/// of 2 (geometric mean); with it, under a third: the study runs without it.
+#[test]
+fn the_quick_mix_runs_without_an_l2_that_holds_its_data() {
+    let v = value("mix16: private L2 per core (the choice nearer Table I's memory accesses per flop)");
+    assert_eq!(v, 0.0);
+    let without =
+        value("mix16: memory accesses per flop over Table I's, geometric mean over the programs alone, without an L2");
+    let with = value(
+        "mix16: memory accesses per flop over Table I's, geometric mean over the programs alone, with KNL's 1 MiB L2",
+    );
+    assert!((0.5..2.0).contains(&without), "{without}");
+    assert!(with < 1.0 / 3.0, "{with}");
+    let config: toml::Table = std::fs::read_to_string(quick_study().0.path().join("hq/configs/mix16-s1-hydm.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(config["timing"]["l2_bytes"].as_integer(), Some(0));
 }
 
 /// Every headline has a value (the quick mix has two copies of each program), and the

@@ -13,8 +13,11 @@
 //!
 //! **Sized by one rule** (`numasim::similarity`; docs/guide/similarity.md): each application's
 //! reference is the paper's real run at Table 2's class (Table 2's transactions, Table 4's
-//! time over the 5 s interval, NPB's iterations and array sizes of that class). Three pilot
-//! runs without migration measure the run's footprint, one iteration's instructions and memory
+//! time over the 5 s interval, NPB's iterations and array sizes of that class). Every
+//! functional run is measured from the region of interest (`measure = "roi"`: NPB's set-up
+//! places the pages uncounted), and `--quick` runs each paper's data set at one scale factor
+//! ([`QUICK_SCALE`]). Three pilot
+//! runs without migration measure the region's footprint, one iteration's instructions and memory
 //! transactions, and from them: the board caches are the paper's E-caches times the scale
 //! (LLC bytes over footprint kept: one LLC-filter rule for every application, the filter on);
 //! the interval is the paper's iterations per interval (instructions per interval per byte

@@ -334,7 +334,26 @@ fn holds(pattern: &str, path: &str) -> bool {
             .all(|(a, b)| (a == "*" || a == "**") && b != "[]" || a == b)
 }
 
-const RESULTS_RUNS: [(&str, &str); 4] = [
+const RESULTS_RUNS: [(&str, &str); 5] = [
+    (
+        "functional-roi",
+        r#"
+machine = "sunfire6800"
+seed = 1
+mode = "functional"
+phase_instructions = 200000
+measure = "roi"
+[workload]
+kind = "cg"
+threads = 6
+init = "serial"
+rows = 500
+nonzeros_per_row = 3
+iterations = 4
+[migration]
+policy = "tikir"
+"#,
+    ),
     (
         "functional-migration",
         r#"

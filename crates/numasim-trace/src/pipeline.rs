@@ -242,6 +242,11 @@ impl AccessSource for DecodeAhead {
         self.threads
     }
 
+    /// The wrapped source's, asked under its lock (between two of the worker's batches).
+    fn roi_start(&mut self) -> Result<Option<u64>, SourceError> {
+        self.shared.source.lock().unwrap_or_else(|e| e.into_inner()).roi_start()
+    }
+
     fn next_batch(&mut self, thread: usize, out: &mut Vec<Access>) -> Result<(), SourceError> {
         if thread >= self.threads {
             out.clear();

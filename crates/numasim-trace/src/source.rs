@@ -39,6 +39,15 @@ pub trait AccessSource: Send {
     fn describe(&self) -> serde_json::Value {
         serde_json::Value::Null
     }
+
+    /// Where the program's region of interest begins: the instruction count at which every
+    /// thread has finished the set-up (building and first writing its data, as NPB's
+    /// initialisation before its timed loop) and nothing of the computation proper has run.
+    /// `Ok(None)` when the source declares no set-up. A source may produce (and buffer) the
+    /// set-up's accesses to find it; the streams it hands out do not change.
+    fn roi_start(&mut self) -> Result<Option<u64>, SourceError> {
+        Ok(None)
+    }
 }
 
 impl<S: AccessSource + ?Sized> AccessSource for Box<S> {
@@ -50,6 +59,9 @@ impl<S: AccessSource + ?Sized> AccessSource for Box<S> {
     }
     fn describe(&self) -> serde_json::Value {
         (**self).describe()
+    }
+    fn roi_start(&mut self) -> Result<Option<u64>, SourceError> {
+        (**self).roi_start()
     }
 }
 

@@ -133,6 +133,13 @@ pub trait Kernel: Send {
     fn finish_thread(&mut self, _t: usize, _e: &mut Emitter) {}
     /// Free-form description of the generator.
     fn describe(&self) -> serde_json::Value;
+    /// Whether the loop [`Kernel::next_loop`] returned last (before the first: none) is in the
+    /// program's region of interest, its computation proper; the loops before the first that
+    /// is are its set-up (building and first writing the data). `None`: the kernel declares
+    /// no set-up.
+    fn in_roi(&self) -> Option<bool> {
+        None
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -158,6 +165,10 @@ pub struct OmpSource<K: Kernel> {
     wait: WaitPolicy,
     /// Per thread: instructions it waited at barriers without retiring them (passive waits).
     waited: Vec<u64>,
+    /// Where the region of interest began, once its first loop has started (see
+    /// [`AccessSource::roi_start`]); an error when the threads entered it at different
+    /// instruction counts.
+    roi: Option<Result<u64, String>>,
 }
 
 /// A fixed pseudo-random sequence (SplitMix64's output function).
@@ -182,6 +193,7 @@ impl<K: Kernel> OmpSource<K> {
             tie_first: 0,
             wait: WaitPolicy::Active,
             waited: vec![0; threads],
+            roi: None,
         }
     }
 
@@ -218,6 +230,9 @@ impl<K: Kernel> OmpSource<K> {
             return false;
         };
         let t_count = self.em.len();
+        if self.roi.is_none() && self.kernel.in_roi() == Some(true) {
+            self.roi = Some(self.roi_here());
+        }
         let n = l.items;
         self.loops += 1;
         self.tie_first = (splitmix64(self.loops) % t_count.max(1) as u64) as usize;
@@ -248,6 +263,23 @@ impl<K: Kernel> OmpSource<K> {
         }
         self.current = Some(l);
         true
+    }
+
+    /// The instruction count at which every thread starts the loop about to start: one count
+    /// after a barrier with spinning waits; under passive waits the threads that slept retired
+    /// fewer instructions, and no one count separates the set-up from what follows.
+    fn roi_here(&self) -> Result<u64, String> {
+        let first = self.em.first().map_or(0, |e| e.instr);
+        if self.em.iter().all(|e| e.instr == first) {
+            Ok(first)
+        } else {
+            Err(
+                "the threads enter the region of interest at different instruction counts \
+                 (wait_policy = \"passive\": the threads that slept through the set-up retired fewer \
+                 instructions); measure the whole run, or use wait_policy = \"active\""
+                    .into(),
+            )
+        }
     }
 
     /// One round: every thread gets its next piece of the current loop; ends the loop with a
@@ -365,6 +397,23 @@ impl<K: Kernel> AccessSource for OmpSource<K> {
 
     fn describe(&self) -> serde_json::Value {
         self.kernel.describe()
+    }
+
+    /// Runs the kernel (buffering every thread's accesses) until the first loop of its region
+    /// of interest has started; `None` when the kernel declares no set-up, or its run ends
+    /// before any loop of the region.
+    fn roi_start(&mut self) -> Result<Option<u64>, SourceError> {
+        loop {
+            match &self.roi {
+                Some(Ok(r)) => return Ok(Some(*r)),
+                Some(Err(e)) => return Err(SourceError::Invalid(e.clone())),
+                None => {}
+            }
+            if self.finished || self.kernel.in_roi().is_none() {
+                return Ok(None);
+            }
+            self.round();
+        }
     }
 }
 
@@ -558,6 +607,77 @@ mod tests {
         fn describe(&self) -> serde_json::Value {
             serde_json::Value::Null
         }
+    }
+
+    /// [`Toy`]'s loops (static, dynamic, serial) with the region of interest declared from
+    /// loop `from` on.
+    struct Declared {
+        toy: Toy,
+        from: usize,
+    }
+    impl Kernel for Declared {
+        fn next_loop(&mut self) -> Option<Loop> {
+            self.toy.next_loop()
+        }
+        fn run(&mut self, t: usize, lo: usize, hi: usize, e: &mut Emitter) {
+            self.toy.run(t, lo, hi, e)
+        }
+        fn describe(&self) -> serde_json::Value {
+            serde_json::Value::Null
+        }
+        fn in_roi(&self) -> Option<bool> {
+            Some(self.toy.loops >= self.from)
+        }
+    }
+
+    fn declared(from: usize) -> OmpSource<Declared> {
+        OmpSource::new(
+            Declared {
+                toy: Toy { loops: 0, items: 1000 },
+                from,
+            },
+            4,
+        )
+    }
+
+    #[test]
+    fn the_region_of_interest_starts_after_every_set_up_access_and_before_every_other() {
+        let whole = collect_all(&mut declared(3)).unwrap();
+        let mut src = declared(3);
+        let r = src.roi_start().unwrap().expect("declared");
+        assert_eq!(src.roi_start().unwrap(), Some(r), "asked again: the same");
+        // Asking generated the set-up ahead; the streams are unchanged.
+        assert_eq!(collect_all(&mut src).unwrap(), whole);
+        for a in whole.iter().flatten() {
+            let in_roi = a.vaddr / 1_000_000 >= 3;
+            assert_eq!(a.instr > r, in_roi, "{a:?} against {r}");
+        }
+        // The serial loop 3 starts after the barrier closing loop 2, at one count for all.
+        let loop2_end = whole
+            .iter()
+            .flatten()
+            .filter(|a| a.vaddr / 1_000_000 == 2)
+            .map(|a| a.instr)
+            .max();
+        assert_eq!(r, loop2_end.unwrap() + BARRIER_INSTRUCTIONS);
+        // A region that starts with the first loop starts at 0; a kernel without one, none.
+        assert_eq!(declared(1).roi_start().unwrap(), Some(0));
+        assert_eq!(declared(9).roi_start().unwrap(), None, "declared, never reached");
+        let mut plain = OmpSource::new(Toy { loops: 0, items: 1000 }, 4);
+        assert_eq!(plain.roi_start().unwrap(), None);
+        assert_eq!(
+            collect_all(&mut plain).unwrap(),
+            collect_all(&mut OmpSource::new(Toy { loops: 0, items: 1000 }, 4)).unwrap()
+        );
+    }
+
+    #[test]
+    fn sleeping_threads_leave_no_single_start_of_the_region_of_interest() {
+        // Under passive waits the threads leave the dynamic loop 2 with the instructions of the
+        // chunks each took, not the latest thread's: no single count separates loop 3.
+        let mut src = declared(3).with_wait(WaitPolicy::Passive);
+        let e = src.roi_start().unwrap_err().to_string();
+        assert!(e.contains("wait_policy"), "{e}");
     }
 
     #[test]

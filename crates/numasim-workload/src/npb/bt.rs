@@ -299,6 +299,12 @@ impl Kernel for Bt {
             "footprint_bytes": self.arrays.footprint_bytes(self.threads),
         })
     }
+
+    /// The set-up is `initialize` and `exact_rhs` (the forcing term); the region of interest
+    /// (NPB's timed loop) starts with the first time step.
+    fn in_roi(&self) -> Option<bool> {
+        Some(self.pos > 0 && !Self::is_init(self.op))
+    }
 }
 
 #[cfg(test)]

@@ -910,6 +910,29 @@ impl Kernel for Cg {
     fn describe(&self) -> serde_json::Value {
         serde_json::json!({ "generator": "cg", "seed": self.seed, "params": params_json(&self.params) })
     }
+
+    /// The set-up is `makea`, `sparse` and main's vector initialisation; the region of
+    /// interest (NPB's timed loop) starts with the first CG step.
+    fn in_roi(&self) -> Option<bool> {
+        Some(!matches!(
+            self.step,
+            Step::Start
+                | Step::MkMark
+                | Step::MkGen
+                | Step::MkDiag
+                | Step::SpZero
+                | Step::SpCount
+                | Step::SpPrefix
+                | Step::SpPreload
+                | Step::SpBucket
+                | Step::SpShift
+                | Step::SpClear
+                | Step::SpMerge
+                | Step::Shift
+                | Step::XInit
+                | Step::VecInit
+        ))
+    }
 }
 
 #[cfg(test)]

@@ -217,6 +217,12 @@ impl Kernel for Ep {
     fn describe(&self) -> serde_json::Value {
         serde_json::json!({ "generator": "ep", "seed": self.seed, "params": params_json(&self.params) })
     }
+
+    /// The set-up writes each thread's buffer and tallies; the region of interest is the
+    /// generation of the pairs.
+    fn in_roi(&self) -> Option<bool> {
+        Some(self.step >= 2)
+    }
 }
 
 #[cfg(test)]

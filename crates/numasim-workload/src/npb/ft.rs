@@ -577,6 +577,11 @@ impl Kernel for Ft {
     fn describe(&self) -> serde_json::Value {
         serde_json::json!({ "generator": "ft", "seed": self.seed, "params": params_json(&self.params) })
     }
+    /// The set-up writes the index map, the `ex` table and the initial conditions; the region
+    /// of interest (NPB's timed part) starts with the forward FFT.
+    fn in_roi(&self) -> Option<bool> {
+        Some(self.pos > 0 && !matches!(self.op, Op::InitSerial | Op::IndexMap | Op::ExTable | Op::InitCond))
+    }
 }
 
 #[cfg(test)]

@@ -349,6 +349,12 @@ impl Kernel for Is {
     fn describe(&self) -> serde_json::Value {
         serde_json::json!({ "generator": "is", "seed": self.seed, "params": params_json(&self.params) })
     }
+
+    /// The set-up generates the keys; the region of interest (NPB's timed ranking) starts with
+    /// the first ranking.
+    fn in_roi(&self) -> Option<bool> {
+        Some(!matches!(self.step, Step::Start | Step::Init))
+    }
 }
 
 #[cfg(test)]

@@ -484,6 +484,17 @@ impl Kernel for Mg {
     fn describe(&self) -> serde_json::Value {
         serde_json::json!({ "generator": "mg", "seed": self.seed, "params": params_json(&self.params) })
     }
+    /// The set-up zeroes the grids and builds `v` (`zero3`, `zran3`); the region of interest
+    /// (NPB's timed part) starts with the first residual.
+    fn in_roi(&self) -> Option<bool> {
+        Some(
+            self.pos > 0
+                && !matches!(
+                    self.op,
+                    Op::Init(_) | Op::ZeroU | Op::ZeroV | Op::FillV | Op::SearchV | Op::PlaceV
+                ),
+        )
+    }
 }
 
 /// Full-weighting restriction weights along one dimension (offsets −1, 0, +1); their

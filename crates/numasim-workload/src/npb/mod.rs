@@ -291,3 +291,72 @@ pub(crate) mod testutil {
         single as f64 / total as f64
     }
 }
+
+#[cfg(test)]
+mod roi_tests {
+    use numasim_trace::{collect_all, AccessSource};
+
+    /// The set-up's accesses (before the region of interest) and the region's, of a 3-thread
+    /// run with serial initialisation.
+    fn split(kind: &str, params: &str) -> (u64, usize, usize) {
+        let text = format!("threads = 3\ninit = \"serial\"\n{params}");
+        let mut src = crate::build(kind, toml::from_str(&text).unwrap(), 1).unwrap();
+        let r = src
+            .roi_start()
+            .unwrap()
+            .unwrap_or_else(|| panic!("{kind}: no region of interest"));
+        let all = collect_all(&mut *src).unwrap();
+        let before = all.iter().flatten().filter(|a| a.instr < r).count();
+        let after = all.iter().flatten().filter(|a| a.instr > r).count();
+        assert_eq!(
+            before + after,
+            all.iter().flatten().count(),
+            "{kind}: an access at the start itself"
+        );
+        (r, before, after)
+    }
+
+    /// Every NPB generator declares where its set-up ends: the set-up does not depend on the
+    /// iteration count (same start, same accesses before it), and every added iteration lies
+    /// in the region of interest.
+    #[test]
+    fn npb_set_up_ends_where_the_region_of_interest_starts() {
+        for (kind, size) in [
+            ("cg", "rows = 300\nnonzeros_per_row = 3"),
+            ("mg", "grid_log2 = 3"),
+            ("ft", "nx = 8\nny = 8\nnz = 8\nblock = 4"),
+            ("is", "keys = 4096\nmax_key = 1024\nbuckets = 64"),
+            ("bt", "grid = 8"),
+            ("sp", "grid = 8"),
+            ("lu", "grid = 8"),
+        ] {
+            let (r1, before1, after1) = split(kind, &format!("{size}\niterations = 1"));
+            let (r2, before2, after2) = split(kind, &format!("{size}\niterations = 2"));
+            assert!(r1 > 0 && before1 > 0, "{kind}: a set-up");
+            if kind == "ft" {
+                // FT's `ex` table has an entry per exponent the iterations use, as NPB's.
+                assert!(
+                    before2 > before1 && before2 < before1 + before1 / 50,
+                    "{before1} then {before2}"
+                );
+            } else {
+                assert_eq!(
+                    (r1, before1),
+                    (r2, before2),
+                    "{kind}: the set-up depends on the iterations"
+                );
+            }
+            assert!(after2 > after1, "{kind}: {after1} then {after2} accesses in the region");
+        }
+        let (r, before, after) = split("ep", "pairs_log2 = 12");
+        assert!(r > 0 && before > 0 && after > 0, "ep: {r} {before} {after}");
+    }
+
+    /// A generator without a set-up declares none.
+    #[test]
+    fn a_generator_without_a_set_up_declares_no_region() {
+        let text = "threads = 2\npattern = \"uniform\"\naccesses_per_thread = 100";
+        let mut src = crate::build("synthetic", toml::from_str(text).unwrap(), 1).unwrap();
+        assert_eq!(src.roi_start().unwrap(), None);
+    }
+}

@@ -465,6 +465,20 @@ impl Kernel for Sp {
             "footprint_bytes": self.arrays.footprint_bytes(self.threads),
         })
     }
+
+    /// The set-up is `initialize` and `exact_rhs` (the forcing term); the region of interest
+    /// (NPB's timed loop) starts with the first time step.
+    fn in_roi(&self) -> Option<bool> {
+        Some(
+            self.pos > 0
+                && !matches!(
+                    self.op,
+                    Op::Adi(
+                        AdiOp::InitU | AdiOp::InitRest | AdiOp::ForcingZero | AdiOp::ForcingDir(_) | AdiOp::ForcingNeg
+                    )
+                ),
+        )
+    }
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ pub use results::{
     MachineBrief, Mode, Perf, PhaseRecord, ProcessResults, Progress, RunError, RunResults, SharingReport, Totals,
     RESULTS_SCHEMA_VERSION,
 };
-pub use run::{ProcessInfo, Run, RunParts, SourceOpener};
+pub use run::{Measure, ProcessInfo, Run, RunParts, SourceOpener};
 pub use sampled::{SampledSim, SamplingReport, TimedWindow};
 
 use crate::mem::FixedHomes;
@@ -111,6 +111,10 @@ pub trait Engine: PageHost {
     fn sampling(&self) -> Option<SamplingReport> {
         None
     }
+    /// `measure = "roi"` (functional engine): the set-up run before the first phase.
+    fn setup(&self) -> Option<crate::sim::SetupReport> {
+        None
+    }
 }
 
 impl Engine for FunctionalSim {
@@ -131,6 +135,9 @@ impl Engine for FunctionalSim {
     }
     fn thread_totals(&self) -> Vec<crate::stats::ThreadTotals> {
         FunctionalSim::thread_totals(self).to_vec()
+    }
+    fn setup(&self) -> Option<crate::sim::SetupReport> {
+        FunctionalSim::setup(self)
     }
 }
 
@@ -394,6 +401,10 @@ fn run_results<E: Engine>(run: &Run, sim: &E, report: E::Report, source: &dyn Ac
     } = f;
     let processes = results::process_results(&run.processes, sim, &node_names(machine));
     let footprint_pages = sim.table().pages() as u64;
+    let setup = sim.setup().map(|s| crate::sim::SetupReport {
+        region_pages: sim.page_stats().total.iter().filter(|&&n| n > 0).count() as u64,
+        ..s
+    });
     let sampling = sim.sampling();
     let timing = sim.run_report(report, machine);
     let rate = |accesses: u64, s: f64| if s > 0.0 { Some(accesses as f64 / s) } else { None };
@@ -402,7 +413,9 @@ fn run_results<E: Engine>(run: &Run, sim: &E, report: E::Report, source: &dyn Ac
     let facts = similarity_facts(
         run,
         &SimilarityInputs {
-            footprint_pages,
+            // Measured from the region of interest: the region's pages, as a paper's footprint
+            // is its computation's data.
+            footprint_pages: setup.map_or(footprint_pages, |s| s.region_pages),
             instructions: summary.instructions,
             phases: &phases,
             timing: timing.as_ref(),
@@ -459,6 +472,7 @@ fn run_results<E: Engine>(run: &Run, sim: &E, report: E::Report, source: &dyn Ac
         sampling,
         processes,
         similarity,
+        setup,
     }
 }
 

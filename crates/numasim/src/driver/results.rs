@@ -218,6 +218,9 @@ pub struct RunResults {
     /// The run's dimensionless numbers (and the paper's, with `[similarity]`): how faithfully
     /// the run is scaled (see [`crate::similarity`]).
     pub similarity: crate::similarity::SimilarityReport,
+    /// `measure = "roi"` only: the set-up that ran uncounted before the first phase.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub setup: Option<crate::sim::SetupReport>,
 }
 
 /// One process of a multi-process run. Counts sum to the run's totals over the processes.

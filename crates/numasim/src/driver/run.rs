@@ -27,6 +27,25 @@ pub struct ProcessInfo {
     pub threads: std::ops::Range<usize>,
 }
 
+/// Which part of the workload a run measures (`measure`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Measure {
+    /// Every access, from the program's first.
+    #[default]
+    Run,
+    /// From the workload's region of interest: its set-up (building and first writing the
+    /// data) runs first, placing pages where it touches them, but is not counted, and the
+    /// first phase starts where the region does (functional mode).
+    Roi,
+}
+
+impl Measure {
+    pub fn is_run(&self) -> bool {
+        *self == Measure::Run
+    }
+}
+
 /// Everything an engine needs, resolved and validated: the settings ([`RunParts`], read
 /// through `Deref`, so `run.machine` is `run.settings.machine`) and what opening the source
 /// told.
@@ -57,6 +76,8 @@ pub struct RunParts {
     /// `[migration]` validated, every default filled in.
     pub migration: crate::migrate::Resolved,
     pub phase_instructions: u64,
+    /// Whether phases and statistics start at the workload's region of interest.
+    pub measure: Measure,
     /// Timing mode: phases in simulated time instead (see [`crate::timing::TimingSim::run_phase_timed`]).
     pub phase_ns: Option<u64>,
     pub max_phases: Option<u64>,
@@ -124,14 +145,18 @@ impl Run {
     /// A functional engine over this run's settings.
     pub fn functional_sim(&self) -> Result<crate::sim::FunctionalSim, ConfigError> {
         let (sockets, nodes) = self.shape();
-        crate::sim::FunctionalSim::try_new(
+        let mut sim = crate::sim::FunctionalSim::try_new(
             &self.functional,
             sockets,
             nodes,
             self.thread_sockets.clone(),
             self.placement.clone(),
         )
-        .map_err(|m| self.origin.error("llc", m))
+        .map_err(|m| self.origin.error("llc", m))?;
+        if self.measure == Measure::Roi {
+            sim.measure_from_roi();
+        }
+        Ok(sim)
     }
 
     /// A timing engine over this run's settings (errors located at the experiment's `mode`).

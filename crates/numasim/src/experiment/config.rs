@@ -33,6 +33,10 @@ pub struct ExperimentSpec {
     /// must then be left out); see `check_phase_ns`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase_ns: Option<u64>,
+    /// `run` (every access) or `roi`: from the workload's region of interest, its set-up run
+    /// uncounted first (functional mode); see [`crate::driver::Measure`].
+    #[serde(default, skip_serializing_if = "crate::driver::Measure::is_run")]
+    pub measure: crate::driver::Measure,
     /// Stop after this many phases (the rest of the workload is not simulated).
     #[serde(default)]
     pub max_phases: Option<u64>,
@@ -461,6 +465,12 @@ impl Experiment {
         }
         check_workload_or_processes(&spec, &source)?;
         check_phase_ns(&spec, &migration, &source)?;
+        if spec.measure == crate::driver::Measure::Roi && spec.mode != Mode::Functional {
+            return Err(source.error(
+                "measure",
+                "measuring from the region of interest is functional mode only (`mode = \"functional\"`); use measure = \"run\" in timing mode",
+            ));
+        }
         let name = spec.name.clone().unwrap_or_else(|| default_name.to_string());
         if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
             return Err(source.error("name", "must be a plain name (no slashes, not starting with '.')"));

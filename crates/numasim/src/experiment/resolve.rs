@@ -63,6 +63,7 @@ impl Experiment {
             placement,
             migration: self.migration.clone(),
             phase_instructions: spec.phase_instructions,
+            measure: spec.measure,
             phase_ns: spec.phase_ns,
             max_phases: spec.max_phases,
             page_bytes: spec.placement.page_bytes,

@@ -25,6 +25,30 @@ pub enum SimError {
     Placement(#[from] PlacementError),
     #[error("the access source has {source_threads} threads but the thread mapping lists {mapped}")]
     ThreadCount { source_threads: usize, mapped: usize },
+    #[error(
+        "measure = \"roi\": the workload declares no region of interest (generators with a set-up: \
+         cg, mg, ft, ep, is, bt, sp, lu; one workload, not [[process]]), or its run ends before it"
+    )]
+    NoRegionOfInterest,
+}
+
+/// The set-up a run measured from the region of interest ran but did not count
+/// (`measure = "roi"`): where the region began and what the set-up did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct SetupReport {
+    /// Instruction count (per thread) at which the region of interest began; phases count
+    /// from here.
+    pub roi_start_instruction: u64,
+    /// Accesses, memory accesses (LLC misses) and instructions of the set-up, over threads.
+    pub accesses: u64,
+    pub llc_misses: u64,
+    pub instructions: u64,
+    /// Pages the set-up first touched (placed where it touched them).
+    pub pages: u64,
+    /// Pages the region of interest reached memory for, filled in at the end of the run (with
+    /// the LLC filter on, a page whose every access hit is not among them): the run's
+    /// footprint in its similarity numbers.
+    pub region_pages: u64,
 }
 
 /// Settings of the functional simulator.
@@ -128,6 +152,12 @@ pub struct FunctionalSim {
     sched: Vec<Scheduled>,
     /// [`SCHEDULE_MIN_ROW_BYTES`] (tests lower it to exercise the schedule on few pages).
     schedule_min_row_bytes: usize,
+    /// `measure = "roi"`: run the source's set-up uncounted before the first phase.
+    measure_roi: bool,
+    /// Instruction count phases are counted from (the region of interest's start, or 0).
+    origin: u64,
+    /// The set-up run before the first phase, once it has run.
+    setup: Option<SetupReport>,
 }
 
 /// One access of a quantum's schedule and the socket of its thread.
@@ -212,6 +242,9 @@ impl FunctionalSim {
             pipe: None,
             sched: Vec::new(),
             schedule_min_row_bytes: SCHEDULE_MIN_ROW_BYTES,
+            measure_roi: false,
+            origin: 0,
+            setup: None,
         })
     }
 
@@ -229,6 +262,43 @@ impl FunctionalSim {
         self.phase
     }
 
+    /// Measures from the source's region of interest (`measure = "roi"`): before the first
+    /// phase, the set-up runs (pages are placed where it first touches them, the LLC and the
+    /// profiler's TLB state warm up) without being counted, and phases count from the region's
+    /// first instruction. [`Self::setup`] reports what the set-up did.
+    pub fn measure_from_roi(&mut self) {
+        self.measure_roi = true;
+    }
+
+    /// The set-up run uncounted before the first phase (`measure = "roi"`), once it has run.
+    pub fn setup(&self) -> Option<SetupReport> {
+        self.setup
+    }
+
+    /// Runs the source's set-up up to its region of interest and forgets what it counted:
+    /// the phase's counters, per-page counts, every thread's totals and the profiler's samples
+    /// (a boundary without moves); page placement, LLC contents and sharer state stay.
+    fn run_setup(&mut self, src: &mut dyn AccessSource) -> Result<(), SimError> {
+        let roi = src.roi_start()?.ok_or(SimError::NoRegionOfInterest)?;
+        let counts = self.run_to(src, roi)?;
+        self.memory.pages.discard_phase();
+        let pages = self.memory.table.pages();
+        if let Some(o) = self.observer.as_deref_mut() {
+            o.end_phase(pages, &[], 0);
+        }
+        self.thread_totals.fill(Default::default());
+        self.origin = roi;
+        self.setup = Some(SetupReport {
+            roi_start_instruction: roi,
+            accesses: counts.accesses,
+            llc_misses: counts.llc_misses,
+            instructions: counts.instructions,
+            pages: pages as u64,
+            region_pages: 0,
+        });
+        Ok(())
+    }
+
     /// Runs one phase. Returns `None` once every thread has finished. A stretch of phases in
     /// which no thread has an access (an instruction-count gap) is returned as one empty
     /// phase spanning them all; [`Self::phase_index`] tells how many phases a call covered.
@@ -239,6 +309,9 @@ impl FunctionalSim {
                 mapped: self.threads.len(),
             });
         }
+        if self.measure_roi && self.setup.is_none() {
+            self.run_setup(src)?;
+        }
         // Prime buffers so "finished" is known before deciding a phase exists.
         for t in 0..self.threads.len() {
             self.refill_if_empty(t, src)?;
@@ -246,12 +319,16 @@ impl FunctionalSim {
         if self.threads.iter().all(|c| c.done) {
             return Ok(None);
         }
+        let origin = self.origin;
         let (next_phase, phase_end) = crate::sim::phase_window(
             self.phase,
             self.phase_instructions,
-            self.threads.iter().filter(|c| !c.done).map(|c| c.buf[c.pos].instr),
+            self.threads
+                .iter()
+                .filter(|c| !c.done)
+                .map(|c| c.buf[c.pos].instr.saturating_sub(origin)),
         );
-        let counts = self.run_to(src, phase_end)?;
+        let counts = self.run_to(src, phase_end.saturating_add(origin))?;
         self.phase = next_phase;
         Ok(Some(counts))
     }

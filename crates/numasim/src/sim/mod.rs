@@ -3,7 +3,7 @@
 
 pub mod functional;
 
-pub use functional::{FunctionalConfig, FunctionalSim, SimError};
+pub use functional::{FunctionalConfig, FunctionalSim, SetupReport, SimError};
 use numasim_trace::Access;
 
 /// One thread's place in its access stream, handed between the functional and timing engines

@@ -73,6 +73,11 @@ impl PageStats {
         }
     }
 
+    /// Forgets the phase's counts without folding them into the run's (an uncounted set-up).
+    pub fn discard_phase(&mut self) {
+        self.phase_counts.fill(0);
+    }
+
     pub fn pages(&self) -> usize {
         self.total.len()
     }

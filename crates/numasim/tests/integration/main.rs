@@ -7,6 +7,7 @@ mod dram_vs_ramulator;
 mod hostile_input;
 mod hydm;
 mod layering;
+mod measure_roi;
 mod migration;
 mod node_controllers;
 mod npb_class;

@@ -34,6 +34,7 @@ use crate::sim::{FunctionalSim, SimError};
 use crate::stats::{PhaseCounts, SharingHistogram};
 use crate::timing::{PhaseTiming, TimingResults, TimingSim};
 use numasim_machine::Machine;
+use numasim_output::stat::Stats;
 use numasim_trace::AccessSource;
 use std::collections::BTreeMap;
 use std::time::Instant;

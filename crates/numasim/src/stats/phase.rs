@@ -8,25 +8,31 @@
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// Raw counters of one phase.
-#[derive(Debug, Clone, Default)]
-pub struct PhaseCounts {
-    pub accesses: u64,
-    pub reads: u64,
-    pub writes: u64,
-    pub llc_hits: u64,
-    /// Demand accesses that reached memory (every access when the LLC filter is off).
-    pub llc_misses: u64,
-    /// Dirty LLC evictions written back to memory.
-    pub writebacks: u64,
-    /// Instructions retired in the phase, summed over threads.
-    pub instructions: u64,
-    /// Pages first touched in the phase.
-    pub new_pages: u64,
-    /// `[socket * nodes + node]` demand memory accesses.
-    pub demand: Vec<u64>,
-    /// `[socket * nodes + node]` write-backs.
-    pub writeback_to: Vec<u64>,
+numasim_output::declare_stats! {
+    /// Raw counters of one phase (a run's total by [`Stats::add`](numasim_output::stat::Stats::add)).
+    #[derive(Debug, Clone, Default)]
+    pub struct PhaseCounts {
+        /// memory accesses (loads and stores) of every thread
+        accesses: u64, Sum, unit "accesses";
+        /// loads
+        reads: u64, Sum, unit "accesses";
+        /// stores
+        writes: u64, Sum, unit "accesses";
+        /// accesses the socket's LLC served
+        llc_hits: u64, Sum, unit "accesses";
+        /// demand accesses that reached memory (every access when the LLC filter is off)
+        llc_misses: u64, Sum, unit "accesses";
+        /// dirty LLC evictions written back to memory
+        writebacks: u64, Sum, unit "lines";
+        /// instructions retired, summed over threads
+        instructions: u64, Sum, unit "instructions";
+        /// pages first touched
+        new_pages: u64, Sum, unit "pages";
+        /// demand memory accesses by `[socket * nodes + node]`
+        demand: Vec<u64>, Sum, unit "accesses";
+        /// write-backs by `[socket * nodes + node]`
+        writeback_to: Vec<u64>, Sum, unit "lines";
+    }
 }
 
 impl PhaseCounts {
@@ -35,24 +41,6 @@ impl PhaseCounts {
             demand: vec![0; sockets * nodes],
             writeback_to: vec![0; sockets * nodes],
             ..Default::default()
-        }
-    }
-
-    pub fn add(&mut self, other: &PhaseCounts) {
-        self.accesses += other.accesses;
-        self.reads += other.reads;
-        self.writes += other.writes;
-        self.llc_hits += other.llc_hits;
-        self.llc_misses += other.llc_misses;
-        self.writebacks += other.writebacks;
-        // Saturating: hostile traces reach instruction counts near 2^64 per thread.
-        self.instructions = self.instructions.saturating_add(other.instructions);
-        self.new_pages += other.new_pages;
-        for (a, b) in self.demand.iter_mut().zip(&other.demand) {
-            *a += b;
-        }
-        for (a, b) in self.writeback_to.iter_mut().zip(&other.writeback_to) {
-            *a += b;
         }
     }
 }

@@ -2,6 +2,7 @@
 
 use super::engine::{ClassSums, TimingCounts, TimingSim};
 use numasim_machine::Machine;
+use numasim_output::stat::Stats;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -596,28 +597,6 @@ pub fn run(sim: &TimingSim, m: &Machine, total: &TimingCounts, migration: Migrat
         migration,
         params: sim.spec.clone(),
         node_controllers: sim.book.nc.as_ref().map(|n| n.report()),
-    }
-}
-
-impl TimingCounts {
-    pub fn add(&mut self, o: &TimingCounts) {
-        if self.classes.len() < o.classes.len() {
-            self.classes.resize(o.classes.len(), ClassSums::default());
-        }
-        for (a, b) in self.classes.iter_mut().zip(&o.classes) {
-            a.count += b.count;
-            a.unloaded_ps += b.unloaded_ps;
-            a.wait_ps += b.wait_ps;
-        }
-        self.block_transfers_3hop += o.block_transfers_3hop;
-        self.block_transfers_4hop += o.block_transfers_4hop;
-        self.sharing_writebacks += o.sharing_writebacks;
-        self.bt_loads_via_pool += o.bt_loads_via_pool;
-        self.invalidations += o.invalidations;
-        self.tlb_misses += o.tlb_misses;
-        self.migration_stalls += o.migration_stalls;
-        self.migration_stall_ps += o.migration_stall_ps;
-        self.end_ps = self.end_ps.max(o.end_ps);
     }
 }
 

@@ -404,7 +404,7 @@ fn run_results<E: Engine>(run: &Run, sim: &E, report: E::Report, source: &dyn Ac
         run,
         &SimilarityInputs {
             footprint_pages,
-            instructions: summary.instructions,
+            instructions: summary.counts.instructions,
             phases: &phases,
             timing: timing.as_ref(),
             sampling: sampling.as_ref(),

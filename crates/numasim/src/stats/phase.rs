@@ -5,6 +5,8 @@
 //! phase boundary using the machine's routes. That keeps the per-access cost to one increment
 //! whatever the machine's size.
 
+use super::shown::{self, num, Block, Shape, Shown};
+use numasim_output::stat::Stats;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -93,17 +95,11 @@ impl AccessClasses {
     }
 }
 
-/// Derived view of a phase (or of the whole run), as written to results.json.
-#[derive(Debug, Clone, Serialize)]
+/// A phase's (or the whole run's) counters and what results.json derives from them, written
+/// as [`SUMMARY`] declares.
+#[derive(Debug, Clone)]
 pub struct PhaseSummary {
-    pub accesses: u64,
-    pub reads: u64,
-    pub writes: u64,
-    pub instructions: u64,
-    pub llc_hits: u64,
-    pub llc_misses: u64,
-    pub writebacks: u64,
-    pub new_pages: u64,
+    pub counts: PhaseCounts,
     /// Share of demand memory accesses served by the requester's own socket memory.
     pub local_fraction: f64,
     /// LLC misses per thousand instructions.
@@ -114,6 +110,67 @@ pub struct PhaseSummary {
     pub by_node: BTreeMap<String, u64>,
     /// Memory messages crossing each link (requests one way, data the other), per direction.
     pub link_messages: BTreeMap<String, [u64; 2]>,
+}
+
+const fn def(name: &str) -> &'static numasim_output::stat::StatDef {
+    numasim_output::stat::find(PhaseCounts::STATS, name)
+}
+
+/// The keys of a phase's (and the run's `totals`) counts, in the order results.json writes them.
+pub const SUMMARY: &[Shown<PhaseSummary>] = &[
+    Shown::counter(def("accesses"), Shape::Value, |s| num(s.counts.accesses)),
+    Shown::counter(def("reads"), Shape::Value, |s| num(s.counts.reads)),
+    Shown::counter(def("writes"), Shape::Value, |s| num(s.counts.writes)),
+    Shown::counter(def("instructions"), Shape::Value, |s| num(s.counts.instructions)),
+    Shown::counter(def("llc_hits"), Shape::Value, |s| num(s.counts.llc_hits)),
+    Shown::counter(def("llc_misses"), Shape::Value, |s| num(s.counts.llc_misses)),
+    Shown::counter(def("writebacks"), Shape::Value, |s| num(s.counts.writebacks)),
+    Shown::counter(def("new_pages"), Shape::Value, |s| num(s.counts.new_pages)),
+    Shown::new(
+        "local_fraction",
+        Shape::Value,
+        "fraction 0–1",
+        "share of demand memory accesses served by the requester's own socket's memory",
+        |s| num(s.local_fraction),
+    ),
+    Shown::new(
+        "llc_mpki",
+        Shape::Value,
+        "misses per 1000 instructions",
+        "LLC misses per thousand instructions",
+        |s| num(s.llc_mpki),
+    ),
+    Shown::new(
+        "by_class",
+        Shape::Names,
+        "accesses",
+        "LLC misses (reads and writes) by home of the page relative to the requester: `local`, `remote_<h>hop`, `pool`",
+        |s| serde_json::to_value(&s.by_class).ok(),
+    ),
+    Shown::new(
+        "by_node",
+        Shape::Names,
+        "accesses",
+        "demand memory accesses by serving memory node",
+        |s| serde_json::to_value(&s.by_node).ok(),
+    ),
+    Shown::new(
+        "link_messages",
+        Shape::NamesArray,
+        "messages",
+        "memory messages crossing each link, `[a→b, b→a]` (requests one way, data the other)",
+        |s| serde_json::to_value(&s.link_messages).ok(),
+    ),
+];
+
+impl Block for PhaseSummary {
+    const SHOWN: &'static [Shown<Self>] = SUMMARY;
+}
+
+impl Serialize for PhaseSummary {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        shown::serialize(self, SUMMARY, s)
+    }
 }
 
 impl AccessClasses {
@@ -151,14 +208,7 @@ impl AccessClasses {
         }
         let mem = c.llc_misses.max(1) as f64;
         PhaseSummary {
-            accesses: c.accesses,
-            reads: c.reads,
-            writes: c.writes,
-            instructions: c.instructions,
-            llc_hits: c.llc_hits,
-            llc_misses: c.llc_misses,
-            writebacks: c.writebacks,
-            new_pages: c.new_pages,
+            counts: c.clone(),
             local_fraction: if c.llc_misses == 0 { 0.0 } else { local as f64 / mem },
             llc_mpki: if c.instructions == 0 {
                 0.0

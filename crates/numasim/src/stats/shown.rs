@@ -21,6 +21,8 @@ pub enum Shape {
     Names,
     /// An array of numbers (`key[]`).
     Array,
+    /// An object of arrays keyed by names (`key.*[]`).
+    NamesArray,
     /// An object whose keys are documented by rows of their own (no row for the key itself).
     Nested,
 }
@@ -93,6 +95,7 @@ pub trait Block: Sized + 'static {
                 let suffix = match e.shape {
                     Shape::Names => ".*",
                     Shape::Array => "[]",
+                    Shape::NamesArray => ".*[]",
                     _ => "",
                 };
                 (

@@ -1,6 +1,7 @@
 //! What timing mode adds to results.json (`timing` at the top level and in every phase).
 
 use super::engine::{ClassSums, TimingCounts, TimingSim};
+use crate::stats::shown::{self, num, Block, Shape, Shown};
 use numasim_machine::Machine;
 use numasim_output::stat::Stats;
 use serde::Serialize;
@@ -170,16 +171,17 @@ pub struct Calibration {
     pub excess_ns: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+/// What timing mode adds at the top level of results.json, written as [`TIMING_RESULTS`]
+/// declares.
+#[derive(Debug, Clone)]
 pub struct TimingResults {
     pub sim_time_ns: f64,
     pub amat_ns: Amat,
     pub ipc: Ipc,
-    pub block_transfers: BTreeMap<String, u64>,
+    /// The run's counters.
+    pub counts: TimingCounts,
     /// The directory's protocol and where it was chosen (experiment, machine or default).
     pub coherence: super::params::CoherenceChoice,
-    pub invalidations: u64,
-    pub tlb_misses: u64,
     pub threads: Vec<ThreadTiming>,
     /// Per link: `[a→b, b→a]`.
     pub links: BTreeMap<String, [DirUse; 2]>,
@@ -190,8 +192,84 @@ pub struct TimingResults {
     pub params: super::TimingSpec,
     /// Talbot & Kelly's node controllers (set only with `node_controller_cycle_ns`): messages by
     /// type, mean input-buffer queueing, bounces, proxy reads, remote read response time.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub node_controllers: Option<super::node_controller::NcReport>,
+}
+
+impl TimingResults {
+    /// Block transfers by path: through the home's directory, through a pool's, and (MESI only,
+    /// so MOESI results keep their form) the suppliers' sharing write-backs.
+    pub fn block_transfers(&self) -> BTreeMap<String, u64> {
+        let t = &self.counts;
+        let mut bt = BTreeMap::from([
+            ("3hop".to_string(), t.block_transfers_3hop),
+            ("4hop_via_pool".to_string(), t.block_transfers_4hop),
+        ]);
+        if self.coherence.protocol == super::Coherence::Mesi {
+            bt.insert("sharing_writebacks".to_string(), t.sharing_writebacks);
+        }
+        bt
+    }
+}
+
+const fn tc(name: &str) -> &'static numasim_output::stat::StatDef {
+    numasim_output::stat::find(TimingCounts::STATS, name)
+}
+
+fn json<T: Serialize>(x: &T) -> Option<serde_json::Value> {
+    serde_json::to_value(x).ok()
+}
+
+/// The keys of results.json's `timing`, in the order written (objects marked nested are
+/// documented key by key in the results reference).
+pub const TIMING_RESULTS: &[Shown<TimingResults>] = &[
+    Shown::new(
+        "sim_time_ns",
+        Shape::Value,
+        "ns",
+        "simulated time of the run (sampled: summed timed windows)",
+        |r| num(r.sim_time_ns),
+    ),
+    Shown::new("amat_ns", Shape::Nested, "ns", "AMAT of the LLC-miss loads", |r| {
+        json(&r.amat_ns)
+    }),
+    Shown::new("ipc", Shape::Nested, "instructions per cycle", "IPC", |r| json(&r.ipc)),
+    Shown::new(
+        "block_transfers",
+        Shape::Names,
+        "loads",
+        "block transfers by path (via the home's directory, via the pool, MESI sharing write-backs)",
+        |r| json(&r.block_transfers()),
+    ),
+    Shown::new("coherence", Shape::Nested, "—", "the directory's protocol", |r| {
+        json(&r.coherence)
+    }),
+    Shown::counter(tc("invalidations"), Shape::Value, |r| num(r.counts.invalidations)),
+    Shown::counter(tc("tlb_misses"), Shape::Value, |r| num(r.counts.tlb_misses)),
+    Shown::new("threads", Shape::Nested, "—", "per thread", |r| json(&r.threads)),
+    Shown::new("links", Shape::Nested, "—", "per link", |r| json(&r.links)),
+    Shown::new("memory", Shape::Nested, "—", "per memory node", |r| json(&r.memory)),
+    Shown::new("calibration", Shape::Nested, "—", "per memory node", |r| {
+        json(&r.calibration)
+    }),
+    Shown::new("migration", Shape::Nested, "—", "migration's cost in time", |r| {
+        json(&r.migration)
+    }),
+    Shown::new("params", Shape::Nested, "—", "the `[timing]` parameters", |r| {
+        json(&r.params)
+    }),
+    Shown::new("node_controllers", Shape::Nested, "—", "node controllers", |r| {
+        r.node_controllers.as_ref().and_then(json)
+    }),
+];
+
+impl Block for TimingResults {
+    const SHOWN: &'static [Shown<Self>] = TIMING_RESULTS;
+}
+
+impl Serialize for TimingResults {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        shown::serialize(self, TIMING_RESULTS, s)
+    }
 }
 
 /// Per-phase timing figures. Utilisations are busy fractions of the phase's duration, barrier
@@ -200,13 +278,12 @@ pub struct TimingResults {
 /// last to end), and no resource is ever booked beyond its capacity, so a value is at most 1.
 /// Not clamped, so a violation would show. The one exception: the copies of a `move-pages`
 /// daemon on a spare core, which the barrier does not wait for, count in the phase that
-/// booked them though they may run past its end.
-#[derive(Debug, Clone, Serialize)]
+/// booked them though they may run past its end. Written as [`PHASE_TIMING`] declares.
+#[derive(Debug, Clone)]
 pub struct PhaseTiming {
     pub sim_time_ns: f64,
     /// Phases in simulated time (`phase_ns`) only: the phase's start and end (its barrier) on
     /// the simulated clock, ns.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub span_ns: Option<[f64; 2]>,
     pub amat_ns: Amat,
     pub block_transfers: u64,
@@ -222,8 +299,76 @@ pub struct PhaseTiming {
     pub migration: MigrationTime,
     /// Talbot & Kelly's node controllers in this phase (machines with them only): the run's
     /// `timing.node_controllers` counted over the phase.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub node_controllers: Option<super::node_controller::NcReport>,
+}
+
+/// The keys of each phase's `timing`, in the order written.
+pub const PHASE_TIMING: &[Shown<PhaseTiming>] = &[
+    Shown::new(
+        "sim_time_ns",
+        Shape::Value,
+        "ns",
+        "the phase's simulated time, barrier to barrier (sampled: the timed window)",
+        |t| num(t.sim_time_ns),
+    ),
+    Shown::new(
+        "span_ns",
+        Shape::Array,
+        "ns",
+        "`phase_ns` only: the phase's start and end on the simulated clock",
+        |t| t.span_ns.as_ref().and_then(json),
+    ),
+    Shown::new("amat_ns", Shape::Nested, "ns", "AMAT of the LLC-miss loads", |t| {
+        json(&t.amat_ns)
+    }),
+    Shown::new(
+        "block_transfers",
+        Shape::Value,
+        "loads",
+        "LLC-miss loads supplied by another socket's cache",
+        |t| num(t.block_transfers),
+    ),
+    Shown::new(
+        "ipc_per_socket",
+        Shape::Names,
+        "instructions per cycle",
+        "per socket: each core's IPC from the phase's start to its finish of the phase, mean over the socket's cores",
+        |t| json(&t.ipc_per_socket),
+    ),
+    Shown::new(
+        "link_utilisation",
+        Shape::Nested,
+        "fraction 0–1",
+        "link directions' busy fractions",
+        |t| json(&t.link_utilisation),
+    ),
+    Shown::new(
+        "channel_utilisation",
+        Shape::Names,
+        "fraction 0–1",
+        "per memory node: mean data-bus busy fraction of its channels",
+        |t| json(&t.channel_utilisation),
+    ),
+    Shown::new("migration", Shape::Nested, "—", "migration's cost in time", |t| {
+        json(&t.migration)
+    }),
+    Shown::new(
+        "node_controllers",
+        Shape::Nested,
+        "—",
+        "node controllers over the phase",
+        |t| t.node_controllers.as_ref().and_then(json),
+    ),
+];
+
+impl Block for PhaseTiming {
+    const SHOWN: &'static [Shown<Self>] = PHASE_TIMING;
+}
+
+impl Serialize for PhaseTiming {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        shown::serialize(self, PHASE_TIMING, s)
+    }
 }
 
 /// What migration cost in time (timing mode; all zero with policy `none`).
@@ -576,20 +721,8 @@ pub fn run(sim: &TimingSim, m: &Machine, total: &TimingCounts, migration: Migrat
             per_core,
             per_socket,
         },
-        block_transfers: {
-            let mut bt = BTreeMap::from([
-                ("3hop".to_string(), total.block_transfers_3hop),
-                ("4hop_via_pool".to_string(), total.block_transfers_4hop),
-            ]);
-            // Only under MESI, so MOESI results keep their form.
-            if sim.coherence.protocol == super::Coherence::Mesi {
-                bt.insert("sharing_writebacks".to_string(), total.sharing_writebacks);
-            }
-            bt
-        },
+        counts: total.clone(),
         coherence: sim.coherence,
-        invalidations: total.invalidations,
-        tlb_misses: total.tlb_misses,
         threads,
         links,
         memory,

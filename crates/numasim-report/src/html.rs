@@ -150,8 +150,8 @@ fn run_ctx(r: &Run) -> RunCtx {
         mode: r.results.mode.clone().unwrap_or_else(|| "—".into()),
         threads: r.results.threads,
         phases: t.phases.max(r.results.phases.len() as u64),
-        accesses: format_count(t.summary.counts.accesses),
-        llc_misses: format_count(t.summary.counts.llc_misses),
+        accesses: format_count(t.summary.accesses),
+        llc_misses: format_count(t.summary.llc_misses),
         llc_mpki: format!("{:.2}", t.summary.llc_mpki),
         local_fraction: format!("{:.1}%", 100.0 * t.summary.local_fraction),
         footprint: format!(

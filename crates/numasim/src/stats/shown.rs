@@ -112,3 +112,80 @@ pub trait Block: Sized + 'static {
 pub fn num<T: Into<Value>>(x: T) -> Option<Value> {
     Some(x.into())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use numasim_output::stat::Stats;
+
+    numasim_output::declare_stats! {
+        /// Counters of a test block.
+        #[derive(Debug, Clone, Default)]
+        pub struct Counts {
+            /// reads served
+            reads: u64, Sum, unit "reads";
+            /// their summed time
+            read_ps: u64, Sum, unit "ps";
+        }
+    }
+
+    struct Report {
+        counts: Counts,
+        note: Option<&'static str>,
+    }
+
+    const LIST: &[Shown<Report>] = &[
+        Shown::new("note", Shape::Value, "—", "a note, when there is one", |r| {
+            r.note.map(Value::from)
+        }),
+        Shown::counter(numasim_output::stat::find(Counts::STATS, "reads"), Shape::Value, |r| {
+            num(r.counts.reads)
+        }),
+        Shown::new("mean_read_ns", Shape::Value, "ns", "their mean time", |r| {
+            num(r.counts.read_ps as f64 / r.counts.reads.max(1) as f64 / 1000.0)
+        }),
+        Shown::new("by_name", Shape::Names, "reads", "reads by name", |_| None),
+    ];
+
+    impl Block for Report {
+        const SHOWN: &'static [Shown<Self>] = LIST;
+    }
+
+    impl serde::Serialize for Report {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            serialize(self, LIST, s)
+        }
+    }
+
+    #[test]
+    fn keys_are_written_in_list_order_and_absent_values_are_left_out() {
+        let r = Report {
+            counts: Counts {
+                reads: 4,
+                read_ps: 10_000,
+            },
+            note: None,
+        };
+        assert_eq!(serde_json::to_string(&r).unwrap(), r#"{"reads":4,"mean_read_ns":2.5}"#);
+        let r = Report { note: Some("x"), ..r };
+        assert_eq!(
+            serde_json::to_string(&r).unwrap(),
+            r#"{"note":"x","reads":4,"mean_read_ns":2.5}"#
+        );
+    }
+
+    #[test]
+    fn rows_take_a_counters_unit_and_meaning_from_its_declaration() {
+        let rows = Report::rows("a.b", "over the phase: ");
+        assert_eq!(
+            rows[1],
+            (
+                "a.b.reads".to_string(),
+                "reads",
+                "over the phase: reads served".to_string()
+            )
+        );
+        assert_eq!(rows[3].0, "a.b.by_name.*");
+        assert_eq!(Counts::def("read_ps").unit, "ps");
+    }
+}

@@ -99,6 +99,7 @@ impl AccessClasses {
 /// as [`SUMMARY`] declares.
 #[derive(Debug, Clone)]
 pub struct PhaseSummary {
+    /// The phase's counters (`demand` and `writeback_to` left empty: the maps below hold them).
     pub counts: PhaseCounts,
     /// Share of demand memory accesses served by the requester's own socket memory.
     pub local_fraction: f64,
@@ -208,7 +209,13 @@ impl AccessClasses {
         }
         let mem = c.llc_misses.max(1) as f64;
         PhaseSummary {
-            counts: c.clone(),
+            // The counts without their (socket × node) matrices, which the fields below
+            // summarise: a record per phase keeps a few numbers, not sockets × nodes of them.
+            counts: PhaseCounts {
+                demand: Vec::new(),
+                writeback_to: Vec::new(),
+                ..*c
+            },
             local_fraction: if c.llc_misses == 0 { 0.0 } else { local as f64 / mem },
             llc_mpki: if c.instructions == 0 {
                 0.0

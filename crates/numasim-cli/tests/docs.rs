@@ -477,6 +477,7 @@ fn results_reference_documents_every_key() {
 /// (`numasim::experiment::phases_csv::COLUMNS`).
 #[test]
 fn phases_csv_reference_is_the_declared_columns() {
+    let _one_writer = RESULTS_MD.lock().unwrap_or_else(|e| e.into_inner());
     let declared: Vec<String> = numasim::experiment::phases_csv::COLUMNS
         .iter()
         .map(|c| format!("| `phases.csv:{}` | {} | {} |", c.reference_name(), c.unit, c.meaning))
@@ -555,10 +556,14 @@ fn declared_rows() -> Vec<(String, String, String)> {
     .collect()
 }
 
+/// Held by the tests that rewrite docs/reference/results.md under NUMASIM_BLESS, one at a time.
+static RESULTS_MD: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The reference's rows for declared statistics are the declarations, key for key: its
 /// statistics table is generated from the code (NUMASIM_BLESS=1 rewrites those rows).
 #[test]
 fn results_reference_rows_of_declared_statistics_are_generated() {
+    let _one_writer = RESULTS_MD.lock().unwrap_or_else(|e| e.into_inner());
     let path = root().join("docs/reference/results.md");
     let mut text = read("docs/reference/results.md");
     let mut wrong = Vec::new();

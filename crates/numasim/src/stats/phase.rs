@@ -5,9 +5,6 @@
 //! phase boundary using the machine's routes. That keeps the per-access cost to one increment
 //! whatever the machine's size.
 
-use super::shown::{self, num, Block, Shape, Shown};
-use numasim_output::stat::Stats;
-use serde::Serialize;
 use std::collections::BTreeMap;
 
 numasim_output::declare_stats! {
@@ -113,64 +110,33 @@ pub struct PhaseSummary {
     pub link_messages: BTreeMap<String, [u64; 2]>,
 }
 
-const fn def(name: &str) -> &'static numasim_output::stat::StatDef {
-    numasim_output::stat::find(PhaseCounts::STATS, name)
-}
-
-/// The keys of a phase's (and the run's `totals`) counts, in the order results.json writes them.
-pub const SUMMARY: &[Shown<PhaseSummary>] = &[
-    Shown::counter(def("accesses"), Shape::Value, |s| num(s.counts.accesses)),
-    Shown::counter(def("reads"), Shape::Value, |s| num(s.counts.reads)),
-    Shown::counter(def("writes"), Shape::Value, |s| num(s.counts.writes)),
-    Shown::counter(def("instructions"), Shape::Value, |s| num(s.counts.instructions)),
-    Shown::counter(def("llc_hits"), Shape::Value, |s| num(s.counts.llc_hits)),
-    Shown::counter(def("llc_misses"), Shape::Value, |s| num(s.counts.llc_misses)),
-    Shown::counter(def("writebacks"), Shape::Value, |s| num(s.counts.writebacks)),
-    Shown::counter(def("new_pages"), Shape::Value, |s| num(s.counts.new_pages)),
-    Shown::new(
-        "local_fraction",
-        Shape::Value,
-        "fraction 0–1",
-        "share of demand memory accesses served by the requester's own socket's memory",
-        |s| num(s.local_fraction),
-    ),
-    Shown::new(
-        "llc_mpki",
-        Shape::Value,
-        "misses per 1000 instructions",
-        "LLC misses per thousand instructions",
-        |s| num(s.llc_mpki),
-    ),
-    Shown::new(
-        "by_class",
-        Shape::Names,
-        "accesses",
-        "LLC misses (reads and writes) by home of the page relative to the requester: `local`, `remote_<h>hop`, `pool`",
-        |s| serde_json::to_value(&s.by_class).ok(),
-    ),
-    Shown::new(
-        "by_node",
-        Shape::Names,
-        "accesses",
-        "demand memory accesses by serving memory node",
-        |s| serde_json::to_value(&s.by_node).ok(),
-    ),
-    Shown::new(
-        "link_messages",
-        Shape::NamesArray,
-        "messages",
-        "memory messages crossing each link, `[a→b, b→a]` (requests one way, data the other)",
-        |s| serde_json::to_value(&s.link_messages).ok(),
-    ),
-];
-
-impl Block for PhaseSummary {
-    const SHOWN: &'static [Shown<Self>] = SUMMARY;
-}
-
-impl Serialize for PhaseSummary {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        shown::serialize(self, SUMMARY, s)
+crate::declare_report! {
+    /// The keys of a phase's (and the run's `totals`) counts, in the order results.json writes
+    /// them.
+    pub const SUMMARY for PhaseSummary {
+        accesses: Value (counter PhaseCounts) = |s| Some(s.counts.accesses);
+        reads: Value (counter PhaseCounts) = |s| Some(s.counts.reads);
+        writes: Value (counter PhaseCounts) = |s| Some(s.counts.writes);
+        instructions: Value (counter PhaseCounts) = |s| Some(s.counts.instructions);
+        llc_hits: Value (counter PhaseCounts) = |s| Some(s.counts.llc_hits);
+        llc_misses: Value (counter PhaseCounts) = |s| Some(s.counts.llc_misses);
+        writebacks: Value (counter PhaseCounts) = |s| Some(s.counts.writebacks);
+        new_pages: Value (counter PhaseCounts) = |s| Some(s.counts.new_pages);
+        local_fraction: Value (
+            "fraction 0–1",
+            "share of demand memory accesses served by the requester's own socket's memory"
+        ) = |s| Some(s.local_fraction);
+        llc_mpki: Value ("misses per 1000 instructions", "LLC misses per thousand instructions") =
+            |s| Some(s.llc_mpki);
+        by_class: Names (
+            "accesses",
+            "LLC misses (reads and writes) by home of the page relative to the requester: `local`, `remote_<h>hop`, `pool`"
+        ) = |s| Some(&s.by_class);
+        by_node: Names ("accesses", "demand memory accesses by serving memory node") = |s| Some(&s.by_node);
+        link_messages: NamesArray (
+            "messages",
+            "memory messages crossing each link, `[a→b, b→a]` (requests one way, data the other)"
+        ) = |s| Some(&s.link_messages);
     }
 }
 

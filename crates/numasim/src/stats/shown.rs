@@ -1,16 +1,27 @@
 //! How a report block of results.json is written from declared statistics.
 //!
-//! A report block (the node controllers', a phase's timing) is a list of [`Shown`] entries in
-//! the order results.json writes them: each a key, its unit and meaning, and how its value is
-//! read from the block. An entry that writes a declared counter as it is takes its key, unit
-//! and meaning from the counter's declaration ([`Shown::counter`]), so they are written once;
-//! derived figures (means, totals) are entries of their own. The same list serialises the
-//! block ([`serialize`]) and gives the rows of the results reference and its JSON Schema
-//! ([`Block::rows`]), so the three cannot drift apart.
+//! A report block (the node controllers', a phase's timing) is declared with
+//! [`declare_report!`](crate::declare_report): one entry per key, in the order results.json
+//! writes them, each with its shape, its unit and meaning, and how its value is read from the
+//! block. An entry that writes a declared counter as it is says `(counter Type)` and takes its
+//! unit and meaning from the counter's declaration, so they are written once; derived figures
+//! (means, totals) give their own. The one declaration writes the block (its `Serialize`, keys
+//! in declaration order, values serialised directly) and gives the rows of the results
+//! reference and its JSON Schema ([`Block::rows`]), so the three cannot drift apart.
+//!
+//! Syntax (`r` names the block in the value expression, which returns an `Option` of anything
+//! serialisable; `None` leaves the key out):
+//! ```ignore
+//! declare_report! {
+//!     /// The keys of the block.
+//!     pub const NC_REPORT for NcReport {
+//!         cycle_ns: Value ("ns", "node controller cycle") = |r| Some(r.cycle_ns());
+//!         bounces: Value (counter NcStats) = |r| Some(r.counts.bounces);
+//!     }
+//! }
+//! ```
 
-use numasim_output::stat::StatDef;
-use serde::ser::{SerializeMap, Serializer};
-use serde_json::Value;
+pub use numasim_output::stat::{find, StatDef, Stats};
 
 /// What a key holds, as the results reference writes its pattern.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,63 +38,35 @@ pub enum Shape {
     Nested,
 }
 
-/// One key of a report block.
-pub struct Shown<R> {
+/// One key of a report block, as declared.
+#[derive(Debug, Clone, Copy)]
+pub struct Shown {
     pub key: &'static str,
     pub shape: Shape,
     pub unit: &'static str,
     pub meaning: &'static str,
-    /// The value, or `None` when the key is left out.
-    pub value: fn(&R) -> Option<Value>,
 }
 
-impl<R> Shown<R> {
-    /// A key of its own (a derived figure or a setting).
-    pub const fn new(
-        key: &'static str,
-        shape: Shape,
-        unit: &'static str,
-        meaning: &'static str,
-        value: fn(&R) -> Option<Value>,
-    ) -> Self {
+impl Shown {
+    /// The key of a declared counter, with the counter's unit and meaning (a key no counter
+    /// of `defs` has fails to compile).
+    pub const fn counter(key: &'static str, shape: Shape, defs: &'static [StatDef]) -> Self {
+        let d = find(defs, key);
         Shown {
             key,
             shape,
-            unit,
-            meaning,
-            value,
+            unit: d.unit,
+            meaning: d.meaning,
         }
     }
-
-    /// A declared counter written under its own name, unit and meaning.
-    pub const fn counter(def: &'static StatDef, shape: Shape, value: fn(&R) -> Option<Value>) -> Self {
-        Shown {
-            key: def.name,
-            shape,
-            unit: def.unit,
-            meaning: def.meaning,
-            value,
-        }
-    }
-}
-
-/// Writes `r` as the object `list` declares, keys in list order.
-pub fn serialize<R, S: Serializer>(r: &R, list: &[Shown<R>], s: S) -> Result<S::Ok, S::Error> {
-    let mut m = s.serialize_map(None)?;
-    for e in list {
-        if let Some(v) = (e.value)(r) {
-            m.serialize_entry(e.key, &v)?;
-        }
-    }
-    m.end()
 }
 
 /// One row of the results reference: key pattern, unit, meaning.
 pub type Row = (String, &'static str, String);
 
-/// A declared block as the reference lists it: where it sits in results.json and its keys.
-pub trait Block: Sized + 'static {
-    const SHOWN: &'static [Shown<Self>];
+/// A declared block (see [`declare_report!`](crate::declare_report)).
+pub trait Block {
+    const SHOWN: &'static [Shown];
 
     /// The reference rows of the block at `prefix` (`timing.node_controllers`), each meaning
     /// preceded by `lead` (`"over the phase: "`, or empty).
@@ -108,15 +91,60 @@ pub trait Block: Sized + 'static {
     }
 }
 
-/// A number as a JSON value (`null` when not finite, as serde_json writes it).
-pub fn num<T: Into<Value>>(x: T) -> Option<Value> {
-    Some(x.into())
+/// Declares a report block's keys once: its `Serialize` and its [`Block`] rows (module docs of
+/// [`shown`](crate::stats::shown)).
+#[macro_export]
+macro_rules! declare_report {
+    (
+        $(#[doc = $doc:literal])*
+        $vis:vis const $list:ident for $ty:ty {
+            $( $key:ident : $shape:ident $src:tt = |$r:ident| $body:expr; )*
+        }
+    ) => {
+        $(#[doc = $doc])*
+        $vis const $list: &[$crate::stats::shown::Shown] = &[$(
+            $crate::declare_report!(@def $key $shape $src)
+        ),*];
+
+        impl $crate::stats::shown::Block for $ty {
+            const SHOWN: &'static [$crate::stats::shown::Shown] = $list;
+        }
+
+        impl ::serde::Serialize for $ty {
+            fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use ::serde::ser::SerializeMap;
+                let mut m = s.serialize_map(None)?;
+                $( {
+                    #[allow(unused_variables)]
+                    let $r: &Self = self;
+                    if let Some(v) = $body {
+                        m.serialize_entry(stringify!($key), &v)?;
+                    }
+                } )*
+                m.end()
+            }
+        }
+    };
+    (@def $key:ident $shape:ident ($unit:literal, $meaning:literal)) => {
+        $crate::stats::shown::Shown {
+            key: stringify!($key),
+            shape: $crate::stats::shown::Shape::$shape,
+            unit: $unit,
+            meaning: $meaning,
+        }
+    };
+    (@def $key:ident $shape:ident (counter $stats:ty)) => {
+        $crate::stats::shown::Shown::counter(
+            stringify!($key),
+            $crate::stats::shown::Shape::$shape,
+            <$stats as $crate::stats::shown::Stats>::STATS,
+        )
+    };
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use numasim_output::stat::Stats;
 
     numasim_output::declare_stats! {
         /// Counters of a test block.
@@ -132,46 +160,45 @@ mod tests {
     struct Report {
         counts: Counts,
         note: Option<&'static str>,
+        inner: Inner,
     }
 
-    const LIST: &[Shown<Report>] = &[
-        Shown::new("note", Shape::Value, "—", "a note, when there is one", |r| {
-            r.note.map(Value::from)
-        }),
-        Shown::counter(numasim_output::stat::find(Counts::STATS, "reads"), Shape::Value, |r| {
-            num(r.counts.reads)
-        }),
-        Shown::new("mean_read_ns", Shape::Value, "ns", "their mean time", |r| {
-            num(r.counts.read_ps as f64 / r.counts.reads.max(1) as f64 / 1000.0)
-        }),
-        Shown::new("by_name", Shape::Names, "reads", "reads by name", |_| None),
-    ];
-
-    impl Block for Report {
-        const SHOWN: &'static [Shown<Self>] = LIST;
+    #[derive(serde::Serialize)]
+    struct Inner {
+        z: u64,
+        a: u64,
     }
 
-    impl serde::Serialize for Report {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            serialize(self, LIST, s)
+    crate::declare_report! {
+        /// A test block.
+        const LIST for Report {
+            note: Value ("—", "a note, when there is one") = |r| r.note;
+            reads: Value (counter Counts) = |r| Some(r.counts.reads);
+            mean_read_ns: Value ("ns", "their mean time") =
+                |r| Some(r.counts.read_ps as f64 / r.counts.reads.max(1) as f64 / 1000.0);
+            inner: Nested ("—", "a nested object") = |r| Some(&r.inner);
+            by_name: Names ("reads", "reads by name") = |r| None::<u64>;
         }
     }
 
     #[test]
-    fn keys_are_written_in_list_order_and_absent_values_are_left_out() {
+    fn keys_are_written_in_declaration_order_nested_ones_unsorted_absent_ones_left_out() {
         let r = Report {
             counts: Counts {
                 reads: 4,
                 read_ps: 10_000,
             },
             note: None,
+            inner: Inner { z: 1, a: 2 },
         };
-        assert_eq!(serde_json::to_string(&r).unwrap(), r#"{"reads":4,"mean_read_ns":2.5}"#);
-        let r = Report { note: Some("x"), ..r };
         assert_eq!(
             serde_json::to_string(&r).unwrap(),
-            r#"{"note":"x","reads":4,"mean_read_ns":2.5}"#
+            r#"{"reads":4,"mean_read_ns":2.5,"inner":{"z":1,"a":2}}"#
         );
+        let r = Report { note: Some("x"), ..r };
+        assert!(serde_json::to_string(&r)
+            .unwrap()
+            .starts_with(r#"{"note":"x","reads":4,"#));
     }
 
     #[test]
@@ -185,7 +212,9 @@ mod tests {
                 "over the phase: reads served".to_string()
             )
         );
+        assert_eq!(rows.len(), 4, "no row for the nested object");
         assert_eq!(rows[3].0, "a.b.by_name.*");
+        assert_eq!(LIST.len(), 5);
         assert_eq!(Counts::def("read_ps").unit, "ps");
     }
 }

@@ -53,9 +53,6 @@ use super::directory::NO_OWNER;
 use super::params::{ProxyMode, TimingSpec};
 use super::timeline::Timeline;
 use crate::cache::{Outcome, SetAssocCache};
-use crate::stats::shown::{self, num, Block, Shape, Shown};
-use numasim_output::stat::Stats;
-use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// Message kinds a node controller handles (counted per kind, the paper's Figs. 1.6 and 1.9).
@@ -168,7 +165,7 @@ struct Chain {
 
 numasim_output::declare_stats! {
     /// Counters of a run's node controllers (results.json `timing.node_controllers`, and each
-    /// phase's by [`Stats::since`]).
+    /// phase's by [`Stats::since`](numasim_output::stat::Stats::since)).
     #[derive(Debug, Clone, Default)]
     pub struct NcStats {
         /// messages arriving at node controllers, by type
@@ -246,68 +243,29 @@ impl NcReport {
     }
 }
 
-const fn nc(name: &str) -> &'static numasim_output::stat::StatDef {
-    numasim_output::stat::find(NcStats::STATS, name)
-}
-
-/// The keys of the node controllers' report block, in the order results.json writes them.
-pub const NC_REPORT: &[Shown<NcReport>] = &[
-    Shown::new("cycle_ns", Shape::Value, "ns", "node controller cycle", |r| {
-        num(r.cycle_ns())
-    }),
-    Shown::new(
-        "input_buffer_reads",
-        Shape::Value,
-        "messages",
-        "input-buffer limit for reads (null: infinite)",
-        |r| num(r.input_buffer_reads),
-    ),
-    Shown::new("proxies", Shape::Value, "—", "`none`, `basic` or `reactive`", |r| {
-        serde_json::to_value(r.proxies).ok()
-    }),
-    Shown::counter(nc("messages"), Shape::Names, |r| {
-        num(serde_json::Map::from_iter(
-            r.messages().into_iter().map(|(k, v)| (k, v.into())),
-        ))
-    }),
-    Shown::new("messages_total", Shape::Value, "messages", "all messages", |r| {
-        num(r.messages_total())
-    }),
-    Shown::new(
-        "mean_input_buffer_queueing_cycles",
-        Shape::Value,
-        "cycles",
-        "mean wait of a message in an input buffer (Talbot & Kelly Table 1.4)",
-        |r| num(r.mean_input_buffer_queueing_cycles()),
-    ),
-    Shown::counter(nc("bounces"), Shape::Value, |r| num(r.counts.bounces)),
-    Shown::counter(nc("proxy_read_bounces"), Shape::Value, |r| {
-        num(r.counts.proxy_read_bounces)
-    }),
-    Shown::counter(nc("proxy_fetch_bounces"), Shape::Value, |r| {
-        num(r.counts.proxy_fetch_bounces)
-    }),
-    Shown::counter(nc("proxy_reads"), Shape::Value, |r| num(r.counts.proxy_reads)),
-    Shown::counter(nc("proxy_hits"), Shape::Value, |r| num(r.counts.proxy_hits)),
-    Shown::counter(nc("combined"), Shape::Value, |r| num(r.counts.combined)),
-    Shown::counter(nc("proxy_fetches"), Shape::Value, |r| num(r.counts.proxy_fetches)),
-    Shown::counter(nc("remote_reads"), Shape::Value, |r| num(r.counts.remote_reads)),
-    Shown::new(
-        "mean_remote_read_response_ns",
-        Shape::Value,
-        "ns",
-        "their mean response time",
-        |r| num(r.mean_remote_read_response_ns()),
-    ),
-];
-
-impl Block for NcReport {
-    const SHOWN: &'static [Shown<Self>] = NC_REPORT;
-}
-
-impl Serialize for NcReport {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        shown::serialize(self, NC_REPORT, s)
+crate::declare_report! {
+    /// The keys of the node controllers' report block, in the order results.json writes them.
+    pub const NC_REPORT for NcReport {
+        cycle_ns: Value ("ns", "node controller cycle") = |r| Some(r.cycle_ns());
+        input_buffer_reads: Value ("messages", "input-buffer limit for reads (null: infinite)") =
+            |r| Some(r.input_buffer_reads);
+        proxies: Value ("—", "`none`, `basic` or `reactive`") = |r| Some(r.proxies);
+        messages: Names (counter NcStats) = |r| Some(r.messages());
+        messages_total: Value ("messages", "all messages") = |r| Some(r.messages_total());
+        mean_input_buffer_queueing_cycles: Value (
+            "cycles",
+            "mean wait of a message in an input buffer (Talbot & Kelly Table 1.4)"
+        ) = |r| Some(r.mean_input_buffer_queueing_cycles());
+        bounces: Value (counter NcStats) = |r| Some(r.counts.bounces);
+        proxy_read_bounces: Value (counter NcStats) = |r| Some(r.counts.proxy_read_bounces);
+        proxy_fetch_bounces: Value (counter NcStats) = |r| Some(r.counts.proxy_fetch_bounces);
+        proxy_reads: Value (counter NcStats) = |r| Some(r.counts.proxy_reads);
+        proxy_hits: Value (counter NcStats) = |r| Some(r.counts.proxy_hits);
+        combined: Value (counter NcStats) = |r| Some(r.counts.combined);
+        proxy_fetches: Value (counter NcStats) = |r| Some(r.counts.proxy_fetches);
+        remote_reads: Value (counter NcStats) = |r| Some(r.counts.remote_reads);
+        mean_remote_read_response_ns: Value ("ns", "their mean response time") =
+            |r| Some(r.mean_remote_read_response_ns());
     }
 }
 
@@ -434,7 +392,7 @@ impl NodeControllers {
         self.report_of(&self.stats)
     }
 
-    /// The report block of counters `s` (the run's, or one phase's from [`Stats::since`]).
+    /// The report block of counters `s` (the run's, or one phase's from [`Stats::since`](numasim_output::stat::Stats::since)).
     pub fn report_of(&self, s: &NcStats) -> NcReport {
         NcReport {
             cycle_ps: self.cycle_ps,

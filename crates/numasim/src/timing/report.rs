@@ -1,7 +1,6 @@
 //! What timing mode adds to results.json (`timing` at the top level and in every phase).
 
 use super::engine::{ClassSums, TimingCounts, TimingSim};
-use crate::stats::shown::{self, num, Block, Shape, Shown};
 use numasim_machine::Machine;
 use numasim_output::stat::Stats;
 use serde::Serialize;
@@ -211,64 +210,28 @@ impl TimingResults {
     }
 }
 
-const fn tc(name: &str) -> &'static numasim_output::stat::StatDef {
-    numasim_output::stat::find(TimingCounts::STATS, name)
-}
-
-fn json<T: Serialize>(x: &T) -> Option<serde_json::Value> {
-    serde_json::to_value(x).ok()
-}
-
-/// The keys of results.json's `timing`, in the order written (objects marked nested are
-/// documented key by key in the results reference).
-pub const TIMING_RESULTS: &[Shown<TimingResults>] = &[
-    Shown::new(
-        "sim_time_ns",
-        Shape::Value,
-        "ns",
-        "simulated time of the run (sampled: summed timed windows)",
-        |r| num(r.sim_time_ns),
-    ),
-    Shown::new("amat_ns", Shape::Nested, "ns", "AMAT of the LLC-miss loads", |r| {
-        json(&r.amat_ns)
-    }),
-    Shown::new("ipc", Shape::Nested, "instructions per cycle", "IPC", |r| json(&r.ipc)),
-    Shown::new(
-        "block_transfers",
-        Shape::Names,
-        "loads",
-        "block transfers by path (via the home's directory, via the pool, MESI sharing write-backs)",
-        |r| json(&r.block_transfers()),
-    ),
-    Shown::new("coherence", Shape::Nested, "—", "the directory's protocol", |r| {
-        json(&r.coherence)
-    }),
-    Shown::counter(tc("invalidations"), Shape::Value, |r| num(r.counts.invalidations)),
-    Shown::counter(tc("tlb_misses"), Shape::Value, |r| num(r.counts.tlb_misses)),
-    Shown::new("threads", Shape::Nested, "—", "per thread", |r| json(&r.threads)),
-    Shown::new("links", Shape::Nested, "—", "per link", |r| json(&r.links)),
-    Shown::new("memory", Shape::Nested, "—", "per memory node", |r| json(&r.memory)),
-    Shown::new("calibration", Shape::Nested, "—", "per memory node", |r| {
-        json(&r.calibration)
-    }),
-    Shown::new("migration", Shape::Nested, "—", "migration's cost in time", |r| {
-        json(&r.migration)
-    }),
-    Shown::new("params", Shape::Nested, "—", "the `[timing]` parameters", |r| {
-        json(&r.params)
-    }),
-    Shown::new("node_controllers", Shape::Nested, "—", "node controllers", |r| {
-        r.node_controllers.as_ref().and_then(json)
-    }),
-];
-
-impl Block for TimingResults {
-    const SHOWN: &'static [Shown<Self>] = TIMING_RESULTS;
-}
-
-impl Serialize for TimingResults {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        shown::serialize(self, TIMING_RESULTS, s)
+crate::declare_report! {
+    /// The keys of results.json's `timing`, in the order written (objects marked nested are
+    /// documented key by key in the results reference).
+    pub const TIMING_RESULTS for TimingResults {
+        sim_time_ns: Value ("ns", "simulated time of the run (sampled: summed timed windows)") =
+            |r| Some(r.sim_time_ns);
+        amat_ns: Nested ("ns", "AMAT of the LLC-miss loads") = |r| Some(&r.amat_ns);
+        ipc: Nested ("instructions per cycle", "IPC") = |r| Some(&r.ipc);
+        block_transfers: Names (
+            "loads",
+            "block transfers by path (via the home's directory, via the pool, MESI sharing write-backs)"
+        ) = |r| Some(r.block_transfers());
+        coherence: Nested ("—", "the directory's protocol") = |r| Some(&r.coherence);
+        invalidations: Value (counter TimingCounts) = |r| Some(r.counts.invalidations);
+        tlb_misses: Value (counter TimingCounts) = |r| Some(r.counts.tlb_misses);
+        threads: Nested ("—", "per thread") = |r| Some(&r.threads);
+        links: Nested ("—", "per link") = |r| Some(&r.links);
+        memory: Nested ("—", "per memory node") = |r| Some(&r.memory);
+        calibration: Nested ("—", "per memory node") = |r| Some(&r.calibration);
+        migration: Nested ("—", "migration's cost in time") = |r| Some(&r.migration);
+        params: Nested ("—", "the `[timing]` parameters") = |r| Some(&r.params);
+        node_controllers: Nested ("—", "node controllers") = |r| r.node_controllers.as_ref();
     }
 }
 
@@ -302,72 +265,31 @@ pub struct PhaseTiming {
     pub node_controllers: Option<super::node_controller::NcReport>,
 }
 
-/// The keys of each phase's `timing`, in the order written.
-pub const PHASE_TIMING: &[Shown<PhaseTiming>] = &[
-    Shown::new(
-        "sim_time_ns",
-        Shape::Value,
-        "ns",
-        "the phase's simulated time, barrier to barrier (sampled: the timed window)",
-        |t| num(t.sim_time_ns),
-    ),
-    Shown::new(
-        "span_ns",
-        Shape::Array,
-        "ns",
-        "`phase_ns` only: the phase's start and end on the simulated clock",
-        |t| t.span_ns.as_ref().and_then(json),
-    ),
-    Shown::new("amat_ns", Shape::Nested, "ns", "AMAT of the LLC-miss loads", |t| {
-        json(&t.amat_ns)
-    }),
-    Shown::new(
-        "block_transfers",
-        Shape::Value,
-        "loads",
-        "LLC-miss loads supplied by another socket's cache",
-        |t| num(t.block_transfers),
-    ),
-    Shown::new(
-        "ipc_per_socket",
-        Shape::Names,
-        "instructions per cycle",
-        "per socket: each core's IPC from the phase's start to its finish of the phase, mean over the socket's cores",
-        |t| json(&t.ipc_per_socket),
-    ),
-    Shown::new(
-        "link_utilisation",
-        Shape::Nested,
-        "fraction 0–1",
-        "link directions' busy fractions",
-        |t| json(&t.link_utilisation),
-    ),
-    Shown::new(
-        "channel_utilisation",
-        Shape::Names,
-        "fraction 0–1",
-        "per memory node: mean data-bus busy fraction of its channels",
-        |t| json(&t.channel_utilisation),
-    ),
-    Shown::new("migration", Shape::Nested, "—", "migration's cost in time", |t| {
-        json(&t.migration)
-    }),
-    Shown::new(
-        "node_controllers",
-        Shape::Nested,
-        "—",
-        "node controllers over the phase",
-        |t| t.node_controllers.as_ref().and_then(json),
-    ),
-];
-
-impl Block for PhaseTiming {
-    const SHOWN: &'static [Shown<Self>] = PHASE_TIMING;
-}
-
-impl Serialize for PhaseTiming {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        shown::serialize(self, PHASE_TIMING, s)
+crate::declare_report! {
+    /// The keys of each phase's `timing`, in the order written.
+    pub const PHASE_TIMING for PhaseTiming {
+        sim_time_ns: Value (
+            "ns",
+            "the phase's simulated time, barrier to barrier (sampled: the timed window)"
+        ) = |t| Some(t.sim_time_ns);
+        span_ns: Array ("ns", "`phase_ns` only: the phase's start and end on the simulated clock") =
+            |t| t.span_ns;
+        amat_ns: Nested ("ns", "AMAT of the LLC-miss loads") = |t| Some(&t.amat_ns);
+        block_transfers: Value ("loads", "LLC-miss loads supplied by another socket's cache") =
+            |t| Some(t.block_transfers);
+        ipc_per_socket: Names (
+            "instructions per cycle",
+            "per socket: each core's IPC from the phase's start to its finish of the phase, mean over the socket's cores"
+        ) = |t| Some(&t.ipc_per_socket);
+        link_utilisation: Nested ("fraction 0–1", "link directions' busy fractions") =
+            |t| Some(&t.link_utilisation);
+        channel_utilisation: Names (
+            "fraction 0–1",
+            "per memory node: mean data-bus busy fraction of its channels"
+        ) = |t| Some(&t.channel_utilisation);
+        migration: Nested ("—", "migration's cost in time") = |t| Some(&t.migration);
+        node_controllers: Nested ("—", "node controllers over the phase") =
+            |t| t.node_controllers.as_ref();
     }
 }
 

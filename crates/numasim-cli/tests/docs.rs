@@ -496,12 +496,26 @@ fn results_reference_documents_every_key() {
 /// (`numasim::experiment::phases_csv::COLUMNS`).
 #[test]
 fn phases_csv_reference_is_the_declared_columns() {
-    let reference = read("docs/reference/results.md");
-    let documented: Vec<&str> = reference.lines().filter(|l| l.starts_with("| `phases.csv:")).collect();
+    let _one_writer = RESULTS_MD.lock().unwrap_or_else(|e| e.into_inner());
     let declared: Vec<String> = numasim::experiment::phases_csv::COLUMNS
         .iter()
         .map(|c| format!("| `phases.csv:{}` | {} | {} |", c.reference_name(), c.unit, c.meaning))
         .collect();
+    let mut reference = read("docs/reference/results.md");
+    if std::env::var_os("NUMASIM_BLESS").is_some() {
+        let lines: Vec<&str> = reference.lines().collect();
+        let first = lines.iter().position(|l| l.starts_with("| `phases.csv:")).unwrap();
+        let after = lines[first..]
+            .iter()
+            .position(|l| !l.starts_with("| `phases.csv:"))
+            .map_or(lines.len(), |n| first + n);
+        let mut out: Vec<String> = lines[..first].iter().map(|l| l.to_string()).collect();
+        out.extend(declared.iter().cloned());
+        out.extend(lines[after..].iter().map(|l| l.to_string()));
+        reference = out.join("\n") + "\n";
+        std::fs::write(root().join("docs/reference/results.md"), &reference).unwrap();
+    }
+    let documented: Vec<&str> = reference.lines().filter(|l| l.starts_with("| `phases.csv:")).collect();
     assert_eq!(
         documented, declared,
         "docs/reference/results.md's phases.csv table, against the declarations"
@@ -539,7 +553,78 @@ fn reference_rows() -> Vec<(String, String, String)> {
         .collect()
 }
 
-/// A JSON Schema (draft 2020-12) of results.json built from the reference's rows: named
+/// The rows of the results reference that numasim's declarations give: each key of a declared
+/// report block (numasim::stats::shown) at its place in results.json, with the unit and meaning
+/// declared once beside the counter or the derived figure.
+fn declared_rows() -> Vec<(String, String, String)> {
+    use numasim::stats::shown::Block;
+    use numasim::stats::PhaseSummary;
+    use numasim::timing::node_controller::NcReport;
+    use numasim::timing::{PhaseTiming, TimingResults};
+    [
+        PhaseSummary::rows("totals", "whole run: "),
+        PhaseSummary::rows("phases[]", ""),
+        PhaseTiming::rows("phases[].timing", ""),
+        NcReport::rows("phases[].timing.node_controllers", "over the phase: "),
+        TimingResults::rows("timing", ""),
+        NcReport::rows("timing.node_controllers", ""),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|(k, u, m)| (k, u.to_string(), m))
+    .collect()
+}
+
+/// Held by the tests that rewrite docs/reference/results.md under NUMASIM_BLESS, one at a time.
+static RESULTS_MD: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The reference's rows for declared statistics are the declarations, key for key: its
+/// statistics table is generated from the code (NUMASIM_BLESS=1 rewrites those rows).
+#[test]
+fn results_reference_rows_of_declared_statistics_are_generated() {
+    let _one_writer = RESULTS_MD.lock().unwrap_or_else(|e| e.into_inner());
+    let path = root().join("docs/reference/results.md");
+    let mut text = read("docs/reference/results.md");
+    let mut wrong = Vec::new();
+    let declared = declared_rows();
+    assert!(declared.len() > 40, "{} declared rows", declared.len());
+    for (key, unit, meaning) in declared {
+        let row = format!("| `{key}` | {unit} | {meaning} |");
+        let head = format!("| `{key}` |");
+        let Some(line) = text.lines().find(|l| l.starts_with(&head)).map(str::to_string) else {
+            wrong.push(format!("missing: {row}"));
+            continue;
+        };
+        if line != row {
+            if std::env::var_os("NUMASIM_BLESS").is_some() {
+                text = text.replacen(&format!("{line}\n"), &format!("{row}\n"), 1);
+            } else {
+                wrong.push(format!("{line}\n  declared: {row}"));
+            }
+        }
+    }
+    if std::env::var_os("NUMASIM_BLESS").is_some() {
+        std::fs::write(&path, &text).unwrap();
+    }
+    assert!(
+        wrong.is_empty(),
+        "docs/reference/results.md against the declared statistics (NUMASIM_BLESS=1 cargo test -p numasim-cli --test docs results_reference_rows):\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// The rows the schema is built from: the declared statistics, and the reference's rows for
+/// the keys no declaration covers (settings, echoes of the inputs, analyses), in the
+/// reference's order.
+fn schema_rows() -> Vec<(String, String, String)> {
+    let declared = declared_rows();
+    reference_rows()
+        .into_iter()
+        .map(|row| declared.iter().find(|d| d.0 == row.0).cloned().unwrap_or(row))
+        .collect()
+}
+
+/// A JSON Schema (draft 2020-12) of results.json built from [`schema_rows`]: named
 /// segments are `properties`, `*` is `additionalProperties`, `[]` is `items`, `**` accepts
 /// anything; each documented key carries its meaning (`description`) and unit (`x-unit`).
 /// Objects accept no undocumented key.
@@ -549,7 +634,7 @@ fn schema_from_reference() -> serde_json::Value {
         v.as_object_mut().unwrap()
     }
     let mut root = json!({});
-    for (pattern, unit, meaning) in reference_rows() {
+    for (pattern, unit, meaning) in schema_rows() {
         let segs: Vec<String> = pattern.replace("[]", ".[]").split('.').map(str::to_string).collect();
         let mut cur = &mut root;
         for seg in &segs {
@@ -573,7 +658,7 @@ fn schema_from_reference() -> serde_json::Value {
     let mut schema = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "numasim results.json",
-        "description": "Generated from docs/reference/results.md by `cargo test -p numasim-cli --test docs` (NUMASIM_BLESS=1 rewrites it).",
+        "description": "Generated from numasim's declared statistics and docs/reference/results.md's other keys by `cargo test -p numasim-cli --test docs` (NUMASIM_BLESS=1 rewrites it).",
     });
     for (k, v) in root.as_object().unwrap() {
         schema[k] = v.clone();
@@ -612,11 +697,11 @@ fn validate(schema: &serde_json::Value, v: &serde_json::Value, path: &str, error
     }
 }
 
-/// docs/reference/results.schema.json is the schema the reference's table defines, and it
-/// accepts the results.json of every shipped experiment small enough for a test (the demo
-/// pair, at reduced size) and rejects an undocumented key.
+/// docs/reference/results.schema.json is the schema the declarations and the reference's
+/// table define, and it accepts the results.json of every shipped experiment small enough for
+/// a test (the demo pair, at reduced size) and rejects an undocumented key.
 #[test]
-fn results_schema_is_generated_from_the_reference_and_validates_runs() {
+fn results_schema_is_generated_from_the_declarations_and_validates_runs() {
     let generated = serde_json::to_string_pretty(&schema_from_reference()).unwrap() + "\n";
     let path = root().join("docs/reference/results.schema.json");
     if std::env::var_os("NUMASIM_BLESS").is_some() {

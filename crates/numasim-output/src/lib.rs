@@ -8,6 +8,7 @@
 //!   appearing only when complete and replacing only what carries numasim's marker.
 //! * [`managed_dir`]: a directory numasim adds files to (a sweep's root, `repro -o`), writing
 //!   only files it listed in its marker.
+//! * [`stat`]: statistics declared once (name, unit, meaning, how counts combine).
 //! * [`signals`]: what an interrupted process undoes (partial directories, temporary files,
 //!   child process groups).
 
@@ -15,6 +16,7 @@ pub mod file;
 pub mod managed_dir;
 pub mod results_dir;
 pub mod signals;
+pub mod stat;
 
 pub use file::{plan, write_file, OutputFile, OutputPlan, Special};
 pub use managed_dir::ManagedDir;

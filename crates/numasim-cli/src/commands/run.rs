@@ -94,10 +94,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     );
     println!(
         "accesses {} · LLC misses {} (MPKI {:.2}) · writebacks {} · footprint {} pages",
-        t.accesses, t.llc_misses, t.llc_mpki, t.writebacks, r.totals.footprint_pages
+        t.counts.accesses, t.counts.llc_misses, t.llc_mpki, t.counts.writebacks, r.totals.footprint_pages
     );
     println!("local fraction {:.3}", t.local_fraction);
-    let total = t.llc_misses.max(1) as f64;
+    let total = t.counts.llc_misses.max(1) as f64;
     let classes: Vec<String> = t
         .by_class
         .iter()

@@ -21,6 +21,7 @@ use crate::driver::{for_each_phase, Run, RunError};
 use crate::sim::SimError;
 use crate::stats::{PhaseCounts, SharingBuckets};
 use numasim_config::ConfigError;
+use numasim_output::stat::Stats;
 use serde::Serialize;
 
 /// Phases only bound the per-phase counters (u32) that are folded into run totals.

@@ -34,6 +34,7 @@ use crate::sim::{FunctionalSim, SimError};
 use crate::stats::{PhaseCounts, SharingHistogram};
 use crate::timing::{PhaseTiming, TimingResults, TimingSim};
 use numasim_machine::Machine;
+use numasim_output::stat::Stats;
 use numasim_trace::AccessSource;
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -416,7 +417,7 @@ fn run_results<E: Engine>(run: &Run, sim: &E, report: E::Report, source: &dyn Ac
             // Measured from the region of interest: the region's pages, as a paper's footprint
             // is its computation's data.
             footprint_pages: setup.map_or(footprint_pages, |s| s.region_pages),
-            instructions: summary.instructions,
+            instructions: summary.counts.instructions,
             phases: &phases,
             timing: timing.as_ref(),
             sampling: sampling.as_ref(),

@@ -47,6 +47,7 @@ use crate::timing::engine::TimingCounts;
 use crate::timing::report::{MigrationTime, PhaseTracker};
 use crate::timing::{PhaseTiming, TimingResults, TimingSim};
 use numasim_machine::Machine;
+use numasim_output::stat::Stats;
 use numasim_trace::AccessSource;
 use serde::Serialize;
 

@@ -1,5 +1,6 @@
 //! phases.csv: one row per phase record, every column declared once in [`COLUMNS`] with its
-//! unit, its meaning and how its cell is written.
+//! unit, its meaning and how its cell is written; a column of a declared phase counter takes
+//! its name, unit and meaning from the counter's declaration ([`PhaseCounts`]).
 //!
 //! Why a table rather than a header list and a row builder: the two used to be written side by
 //! side and kept in step by hand, and the reference (docs/reference/results.md) a third time.
@@ -8,7 +9,9 @@
 //! (`cargo test -p numasim-cli --test docs phases_csv_reference_is_the_declared_columns`).
 
 use super::run::{PhaseRecord, RunResults};
+use crate::stats::PhaseCounts;
 use crate::timing::PhaseTiming;
+use numasim_output::stat::Stats;
 
 /// When a column is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,6 +83,13 @@ const fn each(name: &'static str, per: Per, unit: &'static str, meaning: &'stati
     }
 }
 
+/// A column of a declared phase counter: its name, unit and meaning are the declaration's
+/// ([`PhaseCounts`]).
+const fn counter(name: &'static str, cell: Cell) -> Column {
+    let d = numasim_output::stat::find(PhaseCounts::STATS, name);
+    col(d.name, Always, d.unit, d.meaning, cell)
+}
+
 fn f3(x: f64) -> String {
     format!("{x:.3}")
 }
@@ -113,34 +123,14 @@ pub const COLUMNS: &[Column] = &[
     col("phase", Always, "—", "phase index (`phases[].index`)", |p, _, _| {
         p.index.to_string()
     }),
-    col(
-        "instructions",
-        Always,
-        "instructions",
-        "instructions retired, summed over threads",
-        |p, _, _| p.summary.instructions.to_string(),
-    ),
-    col("accesses", Always, "accesses", "memory accesses", |p, _, _| {
-        p.summary.accesses.to_string()
-    }),
-    col("reads", Always, "accesses", "loads", |p, _, _| {
-        p.summary.reads.to_string()
-    }),
-    col("writes", Always, "accesses", "stores", |p, _, _| {
-        p.summary.writes.to_string()
-    }),
-    col("llc_hits", Always, "accesses", "LLC hits", |p, _, _| {
-        p.summary.llc_hits.to_string()
-    }),
-    col("llc_misses", Always, "accesses", "LLC misses", |p, _, _| {
-        p.summary.llc_misses.to_string()
-    }),
-    col("writebacks", Always, "lines", "dirty LLC evictions", |p, _, _| {
-        p.summary.writebacks.to_string()
-    }),
-    col("new_pages", Always, "pages", "pages first touched", |p, _, _| {
-        p.summary.new_pages.to_string()
-    }),
+    counter("instructions", |p, _, _| p.summary.counts.instructions.to_string()),
+    counter("accesses", |p, _, _| p.summary.counts.accesses.to_string()),
+    counter("reads", |p, _, _| p.summary.counts.reads.to_string()),
+    counter("writes", |p, _, _| p.summary.counts.writes.to_string()),
+    counter("llc_hits", |p, _, _| p.summary.counts.llc_hits.to_string()),
+    counter("llc_misses", |p, _, _| p.summary.counts.llc_misses.to_string()),
+    counter("writebacks", |p, _, _| p.summary.counts.writebacks.to_string()),
+    counter("new_pages", |p, _, _| p.summary.counts.new_pages.to_string()),
     col(
         "local_fraction",
         Always,

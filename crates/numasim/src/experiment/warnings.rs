@@ -74,7 +74,7 @@ fn latency_floor(r: &RunResults) -> Vec<String> {
 /// baseline at short phases moves a page as soon as another socket leads its accesses).
 fn heavy_migration(exp: &Experiment, r: &RunResults) -> Option<String> {
     let m = &r.migration;
-    let misses = r.totals.summary.llc_misses;
+    let misses = r.totals.summary.counts.llc_misses;
     if m.total_moves == 0 || misses == 0 {
         return None;
     }
@@ -149,7 +149,7 @@ mod tests {
     fn the_perfect_baseline_at_short_phases_is_warned_about_with_its_numbers_and_the_fix() {
         let (exp, r) = run(&format!("{EXP}[migration]\npolicy = \"perfect-baseline\"\n"));
         let lines = r.migration.total_moves * 64;
-        assert!(lines as f64 >= HEAVY_MIGRATION_COPY_SHARE * r.totals.summary.llc_misses as f64);
+        assert!(lines as f64 >= HEAVY_MIGRATION_COPY_SHARE * r.totals.summary.counts.llc_misses as f64);
         let w = warnings(&exp, &r);
         let heavy = w
             .iter()

@@ -438,7 +438,7 @@ impl Migrator {
             pages_per_node,
             capacity_pages_per_node,
             footprint_share_per_node,
-            non_local_fraction: if summary.llc_misses == 0 {
+            non_local_fraction: if summary.counts.llc_misses == 0 {
                 0.0
             } else {
                 1.0 - summary.local_fraction
@@ -532,9 +532,9 @@ fn score_profile(
         }
     }
     let hm = if total == 0 { 1.0 } else { ok as f64 / total as f64 };
-    let w = summary.llc_misses as f64;
+    let w = summary.counts.llc_misses as f64;
     acc_weight.0 += acc.unwrap_or(0.0) * w;
     acc_weight.1 += hm * w;
-    acc_weight.2 += summary.llc_misses;
+    acc_weight.2 += summary.counts.llc_misses;
     (acc, Some(hm))
 }

@@ -3,6 +3,7 @@
 pub mod page_stats;
 pub mod phase;
 pub mod sharing;
+pub mod shown;
 pub mod threads;
 
 pub use page_stats::PageStats;

@@ -5,28 +5,33 @@
 //! phase boundary using the machine's routes. That keeps the per-access cost to one increment
 //! whatever the machine's size.
 
-use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// Raw counters of one phase.
-#[derive(Debug, Clone, Default)]
-pub struct PhaseCounts {
-    pub accesses: u64,
-    pub reads: u64,
-    pub writes: u64,
-    pub llc_hits: u64,
-    /// Demand accesses that reached memory (every access when the LLC filter is off).
-    pub llc_misses: u64,
-    /// Dirty LLC evictions written back to memory.
-    pub writebacks: u64,
-    /// Instructions retired in the phase, summed over threads.
-    pub instructions: u64,
-    /// Pages first touched in the phase.
-    pub new_pages: u64,
-    /// `[socket * nodes + node]` demand memory accesses.
-    pub demand: Vec<u64>,
-    /// `[socket * nodes + node]` write-backs.
-    pub writeback_to: Vec<u64>,
+numasim_output::declare_stats! {
+    /// Raw counters of one phase (a run's total by [`Stats::add`](numasim_output::stat::Stats::add)).
+    #[derive(Debug, Clone, Default)]
+    pub struct PhaseCounts {
+        /// memory accesses (loads and stores) of every thread
+        accesses: u64, Sum, unit "accesses";
+        /// loads
+        reads: u64, Sum, unit "accesses";
+        /// stores
+        writes: u64, Sum, unit "accesses";
+        /// accesses the socket's LLC served
+        llc_hits: u64, Sum, unit "accesses";
+        /// demand accesses that reached memory (every access when the LLC filter is off)
+        llc_misses: u64, Sum, unit "accesses";
+        /// dirty LLC evictions written back to memory
+        writebacks: u64, Sum, unit "lines";
+        /// instructions retired, summed over threads
+        instructions: u64, Sum, unit "instructions";
+        /// pages first touched
+        new_pages: u64, Sum, unit "pages";
+        /// demand memory accesses by `[socket * nodes + node]`
+        demand: Vec<u64>, Sum, unit "accesses";
+        /// write-backs by `[socket * nodes + node]`
+        writeback_to: Vec<u64>, Sum, unit "lines";
+    }
 }
 
 impl PhaseCounts {
@@ -35,24 +40,6 @@ impl PhaseCounts {
             demand: vec![0; sockets * nodes],
             writeback_to: vec![0; sockets * nodes],
             ..Default::default()
-        }
-    }
-
-    pub fn add(&mut self, other: &PhaseCounts) {
-        self.accesses += other.accesses;
-        self.reads += other.reads;
-        self.writes += other.writes;
-        self.llc_hits += other.llc_hits;
-        self.llc_misses += other.llc_misses;
-        self.writebacks += other.writebacks;
-        // Saturating: hostile traces reach instruction counts near 2^64 per thread.
-        self.instructions = self.instructions.saturating_add(other.instructions);
-        self.new_pages += other.new_pages;
-        for (a, b) in self.demand.iter_mut().zip(&other.demand) {
-            *a += b;
-        }
-        for (a, b) in self.writeback_to.iter_mut().zip(&other.writeback_to) {
-            *a += b;
         }
     }
 }
@@ -105,17 +92,12 @@ impl AccessClasses {
     }
 }
 
-/// Derived view of a phase (or of the whole run), as written to results.json.
-#[derive(Debug, Clone, Serialize)]
+/// A phase's (or the whole run's) counters and what results.json derives from them, written
+/// as [`SUMMARY`] declares.
+#[derive(Debug, Clone)]
 pub struct PhaseSummary {
-    pub accesses: u64,
-    pub reads: u64,
-    pub writes: u64,
-    pub instructions: u64,
-    pub llc_hits: u64,
-    pub llc_misses: u64,
-    pub writebacks: u64,
-    pub new_pages: u64,
+    /// The phase's counters (`demand` and `writeback_to` left empty: the maps below hold them).
+    pub counts: PhaseCounts,
     /// Share of demand memory accesses served by the requester's own socket memory.
     pub local_fraction: f64,
     /// LLC misses per thousand instructions.
@@ -126,6 +108,36 @@ pub struct PhaseSummary {
     pub by_node: BTreeMap<String, u64>,
     /// Memory messages crossing each link (requests one way, data the other), per direction.
     pub link_messages: BTreeMap<String, [u64; 2]>,
+}
+
+crate::declare_report! {
+    /// The keys of a phase's (and the run's `totals`) counts, in the order results.json writes
+    /// them.
+    pub const SUMMARY for PhaseSummary {
+        accesses: Value (counter PhaseCounts) = |s| Some(s.counts.accesses);
+        reads: Value (counter PhaseCounts) = |s| Some(s.counts.reads);
+        writes: Value (counter PhaseCounts) = |s| Some(s.counts.writes);
+        instructions: Value (counter PhaseCounts) = |s| Some(s.counts.instructions);
+        llc_hits: Value (counter PhaseCounts) = |s| Some(s.counts.llc_hits);
+        llc_misses: Value (counter PhaseCounts) = |s| Some(s.counts.llc_misses);
+        writebacks: Value (counter PhaseCounts) = |s| Some(s.counts.writebacks);
+        new_pages: Value (counter PhaseCounts) = |s| Some(s.counts.new_pages);
+        local_fraction: Value (
+            "fraction 0–1",
+            "share of demand memory accesses served by the requester's own socket's memory"
+        ) = |s| Some(s.local_fraction);
+        llc_mpki: Value ("misses per 1000 instructions", "LLC misses per thousand instructions") =
+            |s| Some(s.llc_mpki);
+        by_class: Names (
+            "accesses",
+            "LLC misses (reads and writes) by home of the page relative to the requester: `local`, `remote_<h>hop`, `pool`"
+        ) = |s| Some(&s.by_class);
+        by_node: Names ("accesses", "demand memory accesses by serving memory node") = |s| Some(&s.by_node);
+        link_messages: NamesArray (
+            "messages",
+            "memory messages crossing each link, `[a→b, b→a]` (requests one way, data the other)"
+        ) = |s| Some(&s.link_messages);
+    }
 }
 
 impl AccessClasses {
@@ -163,14 +175,13 @@ impl AccessClasses {
         }
         let mem = c.llc_misses.max(1) as f64;
         PhaseSummary {
-            accesses: c.accesses,
-            reads: c.reads,
-            writes: c.writes,
-            instructions: c.instructions,
-            llc_hits: c.llc_hits,
-            llc_misses: c.llc_misses,
-            writebacks: c.writebacks,
-            new_pages: c.new_pages,
+            // The counts without their (socket × node) matrices, which the fields below
+            // summarise: a record per phase keeps a few numbers, not sockets × nodes of them.
+            counts: PhaseCounts {
+                demand: Vec::new(),
+                writeback_to: Vec::new(),
+                ..*c
+            },
             local_fraction: if c.llc_misses == 0 { 0.0 } else { local as f64 / mem },
             llc_mpki: if c.instructions == 0 {
                 0.0

@@ -70,32 +70,46 @@ pub struct TimingConfig {
     pub llc: bool,
 }
 
-/// Per-class latency sums, ps.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ClassSums {
-    pub count: u64,
-    pub unloaded_ps: u64,
-    pub wait_ps: u64,
+numasim_output::declare_stats! {
+    /// Per-class latency sums of LLC-miss loads.
+    #[derive(Debug, Clone, Copy, Default)]
+    pub struct ClassSums {
+        /// LLC-miss loads of the class
+        count: u64, Sum, unit "loads";
+        /// their summed unloaded latency (fixed latencies and their own DRAM command times)
+        unloaded_ps: u64, Sum, unit "ps";
+        /// their summed queueing waits
+        wait_ps: u64, Sum, unit "ps";
+    }
 }
 
-/// Whole-run or per-phase timing counters.
-#[derive(Debug, Clone, Default)]
-pub struct TimingCounts {
-    /// Indexed like [`TimingSim::class_names`].
-    pub classes: Vec<ClassSums>,
-    pub block_transfers_3hop: u64,
-    pub block_transfers_4hop: u64,
-    /// MESI: write-backs of block transfers' suppliers (`coherence = "mesi"`).
-    pub sharing_writebacks: u64,
-    /// Block-transfer *loads* (the AMAT's `block_transfer` class) whose home is a pool.
-    pub bt_loads_via_pool: u64,
-    pub invalidations: u64,
-    pub tlb_misses: u64,
-    /// LLC misses that waited for a page still being migrated, and how long in all (ps).
-    pub migration_stalls: u64,
-    pub migration_stall_ps: u64,
-    pub start_ps: u64,
-    pub end_ps: u64,
+numasim_output::declare_stats! {
+    /// Whole-run or per-phase timing counters.
+    #[derive(Debug, Clone, Default)]
+    pub struct TimingCounts {
+        /// LLC-miss loads by data-source class, indexed like the engine's class names
+        classes: Vec<ClassSums>, Sum, unit "loads";
+        /// block transfers through the home's directory
+        block_transfers_3hop: u64, Sum, unit "loads";
+        /// block transfers through a pool's directory
+        block_transfers_4hop: u64, Sum, unit "loads";
+        /// MESI: write-backs of block transfers' suppliers (`coherence = "mesi"`)
+        sharing_writebacks: u64, Sum, unit "lines";
+        /// block-transfer loads (the AMAT's `block_transfer` class) whose home is a pool
+        bt_loads_via_pool: u64, Sum, unit "loads";
+        /// invalidations sent
+        invalidations: u64, Sum, unit "messages";
+        /// TLB misses of the cores' TLBs
+        tlb_misses: u64, Sum, unit "misses";
+        /// LLC misses that waited for a page still being migrated
+        migration_stalls: u64, Sum, unit "accesses";
+        /// their summed wait
+        migration_stall_ps: u64, Sum, unit "ps";
+        /// the phase's start on the simulated clock
+        start_ps: u64, Keep, unit "ps";
+        /// its end (its barrier)
+        end_ps: u64, Max, unit "ps";
+    }
 }
 
 /// What the moves of one migration step cost in time (ps), charged from the phase barrier.

@@ -53,7 +53,6 @@ use super::directory::NO_OWNER;
 use super::params::{ProxyMode, TimingSpec};
 use super::timeline::Timeline;
 use crate::cache::{Outcome, SetAssocCache};
-use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// Message kinds a node controller handles (counted per kind, the paper's Figs. 1.6 and 1.9).
@@ -164,74 +163,110 @@ struct Chain {
     clients: Vec<ChainClient>,
 }
 
-/// Counters of a run (results.json `timing.node_controllers`).
-#[derive(Debug, Clone, Default)]
-pub struct NcStats {
-    pub messages: [u64; MSG_KINDS],
-    /// Messages that occupied a controller, and their summed wait before service, ps.
-    pub handled: u64,
-    pub queue_ps: u64,
-    pub bounces: u64,
-    /// Of `bounces`: proxy reads bounced at a full proxy, proxies' fetches bounced at a full
-    /// home.
-    pub proxy_read_bounces: u64,
-    pub proxy_fetch_bounces: u64,
-    pub proxy_reads: u64,
-    pub proxy_hits: u64,
-    pub combined: u64,
-    pub proxy_fetches: u64,
-    /// LLC-miss loads whose home is another socket, and their summed response time, ps.
-    pub remote_reads: u64,
-    pub remote_read_ps: u64,
+numasim_output::declare_stats! {
+    /// Counters of a run's node controllers (results.json `timing.node_controllers`, and each
+    /// phase's by [`Stats::since`](numasim_output::stat::Stats::since)).
+    #[derive(Debug, Clone, Default)]
+    pub struct NcStats {
+        /// messages arriving at node controllers, by type
+        messages: [u64; MSG_KINDS], Sum, unit "messages";
+        /// messages that occupied a controller
+        handled: u64, Sum, unit "messages";
+        /// their summed wait in an input buffer before service
+        queue_ps: u64, Sum, unit "ps";
+        /// read requests bounced by a full input buffer
+        bounces: u64, Sum, unit "messages";
+        /// of `bounces`: proxy reads bounced by a full proxy
+        proxy_read_bounces: u64, Sum, unit "messages";
+        /// of `bounces`: proxies' fetches bounced by a full home
+        proxy_fetch_bounces: u64, Sum, unit "messages";
+        /// reads sent via a proxy
+        proxy_reads: u64, Sum, unit "reads";
+        /// proxy reads served from the proxy's LLC
+        proxy_hits: u64, Sum, unit "reads";
+        /// proxy reads that joined another request's pending home fetch
+        combined: u64, Sum, unit "reads";
+        /// proxies' fetches from the home
+        proxy_fetches: u64, Sum, unit "reads";
+        /// LLC-miss reads whose home is another node
+        remote_reads: u64, Sum, unit "reads";
+        /// their summed response time
+        remote_read_ps: u64, Sum, unit "ps";
+    }
 }
 
-impl NcStats {
-    /// The counts added since `earlier` (a snapshot of the same run's counters).
-    pub fn since(&self, earlier: &NcStats) -> NcStats {
-        let d = |a: u64, b: u64| a.saturating_sub(b);
-        let mut messages = [0; MSG_KINDS];
-        for (m, (a, b)) in messages.iter_mut().zip(self.messages.iter().zip(&earlier.messages)) {
-            *m = d(*a, *b);
+/// The report block: the controllers' settings and counters (run or phase), written as
+/// [`NC_REPORT`] declares.
+#[derive(Debug, Clone)]
+pub struct NcReport {
+    pub cycle_ps: u64,
+    pub input_buffer_reads: Option<u32>,
+    pub proxies: ProxyMode,
+    pub counts: NcStats,
+}
+
+impl NcReport {
+    pub fn cycle_ns(&self) -> f64 {
+        self.cycle_ps as f64 / 1000.0
+    }
+
+    pub fn messages_total(&self) -> u64 {
+        self.counts.messages.iter().sum()
+    }
+
+    /// Messages by type name.
+    pub fn messages(&self) -> BTreeMap<String, u64> {
+        MSG_NAMES
+            .iter()
+            .zip(self.counts.messages)
+            .map(|(n, c)| ((*n).to_string(), c))
+            .collect()
+    }
+
+    /// Mean cycles a message waited in an input buffer (Table 1.4).
+    pub fn mean_input_buffer_queueing_cycles(&self) -> f64 {
+        let s = &self.counts;
+        if s.handled > 0 {
+            s.queue_ps as f64 / s.handled as f64 / self.cycle_ps.max(1) as f64
+        } else {
+            0.0
         }
-        NcStats {
-            messages,
-            handled: d(self.handled, earlier.handled),
-            queue_ps: d(self.queue_ps, earlier.queue_ps),
-            bounces: d(self.bounces, earlier.bounces),
-            proxy_read_bounces: d(self.proxy_read_bounces, earlier.proxy_read_bounces),
-            proxy_fetch_bounces: d(self.proxy_fetch_bounces, earlier.proxy_fetch_bounces),
-            proxy_reads: d(self.proxy_reads, earlier.proxy_reads),
-            proxy_hits: d(self.proxy_hits, earlier.proxy_hits),
-            combined: d(self.combined, earlier.combined),
-            proxy_fetches: d(self.proxy_fetches, earlier.proxy_fetches),
-            remote_reads: d(self.remote_reads, earlier.remote_reads),
-            remote_read_ps: d(self.remote_read_ps, earlier.remote_read_ps),
+    }
+
+    pub fn mean_remote_read_response_ns(&self) -> f64 {
+        let s = &self.counts;
+        if s.remote_reads > 0 {
+            s.remote_read_ps as f64 / s.remote_reads as f64 / 1000.0
+        } else {
+            0.0
         }
     }
 }
 
-/// The report block.
-#[derive(Debug, Clone, Serialize)]
-pub struct NcReport {
-    pub cycle_ns: f64,
-    pub input_buffer_reads: Option<u32>,
-    pub proxies: ProxyMode,
-    pub messages: BTreeMap<String, u64>,
-    pub messages_total: u64,
-    /// Mean cycles a message waited in an input buffer (Table 1.4).
-    pub mean_input_buffer_queueing_cycles: f64,
-    pub bounces: u64,
-    /// Of `bounces`: proxy reads bounced by a full proxy, and proxies' fetches bounced by a
-    /// full home.
-    pub proxy_read_bounces: u64,
-    pub proxy_fetch_bounces: u64,
-    pub proxy_reads: u64,
-    pub proxy_hits: u64,
-    /// Proxy reads that joined a pending chain (served by another request's home fetch).
-    pub combined: u64,
-    pub proxy_fetches: u64,
-    pub remote_reads: u64,
-    pub mean_remote_read_response_ns: f64,
+crate::declare_report! {
+    /// The keys of the node controllers' report block, in the order results.json writes them.
+    pub const NC_REPORT for NcReport {
+        cycle_ns: Value ("ns", "node controller cycle") = |r| Some(r.cycle_ns());
+        input_buffer_reads: Value ("messages", "input-buffer limit for reads (null: infinite)") =
+            |r| Some(r.input_buffer_reads);
+        proxies: Value ("—", "`none`, `basic` or `reactive`") = |r| Some(r.proxies);
+        messages: Names (counter NcStats) = |r| Some(r.messages());
+        messages_total: Value ("messages", "all messages") = |r| Some(r.messages_total());
+        mean_input_buffer_queueing_cycles: Value (
+            "cycles",
+            "mean wait of a message in an input buffer (Talbot & Kelly Table 1.4)"
+        ) = |r| Some(r.mean_input_buffer_queueing_cycles());
+        bounces: Value (counter NcStats) = |r| Some(r.counts.bounces);
+        proxy_read_bounces: Value (counter NcStats) = |r| Some(r.counts.proxy_read_bounces);
+        proxy_fetch_bounces: Value (counter NcStats) = |r| Some(r.counts.proxy_fetch_bounces);
+        proxy_reads: Value (counter NcStats) = |r| Some(r.counts.proxy_reads);
+        proxy_hits: Value (counter NcStats) = |r| Some(r.counts.proxy_hits);
+        combined: Value (counter NcStats) = |r| Some(r.counts.combined);
+        proxy_fetches: Value (counter NcStats) = |r| Some(r.counts.proxy_fetches);
+        remote_reads: Value (counter NcStats) = |r| Some(r.counts.remote_reads);
+        mean_remote_read_response_ns: Value ("ns", "their mean response time") =
+            |r| Some(r.mean_remote_read_response_ns());
+    }
 }
 
 /// A read's fixed fields on its way via a proxy: requester, proxy, the line's home node and
@@ -357,37 +392,13 @@ impl NodeControllers {
         self.report_of(&self.stats)
     }
 
-    /// The report block of counters `s` (the run's, or one phase's from [`NcStats::since`]).
+    /// The report block of counters `s` (the run's, or one phase's from [`Stats::since`](numasim_output::stat::Stats::since)).
     pub fn report_of(&self, s: &NcStats) -> NcReport {
-        let cycle_ns = self.cycle_ps as f64 / 1000.0;
         NcReport {
-            cycle_ns,
+            cycle_ps: self.cycle_ps,
             input_buffer_reads: self.buffer,
             proxies: self.mode,
-            messages: MSG_NAMES
-                .iter()
-                .zip(s.messages)
-                .map(|(n, c)| ((*n).to_string(), c))
-                .collect(),
-            messages_total: s.messages.iter().sum(),
-            mean_input_buffer_queueing_cycles: if s.handled > 0 {
-                s.queue_ps as f64 / s.handled as f64 / self.cycle_ps.max(1) as f64
-            } else {
-                0.0
-            },
-            bounces: s.bounces,
-            proxy_read_bounces: s.proxy_read_bounces,
-            proxy_fetch_bounces: s.proxy_fetch_bounces,
-            proxy_reads: s.proxy_reads,
-            proxy_hits: s.proxy_hits,
-            combined: s.combined,
-            proxy_fetches: s.proxy_fetches,
-            remote_reads: s.remote_reads,
-            mean_remote_read_response_ns: if s.remote_reads > 0 {
-                s.remote_read_ps as f64 / s.remote_reads as f64 / 1000.0
-            } else {
-                0.0
-            },
+            counts: s.clone(),
         }
     }
 }

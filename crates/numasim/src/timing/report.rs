@@ -2,6 +2,7 @@
 
 use super::engine::{ClassSums, TimingCounts, TimingSim};
 use numasim_machine::Machine;
+use numasim_output::stat::Stats;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -169,16 +170,17 @@ pub struct Calibration {
     pub excess_ns: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+/// What timing mode adds at the top level of results.json, written as [`TIMING_RESULTS`]
+/// declares.
+#[derive(Debug, Clone)]
 pub struct TimingResults {
     pub sim_time_ns: f64,
     pub amat_ns: Amat,
     pub ipc: Ipc,
-    pub block_transfers: BTreeMap<String, u64>,
+    /// The run's counters.
+    pub counts: TimingCounts,
     /// The directory's protocol and where it was chosen (experiment, machine or default).
     pub coherence: super::params::CoherenceChoice,
-    pub invalidations: u64,
-    pub tlb_misses: u64,
     pub threads: Vec<ThreadTiming>,
     /// Per link: `[a→b, b→a]`.
     pub links: BTreeMap<String, [DirUse; 2]>,
@@ -189,8 +191,48 @@ pub struct TimingResults {
     pub params: super::TimingSpec,
     /// Talbot & Kelly's node controllers (set only with `node_controller_cycle_ns`): messages by
     /// type, mean input-buffer queueing, bounces, proxy reads, remote read response time.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub node_controllers: Option<super::node_controller::NcReport>,
+}
+
+impl TimingResults {
+    /// Block transfers by path: through the home's directory, through a pool's, and (MESI only,
+    /// so MOESI results keep their form) the suppliers' sharing write-backs.
+    pub fn block_transfers(&self) -> BTreeMap<String, u64> {
+        let t = &self.counts;
+        let mut bt = BTreeMap::from([
+            ("3hop".to_string(), t.block_transfers_3hop),
+            ("4hop_via_pool".to_string(), t.block_transfers_4hop),
+        ]);
+        if self.coherence.protocol == super::Coherence::Mesi {
+            bt.insert("sharing_writebacks".to_string(), t.sharing_writebacks);
+        }
+        bt
+    }
+}
+
+crate::declare_report! {
+    /// The keys of results.json's `timing`, in the order written (objects marked nested are
+    /// documented key by key in the results reference).
+    pub const TIMING_RESULTS for TimingResults {
+        sim_time_ns: Value ("ns", "simulated time of the run (sampled: summed timed windows)") =
+            |r| Some(r.sim_time_ns);
+        amat_ns: Nested ("ns", "AMAT of the LLC-miss loads") = |r| Some(&r.amat_ns);
+        ipc: Nested ("instructions per cycle", "IPC") = |r| Some(&r.ipc);
+        block_transfers: Names (
+            "loads",
+            "block transfers by path (via the home's directory, via the pool, MESI sharing write-backs)"
+        ) = |r| Some(r.block_transfers());
+        coherence: Nested ("—", "the directory's protocol") = |r| Some(&r.coherence);
+        invalidations: Value (counter TimingCounts) = |r| Some(r.counts.invalidations);
+        tlb_misses: Value (counter TimingCounts) = |r| Some(r.counts.tlb_misses);
+        threads: Nested ("—", "per thread") = |r| Some(&r.threads);
+        links: Nested ("—", "per link") = |r| Some(&r.links);
+        memory: Nested ("—", "per memory node") = |r| Some(&r.memory);
+        calibration: Nested ("—", "per memory node") = |r| Some(&r.calibration);
+        migration: Nested ("—", "migration's cost in time") = |r| Some(&r.migration);
+        params: Nested ("—", "the `[timing]` parameters") = |r| Some(&r.params);
+        node_controllers: Nested ("—", "node controllers") = |r| r.node_controllers.as_ref();
+    }
 }
 
 /// Per-phase timing figures. Utilisations are busy fractions of the phase's duration, barrier
@@ -199,13 +241,12 @@ pub struct TimingResults {
 /// last to end), and no resource is ever booked beyond its capacity, so a value is at most 1.
 /// Not clamped, so a violation would show. The one exception: the copies of a `move-pages`
 /// daemon on a spare core, which the barrier does not wait for, count in the phase that
-/// booked them though they may run past its end.
-#[derive(Debug, Clone, Serialize)]
+/// booked them though they may run past its end. Written as [`PHASE_TIMING`] declares.
+#[derive(Debug, Clone)]
 pub struct PhaseTiming {
     pub sim_time_ns: f64,
     /// Phases in simulated time (`phase_ns`) only: the phase's start and end (its barrier) on
     /// the simulated clock, ns.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub span_ns: Option<[f64; 2]>,
     pub amat_ns: Amat,
     pub block_transfers: u64,
@@ -221,8 +262,35 @@ pub struct PhaseTiming {
     pub migration: MigrationTime,
     /// Talbot & Kelly's node controllers in this phase (machines with them only): the run's
     /// `timing.node_controllers` counted over the phase.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub node_controllers: Option<super::node_controller::NcReport>,
+}
+
+crate::declare_report! {
+    /// The keys of each phase's `timing`, in the order written.
+    pub const PHASE_TIMING for PhaseTiming {
+        sim_time_ns: Value (
+            "ns",
+            "the phase's simulated time, barrier to barrier (sampled: the timed window)"
+        ) = |t| Some(t.sim_time_ns);
+        span_ns: Array ("ns", "`phase_ns` only: the phase's start and end on the simulated clock") =
+            |t| t.span_ns;
+        amat_ns: Nested ("ns", "AMAT of the LLC-miss loads") = |t| Some(&t.amat_ns);
+        block_transfers: Value ("loads", "LLC-miss loads supplied by another socket's cache") =
+            |t| Some(t.block_transfers);
+        ipc_per_socket: Names (
+            "instructions per cycle",
+            "per socket: each core's IPC from the phase's start to its finish of the phase, mean over the socket's cores"
+        ) = |t| Some(&t.ipc_per_socket);
+        link_utilisation: Nested ("fraction 0–1", "link directions' busy fractions") =
+            |t| Some(&t.link_utilisation);
+        channel_utilisation: Names (
+            "fraction 0–1",
+            "per memory node: mean data-bus busy fraction of its channels"
+        ) = |t| Some(&t.channel_utilisation);
+        migration: Nested ("—", "migration's cost in time") = |t| Some(&t.migration);
+        node_controllers: Nested ("—", "node controllers over the phase") =
+            |t| t.node_controllers.as_ref();
+    }
 }
 
 /// What migration cost in time (timing mode; all zero with policy `none`).
@@ -575,20 +643,8 @@ pub fn run(sim: &TimingSim, m: &Machine, total: &TimingCounts, migration: Migrat
             per_core,
             per_socket,
         },
-        block_transfers: {
-            let mut bt = BTreeMap::from([
-                ("3hop".to_string(), total.block_transfers_3hop),
-                ("4hop_via_pool".to_string(), total.block_transfers_4hop),
-            ]);
-            // Only under MESI, so MOESI results keep their form.
-            if sim.coherence.protocol == super::Coherence::Mesi {
-                bt.insert("sharing_writebacks".to_string(), total.sharing_writebacks);
-            }
-            bt
-        },
+        counts: total.clone(),
         coherence: sim.coherence,
-        invalidations: total.invalidations,
-        tlb_misses: total.tlb_misses,
         threads,
         links,
         memory,
@@ -596,28 +652,6 @@ pub fn run(sim: &TimingSim, m: &Machine, total: &TimingCounts, migration: Migrat
         migration,
         params: sim.spec.clone(),
         node_controllers: sim.book.nc.as_ref().map(|n| n.report()),
-    }
-}
-
-impl TimingCounts {
-    pub fn add(&mut self, o: &TimingCounts) {
-        if self.classes.len() < o.classes.len() {
-            self.classes.resize(o.classes.len(), ClassSums::default());
-        }
-        for (a, b) in self.classes.iter_mut().zip(&o.classes) {
-            a.count += b.count;
-            a.unloaded_ps += b.unloaded_ps;
-            a.wait_ps += b.wait_ps;
-        }
-        self.block_transfers_3hop += o.block_transfers_3hop;
-        self.block_transfers_4hop += o.block_transfers_4hop;
-        self.sharing_writebacks += o.sharing_writebacks;
-        self.bt_loads_via_pool += o.bt_loads_via_pool;
-        self.invalidations += o.invalidations;
-        self.tlb_misses += o.tlb_misses;
-        self.migration_stalls += o.migration_stalls;
-        self.migration_stall_ps += o.migration_stall_ps;
-        self.end_ps = self.end_ps.max(o.end_ps);
     }
 }
 
@@ -629,159 +663,4 @@ impl TimingSim {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn names(m: &Machine) -> Vec<String> {
-        let mut v: Vec<String> = Vec::new();
-        for s in 0..m.sockets.len() {
-            for n in 0..m.memory_nodes.len() {
-                let c = m.access_class(s, n).name();
-                if !v.contains(&c) {
-                    v.push(c);
-                }
-            }
-        }
-        v.push(numasim_machine::BLOCK_TRANSFER.into());
-        v
-    }
-
-    #[test]
-    fn nominal_latencies_are_starnumas_table() {
-        let m = Machine::load("starnuma16-pool-scaled").unwrap();
-        let names = names(&m);
-        let n = NominalLatency::of(&m, &names, 0.0);
-        let at = |c: &str| n.by_class_ns[names.iter().position(|x| x == c).unwrap()];
-        for (c, ns) in [
-            ("local", 80.0),
-            ("remote_1hop", 130.0),
-            ("remote_3hop", 360.0),
-            ("pool", 180.0),
-        ] {
-            assert!((at(c) - ns).abs() < 1e-9, "{c}: {}", at(c));
-        }
-        // 413 ns in the paper; 416.375 with distinct-socket legs (timing/mod.rs, and the engine's
-        // own unloaded probe in tests/integration/timing_validation.rs).
-        assert!(
-            (at("block_transfer") - 416.375).abs() < 1e-9,
-            "{}",
-            at("block_transfer")
-        );
-        assert_eq!(n.bt_via_pool_ns, Some(280.0));
-        let base = Machine::load("starnuma16-baseline-scaled").unwrap();
-        assert_eq!(NominalLatency::of(&base, &self::names(&base), 0.0).bt_via_pool_ns, None);
-    }
-
-    #[test]
-    fn analytical_split_weighs_nominal_latencies_by_class_share() {
-        let m = Machine::load("starnuma16-pool-scaled").unwrap();
-        let names = names(&m);
-        let nominal = NominalLatency::of(&m, &names, 0.0);
-        let mut counts = TimingCounts {
-            classes: vec![ClassSums::default(); names.len()],
-            ..Default::default()
-        };
-        // 3 local loads measured at 100 ns each (unloaded 70 with row hits, 30 waiting), 1 pool
-        // load at 300 ns, and 2 block transfers via the pool at 300 ns.
-        let set = |c: &mut TimingCounts, name: &str, count: u64, unl_ns: u64, wait_ns: u64| {
-            let i = names.iter().position(|x| x == name).unwrap();
-            c.classes[i] = ClassSums {
-                count,
-                unloaded_ps: count * unl_ns * 1000,
-                wait_ps: count * wait_ns * 1000,
-            };
-        };
-        set(&mut counts, "local", 3, 70, 30);
-        set(&mut counts, "pool", 1, 180, 120);
-        set(&mut counts, "block_transfer", 2, 280, 20);
-        counts.bt_loads_via_pool = 2;
-        let a = amat(&names, &counts, &nominal);
-        let total = a.total.unwrap();
-        assert!((total - 200.0).abs() < 1e-9, "{total}");
-        // Measured: (3·70 + 180 + 2·280) / 6; analytical: (3·80 + 180 + 2·280) / 6.
-        assert!((a.unloaded.unwrap() - 950.0 / 6.0).abs() < 1e-9);
-        let an = a.analytical.as_ref().unwrap();
-        assert!((an.unloaded - 980.0 / 6.0).abs() < 1e-9, "{}", an.unloaded);
-        assert!((an.contention - (200.0 - 980.0 / 6.0)).abs() < 1e-9);
-        // The paper's contention is the queueing plus the service time off the nominal one.
-        assert!((an.queueing - a.contention.unwrap()).abs() < 1e-9);
-        assert!((an.service_vs_nominal - (950.0 - 980.0) / 6.0).abs() < 1e-9);
-        assert!((an.queueing + an.service_vs_nominal - an.contention).abs() < 1e-9);
-        assert_eq!(an.nominal_ns["block_transfer_via_pool"], 280.0);
-        assert!(!an.nominal_ns.contains_key("remote_3hop"), "no such loads");
-        // The same loads homed at sockets are charged the socket-home 416.375 ns.
-        counts.bt_loads_via_pool = 0;
-        let b = amat(&names, &counts, &nominal);
-        assert!((b.analytical.unwrap().unloaded - (420.0 + 2.0 * 416.375) / 6.0).abs() < 1e-9);
-    }
-
-    /// Loads served faster than nominal (row hits) with little queueing: the paper's
-    /// contention is negative, and the split says why (service below nominal, queueing ≥ 0).
-    #[test]
-    fn negative_analytical_contention_is_service_below_nominal_not_negative_queueing() {
-        let m = Machine::load("starnuma16-pool-scaled").unwrap();
-        let names = names(&m);
-        let nominal = NominalLatency::of(&m, &names, 0.0);
-        let mut counts = TimingCounts {
-            classes: vec![ClassSums::default(); names.len()],
-            ..Default::default()
-        };
-        let i = names.iter().position(|x| x == "local").unwrap();
-        // Local nominal 80 ns; measured service 60 ns (row hits) and 5 ns of queueing.
-        counts.classes[i] = ClassSums {
-            count: 500,
-            unloaded_ps: 500 * 60_000,
-            wait_ps: 500 * 5_000,
-        };
-        let an = amat(&names, &counts, &nominal).analytical.unwrap();
-        assert!((an.contention - (-15.0)).abs() < 1e-9, "{}", an.contention);
-        assert!((an.queueing - 5.0).abs() < 1e-9);
-        assert!((an.service_vs_nominal - (-20.0)).abs() < 1e-9);
-    }
-
-    /// No LLC-miss load timed: the means are absent ("no data"), not 0.
-    #[test]
-    fn no_timed_loads_give_no_means_rather_than_zero() {
-        let m = Machine::load("starnuma16-pool-scaled").unwrap();
-        let names = names(&m);
-        let nominal = NominalLatency::of(&m, &names, 0.0);
-        let counts = TimingCounts {
-            classes: vec![ClassSums::default(); names.len()],
-            ..Default::default()
-        };
-        let a = amat(&names, &counts, &nominal);
-        assert_eq!((a.loads, a.total, a.unloaded, a.contention), (0, None, None, None));
-        assert!(a.analytical.is_none() && a.by_class.is_empty());
-        let v = serde_json::to_value(&a).unwrap();
-        assert!(v["total"].is_null() && v["analytical"].is_null(), "{v}");
-    }
-
-    /// A class mean over fewer than MIN_CLASS_LOADS loads is marked; one over that many is not.
-    #[test]
-    fn class_means_from_few_loads_are_marked() {
-        let m = Machine::load("starnuma16-pool-scaled").unwrap();
-        let names = names(&m);
-        let nominal = NominalLatency::of(&m, &names, 0.0);
-        let mut counts = TimingCounts {
-            classes: vec![ClassSums::default(); names.len()],
-            ..Default::default()
-        };
-        let at = |n: &str| names.iter().position(|x| x == n).unwrap();
-        counts.classes[at("local")] = ClassSums {
-            count: MIN_CLASS_LOADS,
-            unloaded_ps: MIN_CLASS_LOADS * 80_000,
-            wait_ps: 0,
-        };
-        counts.classes[at("pool")] = ClassSums {
-            count: 2,
-            unloaded_ps: 2 * 180_000,
-            wait_ps: 2 * 19_000_000,
-        };
-        let a = amat(&names, &counts, &nominal);
-        assert!(!a.by_class["local"].few_samples);
-        assert!(a.by_class["pool"].few_samples);
-        let v = serde_json::to_value(&a).unwrap();
-        assert_eq!(v["by_class"]["pool"]["few_samples"], serde_json::json!(true));
-        assert!(v["by_class"]["local"].get("few_samples").is_none(), "{v}");
-    }
-}
+mod tests;

@@ -93,7 +93,7 @@ mod instruction_gaps {
         assert!(bytes < 200_000, "results.json is {bytes} bytes");
         assert!(r.phases.len() <= 4, "{} phase records", r.phases.len());
         let spanned: u64 = r.phases.iter().map(|p| p.phases_spanned).sum();
-        assert_eq!(r.totals.summary.accesses, 2);
+        assert_eq!(r.totals.summary.counts.accesses, 2);
         let json: serde_json::Value =
             serde_json::from_slice(&std::fs::read(path.join("results.json")).unwrap()).unwrap();
         assert_eq!(json["totals"]["phases"].as_u64(), Some(r.phases.len() as u64));
@@ -166,11 +166,11 @@ mod instruction_gaps {
             let started = Instant::now();
             let (_, r) = numasim::experiment::run(&exp, &dir.path().join("out"), &mut |_| {}).unwrap();
             assert!(started.elapsed() < Duration::from_secs(20));
-            assert_eq!(r.totals.summary.accesses, 6);
+            assert_eq!(r.totals.summary.counts.accesses, 6);
             // At most one busy and one merged empty record per access.
             assert!(r.phases.len() <= 2 * 3 + 1, "{mode}: {} records", r.phases.len());
-            let instructions: u64 = r.phases.iter().map(|p| p.summary.instructions).sum();
-            assert_eq!(instructions, r.totals.summary.instructions);
+            let instructions: u64 = r.phases.iter().map(|p| p.summary.counts.instructions).sum();
+            assert_eq!(instructions, r.totals.summary.counts.instructions);
         }
     }
 

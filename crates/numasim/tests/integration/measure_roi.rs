@@ -31,16 +31,16 @@ fn the_set_up_is_run_but_only_the_region_is_counted() {
     let setup = roi.setup.expect("a set-up block");
     assert!(whole.setup.is_none());
     // The same streams: the set-up's accesses and the region's are the whole run's.
-    let acc = |r: &RunResults| r.totals.summary.accesses;
+    let acc = |r: &RunResults| r.totals.summary.counts.accesses;
     assert_eq!(setup.accesses + acc(&roi), acc(&whole));
     assert!(setup.accesses > 0 && acc(&roi) > 0);
     // Serial set-up: thread 0 first-touched every page, the region touches none first.
     assert_eq!(setup.pages, roi.totals.footprint_pages);
-    assert_eq!(roi.phases.iter().map(|p| p.summary.new_pages).sum::<u64>(), 0);
+    assert_eq!(roi.phases.iter().map(|p| p.summary.counts.new_pages).sum::<u64>(), 0);
     assert!(setup.region_pages > 0 && setup.region_pages < setup.pages, "{setup:?}");
     assert_eq!(roi.similarity.footprint_bytes, (setup.region_pages * 8192) as f64);
     // Phases count from the region's first instruction: fewer phases than the whole run's.
-    let instr = |r: &RunResults| r.totals.summary.instructions;
+    let instr = |r: &RunResults| r.totals.summary.counts.instructions;
     assert_eq!(instr(&roi) + setup.instructions, instr(&whole));
     assert_eq!(
         roi.totals.phases,

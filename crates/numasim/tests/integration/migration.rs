@@ -21,7 +21,7 @@ fn non_local(r: &RunResults) -> f64 {
 fn non_local_from(r: &RunResults, from: usize) -> f64 {
     let (mut remote, mut all) = (0.0, 0.0);
     for p in &r.phases[from..] {
-        let m = p.summary.llc_misses as f64;
+        let m = p.summary.counts.llc_misses as f64;
         remote += (1.0 - p.summary.local_fraction) * m;
         all += m;
     }

@@ -32,18 +32,21 @@ fn per_phase_node_controller_figures_add_up_to_the_run() {
         .collect();
     assert!(phases.len() > 2, "{} phases", phases.len());
     let sum = |f: &dyn Fn(&numasim::timing::node_controller::NcReport) -> u64| phases.iter().map(f).sum::<u64>();
-    assert_eq!(sum(&|p| p.messages_total), run.messages_total);
-    assert_eq!(sum(&|p| p.bounces), run.bounces);
-    assert_eq!(sum(&|p| p.proxy_read_bounces), run.proxy_read_bounces);
-    assert_eq!(sum(&|p| p.proxy_fetch_bounces), run.proxy_fetch_bounces);
-    assert_eq!(sum(&|p| p.proxy_reads), run.proxy_reads);
-    assert_eq!(sum(&|p| p.remote_reads), run.remote_reads);
-    for (name, &n) in &run.messages {
-        assert_eq!(phases.iter().map(|p| p.messages[name]).sum::<u64>(), n, "{name}");
+    assert_eq!(sum(&|p| p.messages_total()), run.messages_total());
+    assert_eq!(sum(&|p| p.counts.bounces), run.counts.bounces);
+    assert_eq!(sum(&|p| p.counts.proxy_read_bounces), run.counts.proxy_read_bounces);
+    assert_eq!(sum(&|p| p.counts.proxy_fetch_bounces), run.counts.proxy_fetch_bounces);
+    assert_eq!(sum(&|p| p.counts.proxy_reads), run.counts.proxy_reads);
+    assert_eq!(sum(&|p| p.counts.remote_reads), run.counts.remote_reads);
+    for (name, &n) in &run.messages() {
+        assert_eq!(phases.iter().map(|p| p.messages()[name]).sum::<u64>(), n, "{name}");
     }
     // Not all in one phase: the figures really are per phase.
-    assert!(phases.iter().filter(|p| p.messages_total > 0).count() > 1);
-    assert!(run.bounces > 0 && run.proxy_reads > 0, "the run bounces and proxies");
+    assert!(phases.iter().filter(|p| p.messages_total() > 0).count() > 1);
+    assert!(
+        run.counts.bounces > 0 && run.counts.proxy_reads > 0,
+        "the run bounces and proxies"
+    );
 }
 
 /// One thread of STREAM copy on talbot64 with round-robin pages (1 of 64 nodes local), an

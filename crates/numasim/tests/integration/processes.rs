@@ -58,8 +58,8 @@ fn processes_never_share_pages_and_their_results_sum_to_the_totals() {
         "no page has two sockets' sharers from two programs"
     );
     let sum = |f: fn(&numasim::driver::ProcessResults) -> u64| r.processes.iter().map(f).sum::<u64>();
-    assert_eq!(sum(|p| p.accesses), r.totals.summary.accesses);
-    assert_eq!(sum(|p| p.llc_misses), r.totals.summary.llc_misses);
+    assert_eq!(sum(|p| p.accesses), r.totals.summary.counts.accesses);
+    assert_eq!(sum(|p| p.llc_misses), r.totals.summary.counts.llc_misses);
     assert_eq!(sum(|p| p.footprint_pages), r.totals.footprint_pages);
     for (node, &n) in &r.pages_per_node {
         let per: u64 = r.processes.iter().map(|p| p.pages_per_node[node]).sum();
@@ -82,8 +82,11 @@ fn one_process_equals_the_same_workload_run_alone() {
     let alone = run("machine = \"two-socket\"\n[workload]\nkind = \"cg\"\nthreads = 2\nrows = 800\niterations = 2\n");
     let one = run("machine = \"two-socket\"\n[[process]]\nworkload = { kind = \"cg\", threads = 2, rows = 800, iterations = 2 }\n");
     assert_eq!(one.processes.len(), 1);
-    assert_eq!(one.totals.summary.accesses, alone.totals.summary.accesses);
-    assert_eq!(one.totals.summary.llc_misses, alone.totals.summary.llc_misses);
+    assert_eq!(one.totals.summary.counts.accesses, alone.totals.summary.counts.accesses);
+    assert_eq!(
+        one.totals.summary.counts.llc_misses,
+        alone.totals.summary.counts.llc_misses
+    );
     assert_eq!(one.pages_per_node, alone.pages_per_node);
     assert!(
         alone.processes.is_empty(),
@@ -220,7 +223,7 @@ fn resolved_experiment_reruns_identically() {
         .unwrap_or_else(|e| panic!("{e}\n{resolved}"));
     let a = numasim::experiment::simulate(&exp, &mut |_| {}).unwrap().1;
     let b = numasim::experiment::simulate(&again, &mut |_| {}).unwrap().1;
-    assert_eq!(a.totals.summary.accesses, b.totals.summary.accesses);
+    assert_eq!(a.totals.summary.counts.accesses, b.totals.summary.counts.accesses);
     assert_eq!(a.pages_per_node, b.pages_per_node);
     assert_eq!(
         a.processes.iter().map(|p| (&p.name, p.accesses)).collect::<Vec<_>>(),

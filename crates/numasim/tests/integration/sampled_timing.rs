@@ -70,7 +70,10 @@ fn a_window_of_the_whole_phase_is_full_timing() {
                 last.migration.core_stall_ns
             );
         }
-        assert_eq!(full.totals.summary.llc_misses, sampled.totals.summary.llc_misses);
+        assert_eq!(
+            full.totals.summary.counts.llc_misses,
+            sampled.totals.summary.counts.llc_misses
+        );
         assert_eq!(full.migration.total_moves, sampled.migration.total_moves);
         assert_eq!(full.phases.len(), sampled.phases.len());
         for i in 0..full.phases.len() {
@@ -78,7 +81,7 @@ fn a_window_of_the_whole_phase_is_full_timing() {
         }
         let sm = sampled.sampling.as_ref().unwrap();
         assert_eq!(sm.functional_instructions, 0);
-        assert_eq!(sm.timed_instructions, full.totals.summary.instructions);
+        assert_eq!(sm.timed_instructions, full.totals.summary.counts.instructions);
     }
 }
 
@@ -117,7 +120,7 @@ fn on_a_stationary_stream_sampled_timing_agrees_phase_by_phase() {
         let amat_err = amat(&sampled) / amat(&full) - 1.0;
         let mut worst: f64 = 0.0;
         for i in 0..full.phases.len() {
-            if full.phases[i].summary.instructions < 32 * 50_000 {
+            if full.phases[i].summary.counts.instructions < 32 * 50_000 {
                 continue; // the last, partial phase
             }
             let e = phase_ipc(&sampled, i) / phase_ipc(&full, i) - 1.0;
@@ -153,7 +156,7 @@ fn on_a_stationary_stream_sampled_timing_agrees_phase_by_phase() {
 #[test]
 fn sampled_and_full_timing_agree_on_bfs_misses() {
     let (full, sampled) = bfs_full_and_sampled();
-    let miss = |r: &RunResults| r.totals.summary.llc_misses as f64;
+    let miss = |r: &RunResults| r.totals.summary.counts.llc_misses as f64;
     let miss_err = miss(&sampled) / miss(&full) - 1.0;
     assert!(miss_err.abs() < 0.06, "LLC misses differ by {:.1} %", miss_err * 100.0);
 }
@@ -179,8 +182,14 @@ fn bfs_full_and_sampled() -> (RunResults, RunResults) {
         "policy = \"none\"",
     ));
     // The functional counters cover every instruction in both.
-    assert_eq!(full.totals.summary.instructions, sampled.totals.summary.instructions);
-    assert_eq!(full.totals.summary.accesses, sampled.totals.summary.accesses);
+    assert_eq!(
+        full.totals.summary.counts.instructions,
+        sampled.totals.summary.counts.instructions
+    );
+    assert_eq!(
+        full.totals.summary.counts.accesses,
+        sampled.totals.summary.counts.accesses
+    );
     let sm = sampled.sampling.as_ref().unwrap();
     assert!(sm.timed_instructions > 0 && sm.functional_instructions > sm.timed_instructions);
     (full, sampled)

@@ -48,7 +48,7 @@ fn run_trace(dir: &std::path::Path, migration: &str) -> RunResults {
 fn non_local_after_first(r: &RunResults) -> f64 {
     let (mut remote, mut all) = (0.0, 0.0);
     for p in &r.phases[1..] {
-        let m = p.summary.llc_misses as f64;
+        let m = p.summary.counts.llc_misses as f64;
         remote += (1.0 - p.summary.local_fraction) * m;
         all += m;
     }

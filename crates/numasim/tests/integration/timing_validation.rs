@@ -136,7 +136,7 @@ fn timing_runs_are_deterministic_and_report_the_outputs() {
         assert!(k.count > 0 && k.unloaded > 0.0 && k.contention >= 0.0, "{c}: {k:?}");
         assert!((k.mean - k.unloaded - k.contention).abs() < 1e-6);
     }
-    assert!(t.invalidations > 0);
+    assert!(t.counts.invalidations > 0);
     assert!(a.phases.iter().all(|p| p.timing.is_some()));
     // No resource is ever booked beyond its capacity, and utilisations are not
     // clamped: shared-hot saturates some links, and no phase may show more than 100 %.

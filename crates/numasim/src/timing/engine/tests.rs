@@ -1,5 +1,6 @@
 use super::*;
 use crate::mem::{Capacity, PlacementPolicy};
+use numasim_output::stat::Stats;
 use numasim_trace::VecSource;
 
 /// First-touch placement over every memory node of `m`, nearest first.

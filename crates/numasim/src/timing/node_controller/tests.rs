@@ -68,7 +68,7 @@ fn occupancy_serialises_messages_at_one_controller() {
     assert_eq!(nc.stats.queue_ps, o * n * (n - 1) / 2);
     let r = nc.report();
     let cycles = occupancy_cycles(Msg::Request) as f64;
-    assert!((r.mean_input_buffer_queueing_cycles - cycles * (n - 1) as f64 / 2.0).abs() < 1e-9);
+    assert!((r.mean_input_buffer_queueing_cycles() - cycles * (n - 1) as f64 / 2.0).abs() < 1e-9);
     // Another controller is independent; spaced arrivals never wait.
     assert_eq!(nc.handle(3, Msg::Request, 1_000, 0), 1_000);
     assert_eq!(nc.handle(3, Msg::Request, 1_000 + o, 0), 1_000 + o);

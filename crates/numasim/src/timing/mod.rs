@@ -166,6 +166,7 @@ pub mod directory;
 pub mod dram;
 pub mod dram_busy;
 pub mod dram_loop;
+pub mod dram_scheduler;
 pub mod dram_window;
 pub mod engine;
 pub mod link;

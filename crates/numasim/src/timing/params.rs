@@ -137,6 +137,9 @@ numasim_config::declare_params! {
         dram_read_queue: u32 = 32, unit "requests", Check::Range(0.0, 4096.0);
         /// FR-FCFS cap: younger reads of a bank that may go before an older one (0: uncapped)
         dram_bypass_cap: u32 = 16, unit "reads", Check::Range(0.0, 1e6);
+        /// how a read queue picks its next read, by name: fr-fcfs | fcfs (arrival order)
+        #[serde(skip_serializing_if = "Option::is_none")]
+        dram_scheduler: Option<String> = None, unit "-", Check::Words(&[]), unset "fr-fcfs";
         /// DRAM row buffer policy: open | closed
         dram_page_policy: DramPagePolicy = DramPagePolicy::Open, unit "-", Check::Any;
         /// DRAM address mapping by bit slices, most significant first (RoBaRaCoCh, ChRaBaRoCo, RoBgBaRaCoCh...)
@@ -230,6 +233,9 @@ impl TimingSpec {
         self.validate_node_controllers()?;
         if self.dram_write_queue_high > 0 && self.dram_write_queue_low >= self.dram_write_queue_high {
             return Err(("dram_write_queue_low", "must be below dram_write_queue_high".into()));
+        }
+        if let Err(e) = super::dram_scheduler::by_name(self.dram_scheduler.as_deref()) {
+            return Err(("dram_scheduler", e));
         }
         if let Err(e) = super::dram::AddressMap::parse(&self.dram_address_mapping) {
             return Err(("dram_address_mapping", e));

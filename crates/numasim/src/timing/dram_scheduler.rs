@@ -61,15 +61,26 @@ const FR_FCFS: DramScheduler = DramScheduler {
 /// Every scheduler, the default first.
 pub const SCHEDULERS: &[DramScheduler] = &[FR_FCFS, fcfs::SCHEDULER];
 
+/// A `[timing] dram_scheduler` no scheduler is registered under.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown DRAM scheduler `{name}` (known: {})", known.join(", "))]
+pub struct UnknownScheduler {
+    pub name: String,
+    pub known: Vec<&'static str>,
+}
+
 /// The scheduler `[timing] dram_scheduler` names (`None`: the default).
-pub fn by_name(name: Option<&str>) -> Result<&'static DramScheduler, String> {
+pub fn by_name(name: Option<&str>) -> Result<&'static DramScheduler, UnknownScheduler> {
     let Some(name) = name else {
         return Ok(&SCHEDULERS[0]);
     };
-    SCHEDULERS.iter().find(|s| s.name == name).ok_or_else(|| {
-        let known: Vec<&str> = SCHEDULERS.iter().map(|s| s.name).collect();
-        format!("unknown DRAM scheduler `{name}` (known: {})", known.join(", "))
-    })
+    SCHEDULERS
+        .iter()
+        .find(|s| s.name == name)
+        .ok_or_else(|| UnknownScheduler {
+            name: name.to_string(),
+            known: SCHEDULERS.iter().map(|s| s.name).collect(),
+        })
 }
 
 impl ReadQueue for RequestWindow {

@@ -178,7 +178,10 @@ pub mod private;
 #[cfg(test)]
 mod reference;
 pub mod report;
+mod setup_error;
 pub mod timeline;
+
+pub use setup_error::SetupError;
 
 pub use engine::{TimingConfig, TimingSim};
 pub use params::{Coherence, CoherenceChoice, CoherenceSource, CoreModel, DramPagePolicy, ProxyMode, TimingSpec};

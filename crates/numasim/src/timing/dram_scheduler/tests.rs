@@ -64,7 +64,8 @@ fn a_scheduler_swapped_by_name_reorders_row_hits() {
 fn unknown_names_are_refused_with_the_known_ones() {
     assert_eq!(by_name(None).unwrap().name, "fr-fcfs");
     let e = by_name(Some("bliss")).unwrap_err();
-    assert_eq!(e, "unknown DRAM scheduler `bliss` (known: fr-fcfs, fcfs)");
+    assert_eq!(e.known, ["fr-fcfs", "fcfs"]);
+    assert_eq!(e.to_string(), "unknown DRAM scheduler `bliss` (known: fr-fcfs, fcfs)");
 }
 
 /// `[timing] dram_scheduler` is checked against the registry, naming the key.

@@ -39,7 +39,7 @@ impl Override {
             return Err(err(&label, "", "expected KEY=VALUE, e.g. workload.scale=22"));
         };
         let key = key.trim();
-        check_key(key).map_err(|m| err(&label, key, m))?;
+        check_key(key).map_err(|m| err(&label, key, m.to_string()))?;
         let raw = raw.trim();
         let value = match format!("v = {raw}").parse::<toml::Table>() {
             Ok(mut t) if !raw.is_empty() => t.remove("v").expect("the table has v"),
@@ -62,10 +62,19 @@ fn err(label: &str, key: &str, message: impl Into<String>) -> ConfigError {
     }
 }
 
+/// A key path that is not bare TOML keys joined by dots.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BadKey {
+    #[error("empty key")]
+    Empty,
+    #[error("`{0}` is not a dotted key of bare names (letters, digits, `_`, `-`)")]
+    NotBare(String),
+}
+
 /// A key path is bare TOML keys joined by dots (no quoting, no array indices).
-pub fn check_key(key: &str) -> Result<(), String> {
+pub fn check_key(key: &str) -> Result<(), BadKey> {
     if key.is_empty() {
-        return Err("empty key".into());
+        return Err(BadKey::Empty);
     }
     for part in key.split('.') {
         if part.is_empty()
@@ -73,9 +82,7 @@ pub fn check_key(key: &str) -> Result<(), String> {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
         {
-            return Err(format!(
-                "`{key}` is not a dotted key of bare names (letters, digits, `_`, `-`)"
-            ));
+            return Err(BadKey::NotBare(key.to_string()));
         }
     }
     Ok(())

@@ -24,7 +24,8 @@
 //! Syntax (one doc line per parameter; in the flat form, `..name: Type,` lines at the end embed
 //! another declared set whose keys the struct shares; in the section form, a field may carry
 //! serde attributes after its doc line and, when its default is unset, `unset "text"` saying
-//! what unset means):
+//! what unset means; a field written without `= default` is required: a file must give it, and
+//! [`missing_required`] finds the first one a table lacks):
 //! ```ignore
 //! declare_params! {
 //!     /// What the struct is.
@@ -64,6 +65,8 @@ pub enum ParamDefault {
     Toml(String),
     /// No default: the key stays unset unless given; the text says what unset means.
     Unset(Cow<'static, str>),
+    /// No default: the key must be given.
+    Required,
 }
 
 impl ParamDefault {
@@ -94,7 +97,7 @@ impl ParamDefault {
             ParamDefault::Str(s) => toml::Value::String(s.to_string()),
             ParamDefault::Bool(b) => toml::Value::Boolean(*b),
             ParamDefault::Toml(text) => format!("v = {text}").parse::<toml::Table>().ok()?.remove("v")?,
-            ParamDefault::Unset(_) => return None,
+            ParamDefault::Unset(_) | ParamDefault::Required => return None,
         })
     }
 
@@ -103,6 +106,7 @@ impl ParamDefault {
         match self {
             ParamDefault::Toml(text) => text.clone(),
             ParamDefault::Unset(text) => text.to_string(),
+            ParamDefault::Required => "required".to_string(),
             other => other.to_value().map(|v| v.to_string()).unwrap_or_default(),
         }
     }
@@ -127,6 +131,7 @@ impl Check {
     /// What the check accepts, as text (empty when it accepts anything of its type).
     pub fn allowed_text(&self) -> String {
         match self {
+            Check::Range(lo, hi) if lo == hi => format!("{lo}"),
             Check::Range(lo, hi) if *hi >= HUGE => format!("≥ {lo}"),
             Check::Range(lo, hi) => format!("{lo} … {hi}"),
             Check::Above(lo, hi) if *hi >= HUGE => format!("> {lo}"),
@@ -166,6 +171,7 @@ impl ParamDef {
     /// What the parameter must be, in words (`an integer in 1..=4096`).
     pub fn wanted(&self) -> String {
         match (self.kind, self.check) {
+            (_, Check::Range(lo, hi)) if lo == hi => format!("{lo}"),
             ("string", Check::Words(w)) if !w.is_empty() => format!("one of {}", w.join(", ")),
             ("string", _) => "a string".to_string(),
             ("integer", Check::Range(lo, hi)) if hi >= HUGE => format!("an integer of at least {lo}"),
@@ -204,7 +210,11 @@ impl ParamDef {
     pub fn refuse_field<T: ParamKind + ?Sized>(&self, value: &T) -> Option<String> {
         if let Some(x) = value.number() {
             if !in_range(self.check, x) {
-                return Some(format!("must be {}, got {x}", self.wanted()));
+                let got = match self.kind {
+                    "integer" => format!("{}", x as i128),
+                    _ => format!("{x}"),
+                };
+                return Some(format!("must be {}, got {got}", self.wanted()));
             }
         }
         if let (Some(w), Check::Words(words)) = (value.word(), self.check) {
@@ -274,6 +284,10 @@ impl<T: ParamKind> ParamKind for Option<T> {
 
 impl<T> ParamKind for Vec<T> {
     const KIND: &'static str = "array";
+}
+
+impl<K, V> ParamKind for BTreeMap<K, V> {
+    const KIND: &'static str = "table";
 }
 
 impl<T, const N: usize> ParamKind for [T; N] {
@@ -362,6 +376,17 @@ pub trait ParamSection: Sized {
     fn check_ranges(&self) -> Result<(), (&'static str, String)>;
 }
 
+/// The key of a field: its name without the raw-identifier prefix (`r#type` is `type`).
+pub fn key_name(field: &'static str) -> &'static str {
+    field.strip_prefix("r#").unwrap_or(field)
+}
+
+/// The first required parameter (declared without a default) that `table` does not give.
+pub fn missing_required<'a>(defs: &'a [ParamDef], table: &toml::Table) -> Option<&'a ParamDef> {
+    defs.iter()
+        .find(|d| d.default == ParamDefault::Required && !table.contains_key(d.name))
+}
+
 /// Declares a typed parameter struct; see the module docs of [`param`](crate::param).
 #[macro_export]
 macro_rules! declare_params {
@@ -371,7 +396,7 @@ macro_rules! declare_params {
             $(
                 #[doc = $doc:expr]
                 $(#[$fmeta:meta])*
-                $field:ident : $ty:ty = $default:expr, unit $unit:literal, $check:expr $(, unset $unset:literal)?;
+                $field:ident : $ty:ty $(= $default:expr)?, unit $unit:literal, $check:expr $(, unset $unset:literal)?;
             )*
         }
     ) => {
@@ -384,7 +409,7 @@ macro_rules! declare_params {
 
         impl Default for $name {
             fn default() -> Self {
-                $name { $( $field: $default, )* }
+                $name { $( $field: $crate::declare_params!(@value $($default)?), )* }
             }
         }
 
@@ -401,9 +426,9 @@ macro_rules! declare_params {
                 let d = Self::default();
                 vec![$(
                     $crate::param::ParamDef {
-                        name: stringify!($field),
+                        name: $crate::param::key_name(stringify!($field)),
                         kind: <$ty as $crate::param::ParamKind>::KIND,
-                        default: $crate::param::ParamDefault::of(&d.$field, $crate::declare_params!(@unset $($unset)?)),
+                        default: $crate::declare_params!(@default [$($default)?] d.$field, $crate::declare_params!(@unset $($unset)?)),
                         description: $doc.trim_ascii(),
                         unit: $unit,
                         check: $check,
@@ -417,7 +442,7 @@ macro_rules! declare_params {
                 use $crate::param::Check;
                 $(
                     let def = $crate::param::ParamDef {
-                        name: stringify!($field),
+                        name: $crate::param::key_name(stringify!($field)),
                         kind: <$ty as $crate::param::ParamKind>::KIND,
                         default: $crate::param::ParamDefault::Unset(std::borrow::Cow::Borrowed("")),
                         description: "",
@@ -425,11 +450,15 @@ macro_rules! declare_params {
                         check: $check,
                     };
                     if let Some(message) = def.refuse_field(&self.$field) {
-                        return Err((stringify!($field), message));
+                        return Err(($crate::param::key_name(stringify!($field)), message));
                     }
                 )*
                 Ok(())
             }
+        }
+
+        impl $crate::param::ParamKind for $name {
+            const KIND: &'static str = "table";
         }
 
         impl $crate::param::ParamSection for $name {
@@ -441,6 +470,10 @@ macro_rules! declare_params {
             }
         }
     };
+    (@value $default:expr) => { $default };
+    (@value) => { Default::default() };
+    (@default [] $value:expr, $unset:expr) => { $crate::param::ParamDefault::Required };
+    (@default [$default:expr] $value:expr, $unset:expr) => { $crate::param::ParamDefault::of(&$value, $unset) };
     (@unset $text:literal) => { $text };
     (@unset) => { "(unset)" };
     (
@@ -476,7 +509,7 @@ macro_rules! declare_params {
                 #[allow(unused_mut)]
                 let mut v = vec![$(
                     $crate::param::ParamDef {
-                        name: stringify!($field),
+                        name: $crate::param::key_name(stringify!($field)),
                         kind: <$ty as $crate::param::ParamKind>::KIND,
                         default: <$ty as $crate::param::ParamValue>::default_of($default),
                         description: $doc.trim_ascii(),
@@ -613,5 +646,30 @@ mod tests {
         );
         assert_eq!(bad("share = 1.5").0, "share");
         assert_eq!(bad("mapping = \"cd\"").0, "mapping");
+    }
+
+    declare_params! {
+        /// A section with a required key.
+        pub section struct Needs {
+            /// a name
+            name: String, unit "-", Check::Words(&[]);
+            /// cores
+            cores: u32 = 2, unit "cores", Check::Range(1.0, 64.0);
+            /// the only line size
+            line_bytes: u32 = 64, unit "bytes", Check::Range(64.0, 64.0);
+        }
+    }
+
+    #[test]
+    fn a_key_without_default_is_required() {
+        let defs = Needs::defs();
+        assert_eq!(defs[0].default, ParamDefault::Required);
+        assert_eq!(defs[0].default_text(), "required");
+        let given: toml::Table = "name = \"a\"".parse().unwrap();
+        assert!(missing_required(&defs, &given).is_none());
+        let lacking: toml::Table = "cores = 3".parse().unwrap();
+        assert_eq!(missing_required(&defs, &lacking).map(|d| d.name), Some("name"));
+        let n: Needs = toml::from_str("cores = 3\nline_bytes = 32").unwrap();
+        assert_eq!(n.check_ranges(), Err(("line_bytes", "must be 64, got 32".to_string())));
     }
 }

@@ -4,8 +4,6 @@
 //! FLC and the SLC), so a machine file may give them; an experiment's `[timing]` key of the
 //! same name overrides each one it sets, and every key left out has `[timing]`'s default.
 
-use crate::locate::error;
-use numasim_config::{ConfigError, Source};
 use serde::{Deserialize, Serialize};
 
 /// How a timing-mode core overlaps its misses.
@@ -33,36 +31,44 @@ impl CoreModel {
     }
 }
 
-/// `[core]` of a machine file: every key optional (unset: the experiment's `[timing]` value).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CoreSpec {
-    /// `[timing] core`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<CoreModel>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub base_cpi: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub l1_bytes: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub l1_ways: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub l1_latency_cycles: Option<u32>,
-    /// 0: no private L2 (the node has one private level).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub l2_bytes: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub l2_ways: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub l2_latency_cycles: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub llc_latency_cycles: Option<u32>,
-    /// `[timing] llc_hit_cycles`: an LLC hit, when longer than the lookup before a miss.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub llc_hit_cycles: Option<u32>,
-    /// `[timing] write_through_cycles`: a write-through L1's store to the LLC.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub write_through_cycles: Option<u32>,
+numasim_config::declare_params! {
+    /// `[core]` of a machine file: every key optional (unset: the experiment's `[timing]` value).
+    #[derive(PartialEq)]
+    pub section struct CoreSpec {
+        /// the timing core: ooo (ROB, MSHRs, store buffer) | blocking (stops at every miss; one outstanding); [timing] core overrides it
+        #[serde(skip_serializing_if = "Option::is_none")]
+        model: Option<CoreModel> = None, unit "-", Check::Any, unset "[timing]";
+        /// cycles per non-memory instruction; [timing] base_cpi overrides it
+        #[serde(skip_serializing_if = "Option::is_none")]
+        base_cpi: Option<f64> = None, unit "cycles/instruction", Check::Above(0.0, 1e3), unset "[timing]";
+        /// private L1-D size; [timing] overrides it
+        #[serde(skip_serializing_if = "Option::is_none")]
+        l1_bytes: Option<u64> = None, unit "bytes", Check::Any, unset "[timing]";
+        /// private L1-D associativity; [timing] overrides it
+        #[serde(skip_serializing_if = "Option::is_none")]
+        l1_ways: Option<u32> = None, unit "ways", Check::Range(1.0, 1024.0), unset "[timing]";
+        /// private L1-D hit latency; [timing] overrides it
+        #[serde(skip_serializing_if = "Option::is_none")]
+        l1_latency_cycles: Option<u32> = None, unit "cycles", Check::Range(0.0, MAX_CORE_CYCLES as f64), unset "[timing]";
+        /// private L2 size (0: no L2, the node has one private level); [timing] overrides it
+        #[serde(skip_serializing_if = "Option::is_none")]
+        l2_bytes: Option<u64> = None, unit "bytes", Check::Any, unset "[timing]";
+        /// private L2 associativity; [timing] overrides it
+        #[serde(skip_serializing_if = "Option::is_none")]
+        l2_ways: Option<u32> = None, unit "ways", Check::Range(1.0, 1024.0), unset "[timing]";
+        /// private L2 hit latency; [timing] overrides it
+        #[serde(skip_serializing_if = "Option::is_none")]
+        l2_latency_cycles: Option<u32> = None, unit "cycles", Check::Range(0.0, MAX_CORE_CYCLES as f64), unset "[timing]";
+        /// LLC lookup latency (with L1 and L2: the path before memory); [timing] overrides it
+        #[serde(skip_serializing_if = "Option::is_none")]
+        llc_latency_cycles: Option<u32> = None, unit "cycles", Check::Range(0.0, MAX_CORE_CYCLES as f64), unset "[timing]";
+        /// LLC hit latency when a hit takes longer than the lookup before a miss; [timing] overrides it
+        #[serde(skip_serializing_if = "Option::is_none")]
+        llc_hit_cycles: Option<u32> = None, unit "cycles", Check::Range(0.0, MAX_CORE_CYCLES as f64), unset "llc_latency_cycles";
+        /// write-through L1: cycles each store that hits it takes to reach the LLC; [timing] overrides it
+        #[serde(skip_serializing_if = "Option::is_none")]
+        write_through_cycles: Option<u32> = None, unit "cycles", Check::Range(0.0, MAX_CORE_CYCLES as f64), unset "write-back L1";
+    }
 }
 
 /// Largest latency a machine's `[core]` may give, cycles.
@@ -72,44 +78,5 @@ impl CoreSpec {
     /// Whether the file gives no key.
     pub fn is_empty(&self) -> bool {
         *self == CoreSpec::default()
-    }
-
-    /// Range checks of the keys given (sizes against the cache geometry are checked with the
-    /// experiment's `[timing]`, where the two meet).
-    pub fn check(&self, src: &Source) -> Result<(), ConfigError> {
-        if let Some(c) = self.base_cpi {
-            if !(c.is_finite() && c > 0.0 && c <= 1e3) {
-                return Err(error(
-                    src,
-                    "core.base_cpi",
-                    format!("must be a positive number up to 1000, got {c}"),
-                ));
-            }
-        }
-        for (k, v) in [("core.l1_ways", self.l1_ways), ("core.l2_ways", self.l2_ways)] {
-            if let Some(w) = v {
-                if !(1..=1024).contains(&w) {
-                    return Err(error(src, k, format!("must be from 1 to 1024, got {w}")));
-                }
-            }
-        }
-        for (k, v) in [
-            ("core.l1_latency_cycles", self.l1_latency_cycles),
-            ("core.l2_latency_cycles", self.l2_latency_cycles),
-            ("core.llc_latency_cycles", self.llc_latency_cycles),
-            ("core.llc_hit_cycles", self.llc_hit_cycles),
-            ("core.write_through_cycles", self.write_through_cycles),
-        ] {
-            if let Some(c) = v {
-                if c > MAX_CORE_CYCLES {
-                    return Err(error(
-                        src,
-                        k,
-                        format!("must be at most {MAX_CORE_CYCLES} cycles, got {c}"),
-                    ));
-                }
-            }
-        }
-        Ok(())
     }
 }

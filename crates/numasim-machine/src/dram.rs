@@ -11,11 +11,13 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// What role a memory node plays (used by placement policies and reports).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// What role a memory node plays (used by placement policies and reports). A machine file
+/// must give it; the default only fills the parsed struct until the check of required keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MemoryKind {
     /// Ordinary socket-local DRAM.
+    #[default]
     Dram,
     /// A CXL-attached shared memory pool (StarNUMA).
     CxlPool,
@@ -26,6 +28,9 @@ pub enum MemoryKind {
     /// Memory on another system board (board-level NUMA machines).
     RemoteBoard,
 }
+
+impl numasim_config::param::ParamKind for MemoryKind {}
+impl numasim_config::param::ParamKind for DramKind {}
 
 impl MemoryKind {
     pub fn as_str(self) -> &'static str {
@@ -58,9 +63,13 @@ impl fmt::Display for MemoryKind {
 /// | `mcdram`        | 50.0             | KNL: 8 MCDRAM devices = 400 GB/s (HyDM §II-A) |
 /// | `sdram-sunfire` | 2.4              | UltraSPARC III memory controller: 16 B × 150 MHz (not in the paper) |
 /// | `talbot-sim`    | 0.1455           | Talbot & Kelly Table 1.2: 64 B per 44 cycles (DRAM lookup 20 + line access 24) of 10 ns |
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+///
+/// A machine file must give it; the default only fills the parsed struct until the check of
+/// required keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub enum DramKind {
     #[serde(rename = "ddr4-2133")]
+    #[default]
     Ddr4_2133,
     #[serde(rename = "ddr4-2400")]
     Ddr4_2400,
@@ -181,30 +190,50 @@ pub struct DramTimings {
     pub banks_per_group: u32,
 }
 
-/// `dram_timing` of a `[[memory]]` entry: any subset of [`DramTimings`] keys, each replacing
-/// the preset's value.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DramOverrides {
-    pub t_rcd_ns: Option<f64>,
-    pub t_cl_ns: Option<f64>,
-    pub t_rp_ns: Option<f64>,
-    pub t_ras_ns: Option<f64>,
-    pub t_cwl_ns: Option<f64>,
-    pub t_ccd_s_ns: Option<f64>,
-    pub t_ccd_l_ns: Option<f64>,
-    pub t_rrd_s_ns: Option<f64>,
-    pub t_rrd_l_ns: Option<f64>,
-    pub t_faw_ns: Option<f64>,
-    pub t_rtp_ns: Option<f64>,
-    pub t_wr_ns: Option<f64>,
-    pub t_wtr_ns: Option<f64>,
-    pub t_rtw_ns: Option<f64>,
-    pub t_refi_ns: Option<f64>,
-    pub t_rfc_ns: Option<f64>,
-    pub ranks: Option<u32>,
-    pub bank_groups: Option<u32>,
-    pub banks_per_group: Option<u32>,
+numasim_config::declare_params! {
+    /// `dram_timing` of a `[[memory]]` entry: any subset of [`DramTimings`] keys, each replacing
+    /// the preset's value.
+    #[derive(PartialEq)]
+    pub section struct DramOverrides {
+        /// activate → column command (tRCD)
+        t_rcd_ns: Option<f64> = None, unit "ns", Check::Range(0.0, MAX_DRAM_NS), unset "preset";
+        /// read column command → first data (CAS latency, tCL / RL)
+        t_cl_ns: Option<f64> = None, unit "ns", Check::Range(0.0, MAX_DRAM_NS), unset "preset";
+        /// precharge → activate (tRP)
+        t_rp_ns: Option<f64> = None, unit "ns", Check::Range(0.0, MAX_DRAM_NS), unset "preset";
+        /// activate → precharge, minimum (tRAS)
+        t_ras_ns: Option<f64> = None, unit "ns", Check::Range(0.0, MAX_DRAM_NS), unset "preset";
+        /// write column command → first data (tCWL / WL)
+        t_cwl_ns: Option<f64> = None, unit "ns", Check::Range(0.0, MAX_DRAM_NS), unset "preset";
+        /// column → column command, different bank group (tCCD_S)
+        t_ccd_s_ns: Option<f64> = None, unit "ns", Check::Range(0.0, MAX_DRAM_NS), unset "preset";
+        /// column → column command, same bank group (tCCD_L, at least t_ccd_s_ns)
+        t_ccd_l_ns: Option<f64> = None, unit "ns", Check::Range(0.0, MAX_DRAM_NS), unset "preset";
+        /// activate → activate in one rank, different bank group (tRRD_S)
+        t_rrd_s_ns: Option<f64> = None, unit "ns", Check::Range(0.0, MAX_DRAM_NS), unset "preset";
+        /// activate → activate in one rank, same bank group (tRRD_L, at least t_rrd_s_ns)
+        t_rrd_l_ns: Option<f64> = None, unit "ns", Check::Range(0.0, MAX_DRAM_NS), unset "preset";
+        /// at most four activates per rank in any window of this length (tFAW)
+        t_faw_ns: Option<f64> = None, unit "ns", Check::Range(0.0, MAX_DRAM_NS), unset "preset";
+        /// read column command → precharge (tRTP)
+        t_rtp_ns: Option<f64> = None, unit "ns", Check::Range(0.0, MAX_DRAM_NS), unset "preset";
+        /// end of write data → precharge, write recovery (tWR)
+        t_wr_ns: Option<f64> = None, unit "ns", Check::Range(0.0, MAX_DRAM_NS), unset "preset";
+        /// end of write data → read column command (tWTR, other bank group)
+        t_wtr_ns: Option<f64> = None, unit "ns", Check::Range(0.0, MAX_DRAM_NS), unset "preset";
+        /// end of read data → start of write data on the bus (read→write turnaround)
+        t_rtw_ns: Option<f64> = None, unit "ns", Check::Range(0.0, MAX_DRAM_NS), unset "preset";
+        /// refresh interval per rank (tREFI; at least t_rfc_ns + 2 × the longest command sequence)
+        t_refi_ns: Option<f64> = None, unit "ns", Check::Range(0.0, MAX_DRAM_NS), unset "preset";
+        /// refresh duration per rank (tRFC; 0 disables refresh)
+        t_rfc_ns: Option<f64> = None, unit "ns", Check::Range(0.0, MAX_DRAM_NS), unset "preset";
+        /// ranks per channel
+        ranks: Option<u32> = None, unit "ranks", Check::Range(1.0, MAX_RANKS as f64), unset "preset";
+        /// bank groups per rank
+        bank_groups: Option<u32> = None, unit "groups", Check::Range(1.0, MAX_BANK_GROUPS as f64), unset "preset";
+        /// banks per bank group
+        banks_per_group: Option<u32> = None, unit "banks", Check::Range(1.0, MAX_BANKS_PER_GROUP as f64), unset "preset";
+    }
 }
 
 /// Largest DRAM time parameter, ns (tREFI of old parts is 15.6 µs).
@@ -394,45 +423,11 @@ impl DramTimings {
         self
     }
 
-    /// Checks ranges and consistency; `Err((key, message))` names the `dram_timing` key.
+    /// Checks the rules that tie timings together (each key's range is its declaration's, checked
+    /// on [`DramOverrides`]); `Err((key, message))` names the `dram_timing` key.
     /// `burst_ns`: the line burst (`line_bytes / channel peak`), which a refresh interval must
     /// leave room for.
     pub fn check(&self, burst_ns: f64) -> Result<(), (&'static str, String)> {
-        let ns = [
-            ("t_rcd_ns", self.t_rcd_ns),
-            ("t_cl_ns", self.t_cl_ns),
-            ("t_rp_ns", self.t_rp_ns),
-            ("t_ras_ns", self.t_ras_ns),
-            ("t_cwl_ns", self.t_cwl_ns),
-            ("t_ccd_s_ns", self.t_ccd_s_ns),
-            ("t_ccd_l_ns", self.t_ccd_l_ns),
-            ("t_rrd_s_ns", self.t_rrd_s_ns),
-            ("t_rrd_l_ns", self.t_rrd_l_ns),
-            ("t_faw_ns", self.t_faw_ns),
-            ("t_rtp_ns", self.t_rtp_ns),
-            ("t_wr_ns", self.t_wr_ns),
-            ("t_wtr_ns", self.t_wtr_ns),
-            ("t_rtw_ns", self.t_rtw_ns),
-            ("t_refi_ns", self.t_refi_ns),
-            ("t_rfc_ns", self.t_rfc_ns),
-        ];
-        for (k, v) in ns {
-            if !v.is_finite() || v < 0.0 {
-                return Err((k, format!("must be a finite number ≥ 0 (got {v})")));
-            }
-            if v > MAX_DRAM_NS {
-                return Err((k, format!("{v} exceeds the limit of {MAX_DRAM_NS} ns (wrong unit?)")));
-            }
-        }
-        for (k, v, max) in [
-            ("ranks", self.ranks, MAX_RANKS),
-            ("bank_groups", self.bank_groups, MAX_BANK_GROUPS),
-            ("banks_per_group", self.banks_per_group, MAX_BANKS_PER_GROUP),
-        ] {
-            if v == 0 || v > max {
-                return Err((k, format!("must be between 1 and {max} (got {v})")));
-            }
-        }
         if self.t_ccd_l_ns < self.t_ccd_s_ns {
             return Err((
                 "t_ccd_l_ns",
@@ -469,7 +464,8 @@ impl DramTimings {
     }
 }
 
-/// The timings of a memory node: `kind`'s preset with `overrides` applied, checked.
+/// The timings of a memory node: `kind`'s preset with `overrides` (each in its declared
+/// range) applied, checked.
 /// `line_bytes` gives the burst. `Err((key, message))` names the `dram_timing` key at fault.
 pub fn resolve_timings(
     kind: DramKind,
@@ -477,7 +473,10 @@ pub fn resolve_timings(
     line_bytes: u32,
 ) -> Result<DramTimings, (&'static str, String)> {
     let t = match overrides {
-        Some(o) => kind.timings().with(o),
+        Some(o) => {
+            o.check_ranges()?;
+            kind.timings().with(o)
+        }
         None => kind.timings(),
     };
     t.check(f64::from(line_bytes) / kind.channel_peak_gbps())?;
@@ -650,7 +649,7 @@ mod tests {
             ("m.toml", "memory[0].dram_timing.t_faw_ns")
         );
         assert_eq!(err.line, Some(t.lines().count()), "{err}");
-        assert!(err.message.contains("≥ 0"), "{err}");
+        assert!(err.message.contains("0..=1000000"), "{err}");
         // An unknown key is refused by name.
         let t = MACHINE.to_string() + "[memory.dram_timing]\nt_cas_ns = 13.0\n";
         let err = crate::Machine::from_text("m.toml", &t).unwrap_err();

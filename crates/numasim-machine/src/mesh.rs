@@ -14,7 +14,6 @@
 use crate::locate::error;
 use crate::topology::{MemoryNode, Socket};
 use numasim_config::{ConfigError, Source};
-use serde::Deserialize;
 
 /// Largest mesh side (routers per row or column).
 pub const MAX_MESH_SIDE: u32 = 64;
@@ -31,84 +30,66 @@ pub const MAX_VCS_PER_VNET: u32 = 64;
 /// Cycles of any one per-hop latency (router pipeline, link).
 pub const MAX_HOP_CYCLES: u32 = 1000;
 
-/// The `[mesh]` table as written.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MeshSpec {
-    /// Routers per row (x runs 0..cols).
-    pub cols: u32,
-    /// Routers per column (y runs 0..rows).
-    pub rows: u32,
-    /// Quadrants across and down: the mesh splits into `quadrant_cols × quadrant_rows` equal
-    /// blocks, numbered row by row from (0, 0) (so with 2 × 2, quadrant 3 is diagonal to 0).
-    pub quadrant_cols: u32,
-    pub quadrant_rows: u32,
-    /// NoC clock, GHz.
-    pub freq_ghz: f64,
-    /// Router pipeline per router traversed, NoC cycles.
-    pub router_cycles: u32,
-    /// Link traversal between two routers of one quadrant, NoC cycles.
-    pub link_cycles: u32,
-    /// Link traversal between two routers of adjacent quadrants, NoC cycles.
-    pub inter_quadrant_link_cycles: u32,
-    /// Bytes a link carries per cycle (one flit per cycle).
-    pub link_width_bytes: u32,
-    /// Parallel physical links per direction for each VNET (1 = the reference design).
-    #[serde(default = "one")]
-    pub links_per_vnet: u32,
-    /// One physical link per direction carries all four VNETs (the paper's L0).
-    #[serde(default)]
-    pub shared_link: bool,
-    /// Control bytes of every packet (a data packet carries header + one line).
-    pub header_bytes: u32,
-    pub cores_per_request_node: u32,
-    pub slices_per_home_node: u32,
-    pub slc_slice_bytes: u64,
-    pub slc_ways: u32,
-    /// Slice tag + data access, NoC cycles.
-    pub slc_hit_cycles: u32,
-    /// Consecutive bytes sent to one memory controller before the next (within a node).
-    pub mc_interleave_bytes: u64,
-    /// Router coordinates `[x, y]` of request nodes (cores), home nodes (slices) and memory
-    /// controllers.
-    pub request_nodes: Vec<[u32; 2]>,
-    pub home_nodes: Vec<[u32; 2]>,
-    pub memory_controllers: Vec<[u32; 2]>,
-    /// One NUMA node per quadrant (true) or one node interleaved over every controller.
-    #[serde(default = "yes")]
-    pub numa: bool,
-    /// Each node's memory interleaved over its own quadrant's slices (needs `numa`).
-    #[serde(default = "yes")]
-    pub cache_groups: bool,
-    /// Requests one SLC slice's home node tracks at once (0: unbounded). A request beyond
-    /// them waits at its injecting router until an entry frees.
-    #[serde(default)]
-    pub home_node_trackers: u32,
-    /// Reads one memory controller tracks at once (0: unbounded).
-    #[serde(default)]
-    pub controller_trackers: u32,
-    /// Virtual channels per VNET at every router input port (and at the injection port),
-    /// each holding one packet, with credit-based flow control (0: unbounded buffers).
-    #[serde(default)]
-    pub router_vcs_per_vnet: u32,
-    /// A request that finds every tracker of its home node or controller busy waits in the
-    /// destination router's input buffer, holding its VC (a device that stalls its request
-    /// queue), instead of at its source (CHI's RetryAck and credit grant). Needs router buffers.
-    #[serde(default)]
-    pub tracker_wait_in_network: bool,
-    /// A request that finds every tracker of its home node busy is refused with a RetryAck
-    /// and sent again once the home node grants it a protocol credit (PCrdGrant) as an entry
-    /// frees, AMBA CHI's retry (gem5's CHI home node): the entry stays reserved, idle, while
-    /// the grant and the re-sent request cross the mesh. Needs `home_node_trackers`.
-    #[serde(default)]
-    pub home_node_retry: bool,
-}
-
-fn one() -> u32 {
-    1
-}
-fn yes() -> bool {
-    true
+numasim_config::declare_params! {
+    /// The `[mesh]` table as written.
+    pub section struct MeshSpec {
+        /// routers per row (x runs 0..cols)
+        cols: u32, unit "routers", Check::Range(1.0, MAX_MESH_SIDE as f64);
+        /// routers per column (y runs 0..rows)
+        rows: u32, unit "routers", Check::Range(1.0, MAX_MESH_SIDE as f64);
+        /// quadrants across (dividing cols); quadrant q is socket q and memory node q
+        quadrant_cols: u32, unit "quadrants", Check::Range(1.0, MAX_MESH_SIDE as f64);
+        /// quadrants down (dividing rows), numbered row by row from [0, 0] (with 2 × 2, quadrant 3 is diagonal to 0)
+        quadrant_rows: u32, unit "quadrants", Check::Range(1.0, MAX_MESH_SIDE as f64);
+        /// NoC clock
+        freq_ghz: f64, unit "GHz", Check::Range(0.01, 100.0);
+        /// router pipeline per router traversed
+        router_cycles: u32, unit "NoC cycles", Check::Range(0.0, MAX_HOP_CYCLES as f64);
+        /// link between two routers of one quadrant
+        link_cycles: u32, unit "NoC cycles", Check::Range(0.0, MAX_HOP_CYCLES as f64);
+        /// link between routers of adjacent quadrants
+        inter_quadrant_link_cycles: u32, unit "NoC cycles", Check::Range(0.0, MAX_HOP_CYCLES as f64);
+        /// bytes per link per cycle (one flit per cycle)
+        link_width_bytes: u32, unit "bytes/cycle", Check::Range(1.0, 4096.0);
+        /// parallel links per direction for each of REQ, SNP, RSP, DAT (1: the reference design)
+        links_per_vnet: u32 = 1, unit "links", Check::Range(1.0, MAX_LINKS_PER_VNET as f64);
+        /// one link per direction carries all VNETs (L0)
+        shared_link: bool = false, unit "-", Check::Any;
+        /// control bytes of every packet; data = header + 64
+        header_bytes: u32, unit "bytes", Check::Range(0.0, 1024.0);
+        /// cores behind each request node
+        cores_per_request_node: u32, unit "cores", Check::Range(1.0, 64.0);
+        /// SLC slices behind each home node
+        slices_per_home_node: u32, unit "slices", Check::Range(1.0, 64.0);
+        /// bytes of one SLC slice (a multiple of 64)
+        slc_slice_bytes: u64, unit "bytes", Check::Range(4096.0, (1u64 << 28) as f64);
+        /// SLC slice associativity (dividing the slice's lines)
+        slc_ways: u32, unit "ways", Check::Range(1.0, 64.0);
+        /// slice tag + data access
+        slc_hit_cycles: u32, unit "NoC cycles", Check::Range(0.0, MAX_HOP_CYCLES as f64);
+        /// bytes to one memory controller before the next (a power of two)
+        mc_interleave_bytes: u64, unit "bytes", Check::Range(64.0, (1u64 << 30) as f64);
+        /// router [x, y] of each request node
+        request_nodes: Vec<[u32; 2]>, unit "[x, y]", Check::Any;
+        /// router [x, y] of each home node
+        home_nodes: Vec<[u32; 2]>, unit "[x, y]", Check::Any;
+        /// router [x, y] of each memory controller
+        memory_controllers: Vec<[u32; 2]>, unit "[x, y]", Check::Any;
+        /// one NUMA node per quadrant (false: one node over all controllers)
+        numa: bool = true, unit "-", Check::Any;
+        /// each node's memory interleaved over its quadrant's slices (needs numa)
+        cache_groups: bool = true, unit "-", Check::Any;
+        /// requests one SLC slice's home node tracks at once; a request beyond them waits at its injecting router (0: unbounded)
+        home_node_trackers: u32 = 0, unit "requests", Check::Range(0.0, MAX_TRACKERS as f64);
+        /// reads one memory controller tracks at once (0: unbounded)
+        controller_trackers: u32 = 0, unit "reads", Check::Range(0.0, MAX_TRACKERS as f64);
+        /// one-packet VCs per VNET at each router input port, credit flow control (0: unbounded buffers)
+        router_vcs_per_vnet: u32 = 0, unit "VCs", Check::Range(0.0, MAX_VCS_PER_VNET as f64);
+        /// a request without a free tracker waits in the destination router's buffer, holding its VC (false: at its source); needs router buffers
+        tracker_wait_in_network: bool = false, unit "-", Check::Any;
+        /// a request without a free home-node tracker gets RetryAck and is sent again on the home node's credit grant (PCrdGrant), the entry reserved meanwhile (false: it waits at its source)
+        home_node_retry: bool = false, unit "-", Check::Any;
+    }
 }
 
 /// A validated mesh. Request nodes, home nodes and controllers are listed in file order;
@@ -190,47 +171,12 @@ pub(crate) fn build(
     memory: &[MemoryNode],
 ) -> Result<Mesh, ConfigError> {
     let err = |key: &str, msg: String| Err(error(src, format!("mesh.{key}"), msg));
-    for (key, v) in [("cols", spec.cols), ("rows", spec.rows)] {
-        if !(1..=MAX_MESH_SIDE).contains(&v) {
-            return err(key, format!("must be between 1 and {MAX_MESH_SIDE}, got {v}"));
-        }
-    }
-    if spec.quadrant_cols == 0 || !spec.cols.is_multiple_of(spec.quadrant_cols) {
+    crate::locate::ranges(src, "mesh.", &spec)?;
+    if !spec.cols.is_multiple_of(spec.quadrant_cols) {
         return err("quadrant_cols", format!("must divide cols = {} evenly", spec.cols));
     }
-    if spec.quadrant_rows == 0 || !spec.rows.is_multiple_of(spec.quadrant_rows) {
+    if !spec.rows.is_multiple_of(spec.quadrant_rows) {
         return err("quadrant_rows", format!("must divide rows = {} evenly", spec.rows));
-    }
-    if !(spec.freq_ghz.is_finite() && (0.01..=100.0).contains(&spec.freq_ghz)) {
-        return err(
-            "freq_ghz",
-            format!("must be between 0.01 and 100 GHz, got {}", spec.freq_ghz),
-        );
-    }
-    for (key, v) in [
-        ("router_cycles", spec.router_cycles),
-        ("link_cycles", spec.link_cycles),
-        ("inter_quadrant_link_cycles", spec.inter_quadrant_link_cycles),
-        ("slc_hit_cycles", spec.slc_hit_cycles),
-    ] {
-        if v > MAX_HOP_CYCLES {
-            return err(key, format!("must be at most {MAX_HOP_CYCLES} cycles, got {v}"));
-        }
-    }
-    if !(1..=4096).contains(&spec.link_width_bytes) {
-        return err(
-            "link_width_bytes",
-            format!("must be between 1 and 4096, got {}", spec.link_width_bytes),
-        );
-    }
-    if !(1..=MAX_LINKS_PER_VNET).contains(&spec.links_per_vnet) {
-        return err(
-            "links_per_vnet",
-            format!(
-                "must be between 1 and {MAX_LINKS_PER_VNET}, got {}",
-                spec.links_per_vnet
-            ),
-        );
     }
     if spec.shared_link && spec.links_per_vnet != 1 {
         return err(
@@ -238,55 +184,14 @@ pub(crate) fn build(
             "a shared link (L0) is one link for all VNETs: leave links_per_vnet at 1".into(),
         );
     }
-    if spec.header_bytes > 1024 {
-        return err(
-            "header_bytes",
-            format!("must be at most 1024, got {}", spec.header_bytes),
-        );
+    if !spec.slc_slice_bytes.is_multiple_of(64) {
+        return err("slc_slice_bytes", "must be a multiple of 64".into());
     }
-    if !(1..=64).contains(&spec.cores_per_request_node) {
-        return err("cores_per_request_node", "must be between 1 and 64".into());
+    if !(spec.slc_slice_bytes / 64).is_multiple_of(u64::from(spec.slc_ways)) {
+        return err("slc_ways", "must divide the slice's lines".into());
     }
-    if !(1..=64).contains(&spec.slices_per_home_node) {
-        return err("slices_per_home_node", "must be between 1 and 64".into());
-    }
-    if spec.slc_slice_bytes < 4096 || spec.slc_slice_bytes > 1 << 28 || !spec.slc_slice_bytes.is_multiple_of(64) {
-        return err(
-            "slc_slice_bytes",
-            "must be a multiple of 64 between 4 KiB and 256 MiB".into(),
-        );
-    }
-    if !(1..=64).contains(&spec.slc_ways) || !(spec.slc_slice_bytes / 64).is_multiple_of(u64::from(spec.slc_ways)) {
-        return err(
-            "slc_ways",
-            "must be between 1 and 64 and divide the slice's lines".into(),
-        );
-    }
-    if spec.mc_interleave_bytes < 64
-        || !spec.mc_interleave_bytes.is_power_of_two()
-        || spec.mc_interleave_bytes > 1 << 30
-    {
-        return err(
-            "mc_interleave_bytes",
-            "must be a power of two between 64 B and 1 GiB".into(),
-        );
-    }
-    for (key, v) in [
-        ("home_node_trackers", spec.home_node_trackers),
-        ("controller_trackers", spec.controller_trackers),
-    ] {
-        if v > MAX_TRACKERS {
-            return err(key, format!("must be at most {MAX_TRACKERS} (0: unbounded), got {v}"));
-        }
-    }
-    if spec.router_vcs_per_vnet > MAX_VCS_PER_VNET {
-        return err(
-            "router_vcs_per_vnet",
-            format!(
-                "must be at most {MAX_VCS_PER_VNET} (0: unbounded buffers), got {}",
-                spec.router_vcs_per_vnet
-            ),
-        );
+    if !spec.mc_interleave_bytes.is_power_of_two() {
+        return err("mc_interleave_bytes", "must be a power of two".into());
     }
     if spec.tracker_wait_in_network && spec.router_vcs_per_vnet == 0 {
         return err(
@@ -594,7 +499,7 @@ memory_controllers = [[0, 0], [3, 0]]
 
         let e = refused(&two_quadrants("router_vcs_per_vnet = 65\n"));
         assert_eq!(e.key, "mesh.router_vcs_per_vnet");
-        assert!(e.message.contains("at most 64"), "{e}");
+        assert!(e.message.contains("0..=64"), "{e}");
         assert!(e.line.is_some());
 
         let e = refused(&two_quadrants("tracker_wait_in_network = true\n"));

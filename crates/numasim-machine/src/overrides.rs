@@ -400,7 +400,7 @@ mod tests {
             ("--set link_types.cxl.latency_ns=-5", "link_types.cxl.latency_ns", None),
             "{e}"
         );
-        assert!(e.message.contains("positive"), "{e}");
+        assert!(e.message.contains("above 0"), "{e}");
         // A value reached by name is reported under the parser's path, still naming the override.
         let e = build(&["memory.pool.channels=0"]).unwrap_err();
         assert_eq!(

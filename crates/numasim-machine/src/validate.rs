@@ -10,10 +10,11 @@
 //! and socket is reachable from every socket (checked on the derived routes).
 
 use crate::graph::{ns_to_ps, routing, Edge, Graph};
-use crate::locate::error;
+use crate::locate::{error, ranges};
 use crate::machine::Machine;
-use crate::spec::MachineSpec;
+use crate::spec::{LinkSpec, LinkTypeSpec, MachineSpec, MemorySpec, SocketSpec, SwitchSpec};
 use crate::topology::{Link, MemoryNode, NodeRef, Route, RouteHop, Socket, Switch};
+use numasim_config::param::{missing_required, ParamDef};
 use numasim_config::{ConfigError, Source};
 use std::collections::HashMap;
 
@@ -45,6 +46,7 @@ pub const MAX_ROUTE_ENTRIES: usize = 1 << 24;
 
 pub(crate) fn build(src: &Source, spec: MachineSpec) -> Result<Machine, ConfigError> {
     check_caps(src, &spec)?;
+    check_required(src)?;
     check_not_empty(src, &spec)?;
     let names = Names::collect(src, &spec)?;
     let sockets = sockets(src, &spec)?;
@@ -71,7 +73,7 @@ pub(crate) fn build(src: &Source, spec: MachineSpec) -> Result<Machine, ConfigEr
     );
     machine.mesh = mesh;
     machine.declared_coherence = spec.coherence;
-    spec.core.check(src)?;
+    ranges(src, "core.", &spec.core)?;
     machine.core = spec.core;
     Ok(machine)
 }
@@ -134,41 +136,13 @@ fn sockets(src: &Source, spec: &MachineSpec) -> Result<Vec<Socket>, ConfigError>
     let mut total_llc_bytes = 0u64;
     for (i, s) in spec.sockets.iter().enumerate() {
         let k = |f: &str| format!("sockets[{i}].{f}");
-        if s.cores == 0 || s.cores > MAX_CORES_PER_SOCKET {
-            return Err(error(
-                src,
-                k("cores"),
-                format!("must be between 1 and {MAX_CORES_PER_SOCKET}"),
-            ));
-        }
-        positive(src, &k("freq_ghz"), s.freq_ghz, MAX_FREQ_GHZ)?;
-        at_least(src, &k("freq_ghz"), s.freq_ghz, MIN_FREQ_GHZ)?;
-        if s.llc_bytes == 0 || s.llc_bytes > MAX_LLC_BYTES {
-            return Err(error(
-                src,
-                k("llc_bytes"),
-                format!("must be between 1 and {MAX_LLC_BYTES} (1 GiB), got {}", s.llc_bytes),
-            ));
-        }
+        ranges(src, &k(""), s)?;
         total_llc_bytes = total_llc_bytes.saturating_add(s.llc_bytes);
         if total_llc_bytes > MAX_TOTAL_LLC_BYTES {
             return Err(error(
                 src,
                 k("llc_bytes"),
                 format!("the LLCs of all sockets add up to more than {MAX_TOTAL_LLC_BYTES} bytes (16 GiB), the simulator's limit"),
-            ));
-        }
-        if s.llc_ways == 0 || s.llc_ways > 1024 {
-            return Err(error(src, k("llc_ways"), "must be between 1 and 1024"));
-        }
-        if s.line_bytes != LINE_BYTES {
-            return Err(error(
-                src,
-                k("line_bytes"),
-                format!(
-                    "must be {LINE_BYTES}, got {}: the caches, coherence directory and line statistics model 64-byte lines only",
-                    s.line_bytes
-                ),
             ));
         }
         if s.llc_bytes < u64::from(s.line_bytes) * u64::from(s.llc_ways) {
@@ -178,7 +152,6 @@ fn sockets(src: &Source, spec: &MachineSpec) -> Result<Vec<Socket>, ConfigError>
                 "smaller than one set (line_bytes × llc_ways)",
             ));
         }
-        non_negative(src, &k("transit_latency_ns"), s.transit_latency_ns)?;
         sockets.push(Socket {
             name: s.name.clone(),
             cores: s.cores,
@@ -199,17 +172,7 @@ fn memory_nodes(src: &Source, spec: &MachineSpec, names: &Names) -> Result<Vec<M
     let mut memory_nodes = Vec::with_capacity(spec.memory.len());
     for (i, m) in spec.memory.iter().enumerate() {
         let k = |f: &str| format!("memory[{i}].{f}");
-        if m.capacity_bytes == 0 {
-            return Err(error(src, k("capacity_bytes"), "must be positive"));
-        }
-        if m.channels == 0 || m.channels > MAX_CHANNELS {
-            return Err(error(
-                src,
-                k("channels"),
-                format!("must be between 1 and {MAX_CHANNELS}"),
-            ));
-        }
-        positive(src, &k("access_latency_ns"), m.access_latency_ns, MAX_LATENCY_NS)?;
+        ranges(src, &k(""), m)?;
         let attached_socket = match &m.socket {
             None => None,
             Some(name) => match names.lookup(name) {
@@ -238,7 +201,7 @@ fn memory_nodes(src: &Source, spec: &MachineSpec, names: &Names) -> Result<Vec<M
 fn switches(src: &Source, spec: &MachineSpec) -> Result<Vec<Switch>, ConfigError> {
     let mut switches = Vec::with_capacity(spec.switches.len());
     for (i, w) in spec.switches.iter().enumerate() {
-        non_negative(src, &format!("switches[{i}].transit_latency_ns"), w.transit_latency_ns)?;
+        ranges(src, &format!("switches[{i}]."), w)?;
         switches.push(Switch {
             name: w.name.clone(),
             transit_latency_ns: w.transit_latency_ns,
@@ -251,14 +214,7 @@ fn switches(src: &Source, spec: &MachineSpec) -> Result<Vec<Switch>, ConfigError
 /// Link types: bandwidths (each direction) and latency in range.
 fn check_link_types(src: &Source, spec: &MachineSpec) -> Result<(), ConfigError> {
     for (name, t) in &spec.link_types {
-        let k = |f: &str| format!("link_types.{name}.{f}");
-        positive(src, &k("bandwidth_gbps"), t.bandwidth_gbps, MAX_BANDWIDTH_GBPS)?;
-        at_least(src, &k("bandwidth_gbps"), t.bandwidth_gbps, MIN_BANDWIDTH_GBPS)?;
-        if let Some(ba) = t.bandwidth_gbps_ba {
-            positive(src, &k("bandwidth_gbps_ba"), ba, MAX_BANDWIDTH_GBPS)?;
-            at_least(src, &k("bandwidth_gbps_ba"), ba, MIN_BANDWIDTH_GBPS)?;
-        }
-        positive(src, &k("latency_ns"), t.latency_ns, MAX_LATENCY_NS)?;
+        ranges(src, &format!("link_types.{name}."), t)?;
     }
 
     Ok(())
@@ -271,6 +227,7 @@ fn links(src: &Source, spec: &MachineSpec, names: &Names) -> Result<Vec<Link>, C
     let mut link_names: HashMap<String, usize> = HashMap::new();
     for (i, l) in spec.links.iter().enumerate() {
         let k = |f: &str| format!("links[{i}].{f}");
+        ranges(src, &k(""), l)?;
         let end = |field: &str, name: &str| {
             names
                 .lookup(name)
@@ -288,7 +245,7 @@ fn links(src: &Source, spec: &MachineSpec, names: &Names) -> Result<Vec<Link>, C
                 "a link between two memory nodes can never carry traffic (memory does not forward)",
             ));
         }
-        let ty = match &l.link_type {
+        let ty = match &l.r#type {
             None => None,
             Some(t) => match spec.link_types.get(t) {
                 Some(ty) => Some(ty),
@@ -311,15 +268,10 @@ fn links(src: &Source, spec: &MachineSpec, names: &Names) -> Result<Vec<Link>, C
                 "a link needs `type` or both `bandwidth_gbps` and `latency_ns`",
             ));
         };
-        positive(src, &k("bandwidth_gbps"), bw, MAX_BANDWIDTH_GBPS)?;
-        at_least(src, &k("bandwidth_gbps"), bw, MIN_BANDWIDTH_GBPS)?;
-        positive(src, &k("latency_ns"), lat, MAX_LATENCY_NS)?;
         let bw_ba = l
             .bandwidth_gbps_ba
             .or(ty.and_then(|t| t.bandwidth_gbps_ba))
             .unwrap_or(bw);
-        positive(src, &k("bandwidth_gbps_ba"), bw_ba, MAX_BANDWIDTH_GBPS)?;
-        at_least(src, &k("bandwidth_gbps_ba"), bw_ba, MIN_BANDWIDTH_GBPS)?;
         let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.a, l.b));
         if let Some(first) = link_names.insert(name.clone(), i) {
             return Err(error(
@@ -332,7 +284,7 @@ fn links(src: &Source, spec: &MachineSpec, names: &Names) -> Result<Vec<Link>, C
             name,
             a,
             b,
-            link_type: l.link_type.clone(),
+            link_type: l.r#type.clone(),
             bandwidth_gbps_ab: bw,
             bandwidth_gbps_ba: bw_ba,
             latency_ns: lat,
@@ -495,37 +447,46 @@ fn check_caps(src: &Source, spec: &MachineSpec) -> Result<(), ConfigError> {
     Ok(())
 }
 
-fn positive(src: &Source, key: &str, v: f64, max: f64) -> Result<(), ConfigError> {
-    if !v.is_finite() || v <= 0.0 {
-        return Err(error(src, key, format!("must be a positive finite number (got {v})")));
-    }
-    if v > max {
-        return Err(error(src, key, format!("{v} exceeds the limit of {max} (wrong unit?)")));
-    }
-    Ok(())
-}
-
-fn at_least(src: &Source, key: &str, v: f64, min: f64) -> Result<(), ConfigError> {
-    if v < min {
-        return Err(error(
+/// Every key declared without a default is given: at the top level and in every entry of
+/// `[link_types]`, `[[sockets]]`, `[[memory]]`, `[[switches]]`, `[[links]]` and in `[mesh]`.
+fn check_required(src: &Source) -> Result<(), ConfigError> {
+    let table: toml::Table = src.parse()?;
+    let need = |defs: &[ParamDef], t: &toml::Table, prefix: String| match missing_required(defs, t) {
+        Some(d) => Err(error(
             src,
-            key,
-            format!("{v} is below the limit of {min} (wrong unit?)"),
-        ));
-    }
-    Ok(())
-}
-
-fn non_negative(src: &Source, key: &str, v: f64) -> Result<(), ConfigError> {
-    if !v.is_finite() || v < 0.0 {
-        return Err(error(src, key, format!("must be a finite number ≥ 0 (got {v})")));
-    }
-    if v > MAX_LATENCY_NS {
-        return Err(error(
-            src,
-            key,
-            format!("{v} exceeds the limit of {MAX_LATENCY_NS} (wrong unit?)"),
-        ));
+            format!("{prefix}{}", d.name),
+            format!("missing required key `{}` ({})", d.name, d.description),
+        )),
+        None => Ok(()),
+    };
+    need(&MachineSpec::defs(), &table, String::new())?;
+    let tables = |key: &str| -> Vec<(String, &toml::Table)> {
+        match table.get(key) {
+            Some(toml::Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| Some((format!("{key}[{i}]."), v.as_table()?)))
+                .collect(),
+            Some(toml::Value::Table(t)) if key == "link_types" => t
+                .iter()
+                .filter_map(|(name, v)| Some((format!("{key}.{name}."), v.as_table()?)))
+                .collect(),
+            Some(toml::Value::Table(t)) => vec![(format!("{key}."), t)],
+            _ => Vec::new(),
+        }
+    };
+    let sections = [
+        ("link_types", LinkTypeSpec::defs()),
+        ("sockets", SocketSpec::defs()),
+        ("memory", MemorySpec::defs()),
+        ("switches", SwitchSpec::defs()),
+        ("links", LinkSpec::defs()),
+        ("mesh", crate::mesh::MeshSpec::defs()),
+    ];
+    for (key, defs) in &sections {
+        for (prefix, t) in tables(key) {
+            need(defs, t, prefix)?;
+        }
     }
     Ok(())
 }

@@ -93,30 +93,40 @@ fn self_link() {
 #[test]
 fn bad_numbers() {
     let t = BASE.replace("bandwidth_gbps = 20.0", "bandwidth_gbps = 0.0");
-    expect_err(&t, 5, "link_types.upi.bandwidth_gbps", "positive");
+    expect_err(
+        &t,
+        5,
+        "link_types.upi.bandwidth_gbps",
+        "must be a number in 0.001..=1000000, got 0",
+    );
     let t = BASE.replace("latency_ns = 25.0", "latency_ns = -1.0");
-    expect_err(&t, 6, "link_types.upi.latency_ns", "positive");
+    expect_err(&t, 6, "link_types.upi.latency_ns", "must be a number above 0");
     let t = BASE.replace("latency_ns = 25.0", "latency_ns = nan");
-    expect_err(&t, 6, "link_types.upi.latency_ns", "positive");
+    expect_err(&t, 6, "link_types.upi.latency_ns", "must be a number above 0");
     let t = BASE.replacen("capacity_bytes = 1073741824", "capacity_bytes = 0", 1);
     expect_err(
         &t,
         line_of(&t, "capacity_bytes = 0", 0),
         "memory[0].capacity_bytes",
-        "positive",
+        "must be an integer of at least 1, got 0",
     );
     let t = BASE.replacen("capacity_bytes = 1073741824", "capacity_bytes = -5", 1);
     let err = Machine::from_text("m.toml", &t).unwrap_err();
     assert_eq!(err.key, "memory[0].capacity_bytes");
     assert_eq!(err.line, Some(line_of(&t, "capacity_bytes = -5", 0)));
     let t = BASE.replacen("access_latency_ns = 80.0", "access_latency_ns = inf", 1);
-    expect_err(&t, line_of(&t, "= inf", 0), "memory[0].access_latency_ns", "positive");
+    expect_err(
+        &t,
+        line_of(&t, "= inf", 0),
+        "memory[0].access_latency_ns",
+        "must be a number above 0",
+    );
     let t = BASE.replace("type = \"upi\"", "bandwidth_gbps = 10.0\nlatency_ns = 0.0");
     expect_err(
         &t,
         line_of(&t, "latency_ns = 0.0", 0),
         "links[0].latency_ns",
-        "positive",
+        "must be a number above 0",
     );
 }
 
@@ -218,7 +228,7 @@ fn inline_links_errors_point_at_the_entry() {
     let head = "name = \"t\"\nlinks = [\n  { a = \"s0\", b = \"s1\", bandwidth_gbps = 1.0, latency_ns = 1.0 },\n  { a = \"s1\", b = \"s0\", bandwidth_gbps = -2.0, latency_ns = 1.0 },\n]\n";
     let rest = &BASE[BASE.find("[[sockets]]").unwrap()..BASE.find("[[links]]").unwrap()];
     let t = format!("{head}{rest}");
-    expect_err(&t, 4, "links[1].bandwidth_gbps", "positive");
+    expect_err(&t, 4, "links[1].bandwidth_gbps", "got -2");
     let t = t.replace("latency_ns = 1.0 },\n]", "latncy_ns = 1.0 },\n]");
     let err = Machine::from_text("m.toml", &t).unwrap_err();
     assert_eq!(err.key, "links[1].latncy_ns", "{err}");
@@ -262,23 +272,18 @@ fn out_of_range_sizes_and_rates_are_refused_with_their_location() {
         &t,
         line_of(&t, "llc_bytes = 4611", 0),
         "sockets[0].llc_bytes",
-        "between 1 and",
+        "must be an integer in 1..=1073741824, got 4611686018427387904",
     );
     let t = BASE.replace("bandwidth_gbps = 20.0", "bandwidth_gbps = 1e-20");
-    expect_err(&t, 5, "link_types.upi.bandwidth_gbps", "below the limit");
+    expect_err(&t, 5, "link_types.upi.bandwidth_gbps", "0.001..=");
     let t = BASE.replace("type = \"upi\"", "bandwidth_gbps = 1e-9\nlatency_ns = 5.0");
-    expect_err(
-        &t,
-        line_of(&t, "= 1e-9", 0),
-        "links[0].bandwidth_gbps",
-        "below the limit",
-    );
+    expect_err(&t, line_of(&t, "= 1e-9", 0), "links[0].bandwidth_gbps", "0.001..=");
     let t = BASE.replacen("freq_ghz = 2.0", "freq_ghz = 1e-12", 1);
     expect_err(
         &t,
         line_of(&t, "freq_ghz = 1e-12", 0),
         "sockets[0].freq_ghz",
-        "below the limit",
+        "must be a number in 0.001..=1000",
     );
     // Every socket within its own limit, but together too large.
     let mut t = BASE.to_string();
@@ -293,6 +298,48 @@ fn out_of_range_sizes_and_rates_are_refused_with_their_location() {
 }
 
 #[test]
+fn a_missing_required_key_is_named_with_its_meaning() {
+    let t = BASE.replacen("cores = 2\n", "", 1);
+    expect_err(
+        &t,
+        line_of(&t, "[[sockets]]", 0),
+        "sockets[0].cores",
+        "missing required key `cores` (cores of the socket)",
+    );
+    let t = BASE.replace("latency_ns = 25.0\n", "");
+    expect_err(&t, 4, "link_types.upi.latency_ns", "missing required key `latency_ns`");
+}
+
+/// Every section's declared range refuses a value outside it, naming file, line and key.
+#[test]
+fn declared_ranges_refuse_in_every_section() {
+    let cases = [
+        ("cores = 2", "cores = 0", "sockets[0].cores"),
+        ("channels = 1", "channels = 5000", "memory[0].channels"),
+        (
+            "type = \"upi\"",
+            "type = \"upi\"\nlatency_ns = -3.0",
+            "links[0].latency_ns",
+        ),
+        ("[[sockets]]", "[core]\nl1_ways = 0\n\n[[sockets]]", "core.l1_ways"),
+        (
+            "socket = \"s0\"",
+            "socket = \"s0\"\ndram_timing = { ranks = 99 }",
+            "memory[0].dram_timing.ranks",
+        ),
+    ];
+    for (from, to, key) in cases {
+        let t = BASE.replacen(from, to, 1);
+        let err = Machine::from_text("m.toml", &t).unwrap_err();
+        assert_eq!((err.file.as_str(), err.key.as_str()), ("m.toml", key), "{err}");
+        assert!(err.line.is_some() && err.message.starts_with("must be"), "{err}");
+    }
+    let t = BASE.to_string() + "\n[[switches]]\nname = \"w\"\ntransit_latency_ns = -1.0\n";
+    let err = Machine::from_text("m.toml", &t).unwrap_err();
+    assert_eq!(err.key, "switches[0].transit_latency_ns", "{err}");
+}
+
+#[test]
 fn line_bytes_other_than_64_is_refused_with_a_reason() {
     for bad in ["32", "128"] {
         let t = BASE.replacen("llc_ways = 8", &format!("llc_ways = 8\nline_bytes = {bad}"), 1);
@@ -300,7 +347,7 @@ fn line_bytes_other_than_64_is_refused_with_a_reason() {
             &t,
             line_of(&t, "line_bytes =", 0),
             "sockets[0].line_bytes",
-            "64-byte lines only",
+            "must be 64, got",
         );
     }
     let t = BASE.replacen("llc_ways = 8", "llc_ways = 8\nline_bytes = 64", 1);

@@ -296,8 +296,8 @@ fn simulate(dir: &numasim_output::ManagedDir, size: &Size, r: &Run) -> Result<(M
         Some(c) => Box::new(c.stream()),
         None => numasim_workload::build(r.workload, r.params.clone(), 1).map_err(|e| fail(e.to_string()))?,
     };
-    let sim = MeshSim::new(&m, p).map_err(fail)?;
-    let res = sim.run(&mut *src).map_err(fail)?;
+    let sim = MeshSim::new(&m, p).map_err(|e| fail(e.to_string()))?;
+    let res = sim.run(&mut *src).map_err(|e| fail(e.to_string()))?;
     let json = serde_json::json!({ "machine": m.name, "workload": r.workload, "mesh": &res });
     let text = serde_json::to_string_pretty(&json).unwrap_or_default();
     crate::write_in(dir, &format!("runs/{}/results.json", r.id), text.as_bytes())?;
@@ -384,6 +384,21 @@ fn fig3_stream<'a>(
     }
 }
 
+/// Why a Fig. 3 point could not be measured.
+#[derive(Debug, thiserror::Error)]
+pub enum Fig3Error {
+    #[error(transparent)]
+    Preset(#[from] ReproError),
+    #[error(transparent)]
+    Machine(#[from] numasim_machine::ConfigError),
+    #[error("the preset has no mesh")]
+    NoMesh,
+    #[error(transparent)]
+    Workload(#[from] numasim_workload::WorkloadError),
+    #[error(transparent)]
+    Mesh(#[from] numasim::timing::mesh_sim::MeshSimError),
+}
+
 /// One Fig. 3 point outside the study (for sensitivity maps): STREAM triad on node 0's 16
 /// cores with its buffer bound to `node`, on the study's HBM2 machine at the quick or full
 /// size with `edit` applied to its mesh, `mshrs` misses in flight per core. Returns the run's
@@ -393,17 +408,16 @@ pub fn fig3_point(
     node: usize,
     mshrs: usize,
     edit: &dyn Fn(&mut numasim_machine::mesh::Mesh),
-) -> Result<(MeshResults, f64), String> {
+) -> Result<(MeshResults, f64), Fig3Error> {
     let size = if quick { &QUICK } else { &FULL };
-    let text = machine_text(HBM_NUMA, size).map_err(|e| e.to_string())?;
-    let mut m =
-        Machine::from_text("<neoverse-v1-mesh as edited for a Fig. 3 point>", &text).map_err(|e| e.to_string())?;
-    edit(m.mesh.as_mut().ok_or("the preset has no mesh")?);
+    let text = machine_text(HBM_NUMA, size)?;
+    let mut m = Machine::from_text("<neoverse-v1-mesh as edited for a Fig. 3 point>", &text)?;
+    edit(m.mesh.as_mut().ok_or(Fig3Error::NoMesh)?);
     let mut p = MeshCoreParams::new(cores_of(&m, 0));
     p.private_bytes = size.slice_bytes;
     p.membind = Some(node);
     p.mshrs = mshrs;
-    let mut src = numasim_workload::build("stream", stream(16, size, 1), 1).map_err(|e| e.to_string())?;
+    let mut src = numasim_workload::build("stream", stream(16, size, 1), 1)?;
     let r = MeshSim::new(&m, p)?.run(&mut *src)?;
     let share = 100.0 * r.dram_gbps / peak_gbps(&m, &[node]);
     Ok((r, share))

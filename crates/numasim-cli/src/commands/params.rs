@@ -1,6 +1,6 @@
 //! `numasim params`: every key of a config section with its type, unit, default and meaning,
 //! from the declarations the code itself uses (`numasim_config::declare_params!` for `[timing]`,
-//! every generator's `[workload]` and `[migration]`; the machine key table).
+//! every generator's `[workload]`, `[migration]` and the machine file's sections).
 
 use crate::table::Table;
 use clap::{Args, Subcommand};
@@ -92,24 +92,15 @@ fn migration_rows(policy: &str) -> anyhow::Result<Rows> {
 }
 
 fn machine_rows() -> Rows {
-    let mut rows: Rows = numasim::machine::spec::MACHINE_KEY_DOCS
-        .iter()
-        .map(|(section, key, unit, ty, default, doc)| {
-            let k = if section.is_empty() {
-                key.to_string()
-            } else {
-                format!("{section}.{key}")
-            };
-            [
-                k,
-                ty.to_string(),
-                unit.to_string(),
-                default.to_string(),
-                String::new(),
-                doc.to_string(),
-            ]
-        })
-        .collect();
+    let mut rows = Rows::new();
+    for (section, defs) in numasim::machine::spec::key_sections() {
+        for mut row in def_rows(defs) {
+            if !section.is_empty() && !row[0].is_empty() {
+                row[0] = format!("{section}.{}", row[0]);
+            }
+            rows.push(row);
+        }
+    }
     // Shortcuts: keys an override (`--set machine.KEY=V`) or a sweep axis may set besides the
     // file's own; they are not written in machine files.
     for (key, unit, doc) in numasim::machine::overrides::SHORTCUTS {

@@ -3,5 +3,5 @@
 pub mod set_assoc;
 pub mod sharers;
 
-pub use set_assoc::{Outcome, SetAssocCache};
+pub use set_assoc::{Outcome, SetAssocCache, TagArrayError};
 pub use sharers::SharerMap;

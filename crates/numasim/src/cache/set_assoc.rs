@@ -334,14 +334,14 @@ impl SetAssocCache {
 
     /// [`SetAssocCache::partitioned`] that reports, instead of aborting, when the tag array's
     /// size overflows or the allocation fails (hostile sizes times thousands of cores).
-    pub fn try_partitioned(parts: usize, size_bytes: u64, ways: usize) -> Result<Self, String> {
+    pub fn try_partitioned(parts: usize, size_bytes: u64, ways: usize) -> Result<Self, TagArrayError> {
         let ways = ways.max(1);
         Self::try_with_layout(parts, size_bytes, ways, (9..=LANES).contains(&ways))
     }
 
     /// [`SetAssocCache::try_partitioned`] in the narrow (4 B tags) or wide (8 B tags) layout;
     /// narrow needs at most [`LANES`] ways.
-    fn try_with_layout(parts: usize, size_bytes: u64, ways: usize, narrow: bool) -> Result<Self, String> {
+    fn try_with_layout(parts: usize, size_bytes: u64, ways: usize, narrow: bool) -> Result<Self, TagArrayError> {
         let ways = ways.max(1);
         let sets = (size_bytes / 64 / ways as u64).max(1);
         let (per_set, tag_bytes) = if narrow { (LANES, 4) } else { (ways, 8) };
@@ -355,14 +355,11 @@ impl SetAssocCache {
                     .and_then(|n| n.checked_mul(tag_bytes))
                     .is_some_and(|b| b <= isize::MAX as usize)
             })
-            .ok_or_else(|| {
-                format!("{parts} caches of {size_bytes} bytes need more tag memory than can be addressed")
-            })?;
-        let no_room = || {
-            format!(
-                "cannot allocate {:.1} MiB of cache tags for {parts} caches of {size_bytes} bytes",
-                (n * tag_bytes) as f64 / (1 << 20) as f64
-            )
+            .ok_or(TagArrayError::Unaddressable { parts, size_bytes })?;
+        let no_room = || TagArrayError::OutOfMemory {
+            mib: (n * tag_bytes) as f64 / (1 << 20) as f64,
+            parts,
+            size_bytes,
         };
         let tags = if narrow {
             Tags::Narrow(TagArray::new(n, u32::INVALID).ok_or_else(no_room)?)
@@ -787,15 +784,27 @@ mod tests {
     }
 }
 
+/// Why the tag arrays of [`SetAssocCache::try_partitioned`] cannot be had.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TagArrayError {
+    #[error("{parts} caches of {size_bytes} bytes need more tag memory than can be addressed")]
+    Unaddressable { parts: usize, size_bytes: u64 },
+    #[error("cannot allocate {mib:.1} MiB of cache tags for {parts} caches of {size_bytes} bytes")]
+    OutOfMemory { mib: f64, parts: usize, size_bytes: u64 },
+}
+
 #[cfg(test)]
 mod alloc_tests {
-    use super::SetAssocCache;
+    use super::{SetAssocCache, TagArrayError};
 
     #[test]
     fn impossible_tag_arrays_are_errors_not_aborts() {
         let e = SetAssocCache::try_partitioned(usize::MAX, 1 << 30, 1).unwrap_err();
-        assert!(e.contains("more tag memory than can be addressed"), "{e}");
-        let e = SetAssocCache::try_partitioned(1 << 40, 1 << 20, 16).unwrap_err();
+        assert!(matches!(e, TagArrayError::Unaddressable { .. }), "{e}");
+        assert!(e.to_string().contains("more tag memory than can be addressed"), "{e}");
+        let e = SetAssocCache::try_partitioned(1 << 40, 1 << 20, 16)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("tag memory") || e.contains("cannot allocate"), "{e}");
         let c = SetAssocCache::try_partitioned(4, 1 << 12, 4).unwrap();
         assert_eq!(c.sets(), 16);

@@ -152,7 +152,7 @@ impl Run {
             self.thread_sockets.clone(),
             self.placement.clone(),
         )
-        .map_err(|m| self.origin.error("llc", m))?;
+        .map_err(|e| self.origin.error("llc", e.to_string()))?;
         if self.measure == Measure::Roi {
             sim.measure_from_roi();
         }
@@ -167,7 +167,7 @@ impl Run {
             self.thread_sockets.clone(),
             self.placement.clone(),
         )
-        .map_err(|m| self.origin.error("mode", m))?;
+        .map_err(|e| self.origin.error("mode", e.to_string()))?;
         let ranges: Vec<_> = self.processes.iter().map(|p| p.threads.clone()).collect();
         sim.set_processes(&ranges);
         sim.set_phase_ns(self.phase_ns);

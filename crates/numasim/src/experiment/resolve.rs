@@ -752,7 +752,7 @@ mod machine_override_tests {
         assert_eq!(e.key, "machine.link_types.cxl.latency_ns", "{e}");
         let line = bad.lines().position(|l| l.starts_with("link_types.cxl")).unwrap() + 1;
         assert_eq!(e.line, Some(line), "{e}");
-        assert!(e.message.contains("positive"), "{e}");
+        assert!(e.message.contains("above 0"), "{e}");
         // A table without `base`.
         let e = load(&text.replace("base = \"starnuma16-pool\"\n", ""), &[]).unwrap_err();
         assert!(e.message.contains("needs `base"), "{e}");

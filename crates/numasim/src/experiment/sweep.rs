@@ -168,7 +168,7 @@ fn axes_of(src: &Source, table_key: &str, t: &toml::Table) -> Result<Vec<Axis>, 
     let mut axes = Vec::new();
     for (key, v) in flat {
         let full = format!("{table_key}.{key}");
-        numasim_config::overrides::check_key(&key).map_err(|m| src.error(&full, m))?;
+        numasim_config::overrides::check_key(&key).map_err(|m| src.error(&full, m.to_string()))?;
         let toml::Value::Array(values) = v else {
             return Err(src.error(&full, "an axis is a list of values, e.g. [1, 2]"));
         };
@@ -203,7 +203,7 @@ impl SweepPlan {
         leaves("", &spec.set, &mut fixed);
         let mut fixed_overrides = Vec::new();
         for (key, value) in fixed {
-            numasim_config::overrides::check_key(&key).map_err(|m| src.error(format!("set.{key}"), m))?;
+            numasim_config::overrides::check_key(&key).map_err(|m| src.error(format!("set.{key}"), m.to_string()))?;
             fixed_overrides.push(Override {
                 label: format!("{} [set] {key} = {value}", src.origin),
                 key,
@@ -255,7 +255,8 @@ impl SweepPlan {
                 leaves("", b, &mut flat);
                 let mut overrides = fixed_overrides.clone();
                 for (key, value) in flat {
-                    numasim_config::overrides::check_key(&key).map_err(|m| src.error(format!("baseline.{key}"), m))?;
+                    numasim_config::overrides::check_key(&key)
+                        .map_err(|m| src.error(format!("baseline.{key}"), m.to_string()))?;
                     overrides.push(Override {
                         label: format!("{} [baseline] {key} = {value}", src.origin),
                         key,

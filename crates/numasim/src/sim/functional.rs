@@ -196,7 +196,7 @@ impl FunctionalSim {
         nodes: usize,
         thread_socket: Vec<usize>,
         placement: Placement,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, crate::cache::TagArrayError> {
         let llcs: Vec<SetAssocCache> = cfg
             .llc
             .as_ref()

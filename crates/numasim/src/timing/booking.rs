@@ -10,7 +10,7 @@
 
 use super::directory::NO_OWNER;
 use super::dram::{ps, AddressMap, DramConfig, MemoryController};
-use super::dram_window::RequestWindow;
+use super::dram_scheduler::{QueueParams, ReadQueue};
 use super::link::{Fabric, Path};
 use super::params::{DramPagePolicy, TimingSpec};
 use numasim_machine::Machine;
@@ -61,10 +61,10 @@ pub struct Booking {
     pub horizon_ps: u64,
     /// Latest completion of anything booked (the phase barrier waits for it).
     pub latest_ps: u64,
-    /// Per memory node: its read queue (FR-FCFS, [`RequestWindow`]); empty when
+    /// Per memory node: its read queue (`dram_scheduler`'s, FR-FCFS by default); empty when
     /// `dram_read_queue = 0` or node controllers are modelled (reads are then placed when
     /// presented).
-    windows: Vec<RequestWindow>,
+    windows: Vec<Box<dyn ReadQueue>>,
     /// Per node: the least time from a core's issue to a read reaching the node's controller
     /// (the lookahead that makes deciding a read safe: see [`Self::next_dram_decision`]).
     dram_arrive_min_ps: Vec<u64>,
@@ -120,10 +120,14 @@ impl Booking {
         let windows = if spec.dram_read_queue == 0 || nc.is_some() {
             Vec::new()
         } else {
-            let cap = (spec.dram_bypass_cap > 0).then_some(spec.dram_bypass_cap);
-            (0..nodes)
-                .map(|_| RequestWindow::new(spec.dram_read_queue as usize, cap))
-                .collect()
+            let params = QueueParams {
+                capacity: spec.dram_read_queue as usize,
+                bypass_cap: (spec.dram_bypass_cap > 0).then_some(spec.dram_bypass_cap),
+            };
+            // (An unknown name was refused by `TimingSpec::validate`.)
+            let scheduler = super::dram_scheduler::by_name(spec.dram_scheduler.as_deref())
+                .unwrap_or(&super::dram_scheduler::SCHEDULERS[0]);
+            (0..nodes).map(|_| (scheduler.make)(params)).collect()
         };
         let dram_arrive_min_ps = (0..nodes)
             .map(|n| {
@@ -165,7 +169,7 @@ impl Booking {
     pub fn present_read(&mut self, f: &FetchInFlight, row: u64, token: u64) {
         let n = f.node as usize;
         let w = &mut self.windows[n];
-        w.push(&mut self.mem[n], f.dram_arrive_ps, self.horizon_ps, row, false, token);
+        w.push(&mut self.mem[n], f.dram_arrive_ps, self.horizon_ps, row, token);
         let bound = w.next_start_bound_ps().unwrap_or(u64::MAX);
         let was = std::mem::replace(&mut self.window_bound_ps[n], bound);
         if bound <= self.least_bound_ps {

@@ -287,14 +287,15 @@ impl TimingSim {
         m: &Machine,
         thread_socket: Vec<usize>,
         placement: Placement,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, super::SetupError> {
         let spec = cfg.spec.clone();
         let (sockets, nodes) = (m.sockets.len(), m.memory_nodes.len());
         if sockets > MAX_SOCKETS {
-            return Err(format!(
-                "timing mode supports at most {MAX_SOCKETS} sockets; machine `{}` has {sockets}",
-                m.name
-            ));
+            return Err(super::SetupError::TooManySockets {
+                max: MAX_SOCKETS,
+                machine: m.name.clone(),
+                sockets,
+            });
         }
         spec.check_core_caches(thread_socket.len())?;
         let llcs = if cfg.llc {

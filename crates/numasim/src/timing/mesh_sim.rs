@@ -146,38 +146,39 @@ pub struct MeshSim {
 }
 
 impl MeshSim {
-    pub fn new(m: &Machine, p: MeshCoreParams) -> Result<MeshSim, String> {
-        let mesh = m
-            .mesh
-            .clone()
-            .ok_or_else(|| format!("machine `{}` has no [mesh] table", m.name))?;
-        if p.cores.is_empty() {
-            return Err("no threads placed on cores".into());
+    pub fn new(m: &Machine, p: MeshCoreParams) -> Result<MeshSim, MeshSimError> {
+        let mesh = m.mesh.clone().ok_or_else(|| MeshSimError::NoMesh(m.name.clone()))?;
+        let threads = p.cores.len();
+        if threads == 0 {
+            return Err(MeshSimError::NoThreads);
         }
-        if p.cores.len() > MAX_MESH_THREADS {
-            return Err(format!(
-                "{} threads: a mesh run has at most {MAX_MESH_THREADS} (the home slices' directories keep a 64-bit sharer mask per line)",
-                p.cores.len()
-            ));
+        if threads > MAX_MESH_THREADS {
+            return Err(MeshSimError::TooManyThreads {
+                threads,
+                max: MAX_MESH_THREADS,
+            });
         }
-        if let Some(&c) = p.cores.iter().find(|&&c| c >= mesh.cores()) {
-            return Err(format!("core {c} does not exist: the mesh has {} cores", mesh.cores()));
+        if let Some(&core) = p.cores.iter().find(|&&c| c >= mesh.cores()) {
+            return Err(MeshSimError::NoSuchCore {
+                core,
+                cores: mesh.cores(),
+            });
         }
         let nodes = if mesh.numa { mesh.quadrants() } else { 1 };
-        if let Some(t) = p.first_touch_by.filter(|&t| t >= p.cores.len()) {
-            return Err(format!("first_touch_by = {t}, but there are {} threads", p.cores.len()));
+        if let Some(thread) = p.first_touch_by.filter(|&t| t >= threads) {
+            return Err(MeshSimError::NoSuchFirstToucher { thread, threads });
         }
-        if let Some(n) = p.membind.filter(|&n| n >= nodes) {
-            return Err(format!("membind = {n}, but the machine has {nodes} NUMA nodes"));
+        if let Some(node) = p.membind.filter(|&n| n >= nodes) {
+            return Err(MeshSimError::NoSuchMembindNode { node, nodes });
         }
-        if let Some(&(_, _, n)) = p.bind.iter().find(|b| b.2 >= nodes) {
-            return Err(format!("bind to node {n}, but the machine has {nodes} NUMA nodes"));
+        if let Some(&(_, _, node)) = p.bind.iter().find(|b| b.2 >= nodes) {
+            return Err(MeshSimError::NoSuchBindNode { node, nodes });
         }
         if !((1..=1024).contains(&p.mshrs) && p.base_cpi.is_finite() && p.base_cpi >= 0.0) {
-            return Err("mshrs must be 1..=1024 and base_cpi finite and non-negative".into());
+            return Err(MeshSimError::CoreParams);
         }
         if !p.page_bytes.is_power_of_two() || p.page_bytes < 4096 || p.page_bytes > 1 << 30 {
-            return Err("page_bytes must be a power of two between 4 KiB and 1 GiB".into());
+            return Err(MeshSimError::PageBytes);
         }
         let map = AddressMap::parse("RoBaRaCoCh").expect("a fixed mapping parses");
         let node_bytes = m.memory_nodes.iter().map(|n| n.capacity_bytes).min().unwrap_or(0);
@@ -289,7 +290,7 @@ impl MeshSim {
     }
 
     /// Physical line of `vaddr` touched by `core`, placing its page on first touch.
-    fn translate(&mut self, vaddr: u64, core: usize) -> Result<u64, String> {
+    fn translate(&mut self, vaddr: u64, core: usize) -> Result<u64, MeshSimError> {
         let vpage = vaddr / self.p.page_bytes;
         let base = match self.pages.get(&vpage) {
             Some(&b) => b,
@@ -308,7 +309,10 @@ impl MeshSim {
                 };
                 let frame = self.next_frame[node];
                 if (frame + 1) * self.p.page_bytes > self.node_bytes {
-                    return Err(format!("NUMA node {node} is full ({} bytes)", self.node_bytes));
+                    return Err(MeshSimError::NodeFull {
+                        node,
+                        bytes: self.node_bytes,
+                    });
                 }
                 self.next_frame[node] += 1;
                 let b = node as u64 * self.node_bytes + frame * self.p.page_bytes;
@@ -603,14 +607,13 @@ impl MeshSim {
     /// thread resumes at the latest arrival's count), so without phases a core whose thread
     /// waited at a barrier reaches its next loop after its own compute time, ahead of a thread
     /// still stalled on misses in a serial section, and first-touches that section's pages.
-    pub fn run(mut self, src: &mut dyn AccessSource) -> Result<MeshResults, String> {
+    pub fn run(mut self, src: &mut dyn AccessSource) -> Result<MeshResults, MeshSimError> {
         let threads = self.p.cores.len();
         if src.threads() != threads {
-            return Err(format!(
-                "the workload has {} threads, {} cores were given",
-                src.threads(),
-                threads
-            ));
+            return Err(MeshSimError::ThreadCount {
+                workload: src.threads(),
+                cores: threads,
+            });
         }
         let lookahead_ps = 100_000;
         let mut clock = vec![0u64; threads];
@@ -630,7 +633,8 @@ impl MeshSim {
         loop {
             for th in 0..threads {
                 if !done[th] && pos[th] >= batch[th].len() {
-                    src.next_batch(th, &mut batch[th]).map_err(|e| e.to_string())?;
+                    src.next_batch(th, &mut batch[th])
+                        .map_err(|e| MeshSimError::Source(e.to_string()))?;
                     crate::sim::clamp_instructions(&mut batch[th]);
                     pos[th] = 0;
                     done[th] = batch[th].is_empty();
@@ -658,7 +662,8 @@ impl MeshSim {
                 let mut at_barrier = false;
                 while clock[th] < until {
                     if pos[th] >= batch[th].len() {
-                        src.next_batch(th, &mut batch[th]).map_err(|e| e.to_string())?;
+                        src.next_batch(th, &mut batch[th])
+                            .map_err(|e| MeshSimError::Source(e.to_string()))?;
                         crate::sim::clamp_instructions(&mut batch[th]);
                         pos[th] = 0;
                         if batch[th].is_empty() {
@@ -774,9 +779,11 @@ impl MeshSim {
     }
 }
 
+mod error;
 mod report;
 #[cfg(test)]
 mod tests;
 mod trackers;
+pub use error::MeshSimError;
 pub use report::{MeshResults, NodeMc, NodeSlc, VnetReport};
 use trackers::Trackers;

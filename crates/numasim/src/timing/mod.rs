@@ -166,6 +166,7 @@ pub mod directory;
 pub mod dram;
 pub mod dram_busy;
 pub mod dram_loop;
+pub mod dram_scheduler;
 pub mod dram_window;
 pub mod engine;
 pub mod link;
@@ -177,7 +178,10 @@ pub mod private;
 #[cfg(test)]
 mod reference;
 pub mod report;
+mod setup_error;
 pub mod timeline;
+
+pub use setup_error::SetupError;
 
 pub use engine::{TimingConfig, TimingSim};
 pub use params::{Coherence, CoherenceChoice, CoherenceSource, CoreModel, DramPagePolicy, ProxyMode, TimingSpec};

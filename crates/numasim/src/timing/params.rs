@@ -137,6 +137,9 @@ numasim_config::declare_params! {
         dram_read_queue: u32 = 32, unit "requests", Check::Range(0.0, 4096.0);
         /// FR-FCFS cap: younger reads of a bank that may go before an older one (0: uncapped)
         dram_bypass_cap: u32 = 16, unit "reads", Check::Range(0.0, 1e6);
+        /// how a read queue picks its next read, by name: fr-fcfs | fcfs (arrival order)
+        #[serde(skip_serializing_if = "Option::is_none")]
+        dram_scheduler: Option<String> = None, unit "-", Check::Words(&[]), unset "fr-fcfs";
         /// DRAM row buffer policy: open | closed
         dram_page_policy: DramPagePolicy = DramPagePolicy::Open, unit "-", Check::Any;
         /// DRAM address mapping by bit slices, most significant first (RoBaRaCoCh, ChRaBaRoCo, RoBgBaRaCoCh...)
@@ -231,8 +234,11 @@ impl TimingSpec {
         if self.dram_write_queue_high > 0 && self.dram_write_queue_low >= self.dram_write_queue_high {
             return Err(("dram_write_queue_low", "must be below dram_write_queue_high".into()));
         }
+        if let Err(e) = super::dram_scheduler::by_name(self.dram_scheduler.as_deref()) {
+            return Err(("dram_scheduler", e.to_string()));
+        }
         if let Err(e) = super::dram::AddressMap::parse(&self.dram_address_mapping) {
-            return Err(("dram_address_mapping", e));
+            return Err(("dram_address_mapping", e.to_string()));
         }
         if !self.dram_row_bytes.is_power_of_two() {
             return Err(("dram_row_bytes", "must be a power of two".into()));
@@ -262,15 +268,15 @@ pub const MAX_CORE_TAG_BYTES: u64 = 16 << 30;
 impl TimingSpec {
     /// Refuses private caches whose tags, over `cores` cores, exceed [`MAX_CORE_TAG_BYTES`]: each
     /// size is bounded per core, but times thousands of cores they could exhaust the host.
-    pub fn check_core_caches(&self, cores: usize) -> Result<(), String> {
+    pub fn check_core_caches(&self, cores: usize) -> Result<(), super::SetupError> {
         let per_core = self.l1_bytes / 64 + self.l2_bytes / 64 + u64::from(self.tlb_entries);
         let total = per_core.saturating_mul(cores as u64).saturating_mul(8);
         if total > MAX_CORE_TAG_BYTES {
-            return Err(format!(
-                "timing.l1_bytes, l2_bytes and tlb_entries for {cores} cores need {:.1} GiB of cache tags, more than the limit of {} GiB; make them smaller or use fewer threads",
-                total as f64 / (1u64 << 30) as f64,
-                MAX_CORE_TAG_BYTES >> 30
-            ));
+            return Err(super::SetupError::CoreTags {
+                cores,
+                gib: total as f64 / (1u64 << 30) as f64,
+                limit_gib: MAX_CORE_TAG_BYTES >> 30,
+            });
         }
         Ok(())
     }

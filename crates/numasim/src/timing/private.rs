@@ -52,22 +52,23 @@ pub struct PrivateCaches {
 }
 
 impl PrivateCaches {
-    pub fn new(spec: &TimingSpec, m: &Machine, cores: usize) -> Result<Self, String> {
+    pub fn new(spec: &TimingSpec, m: &Machine, cores: usize) -> Result<Self, super::SetupError> {
+        let sized = |key: &'static str| move |source| super::SetupError::PrivateCache { key, source };
         let cyc = |s: usize, c: u32| ps(f64::from(c) / m.sockets[s].freq_ghz);
         let sockets = m.sockets.len();
         Ok(PrivateCaches {
             l1: SetAssocCache::try_partitioned(cores, spec.l1_bytes, spec.l1_ways as usize)
-                .map_err(|e| format!("timing.l1_bytes: {e}"))?,
+                .map_err(sized("timing.l1_bytes"))?,
             l2: if spec.l2_bytes == 0 {
                 None
             } else {
                 Some(
                     SetAssocCache::try_partitioned(cores, spec.l2_bytes, spec.l2_ways as usize)
-                        .map_err(|e| format!("timing.l2_bytes: {e}"))?,
+                        .map_err(sized("timing.l2_bytes"))?,
                 )
             },
             tlb: SetAssocCache::try_partitioned(cores, u64::from(spec.tlb_entries) * 64, spec.tlb_ways as usize)
-                .map_err(|e| format!("timing.tlb_entries: {e}"))?,
+                .map_err(sized("timing.tlb_entries"))?,
             l1_ps: (0..sockets).map(|s| cyc(s, spec.l1_latency_cycles)).collect(),
             l2_ps: (0..sockets)
                 .map(|s| {

@@ -19,13 +19,26 @@ pub(super) enum Field {
     Co,
 }
 
+/// Why a `dram_address_mapping` does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MappingError {
+    #[error("`{0}`: fields are two letters each (Ro, Ba, Bg, Ra, Co, Ch)")]
+    OddLength(String),
+    #[error("`{mapping}`: unknown field `{field}` (Ro, Ba, Bg, Ra, Co, Ch)")]
+    UnknownField { mapping: String, field: String },
+    #[error("`{0}`: a field appears twice")]
+    Repeated(String),
+    #[error("`{0}`: needs each of Ro, Ba, Ra, Co and Ch")]
+    Missing(String),
+}
+
 impl AddressMap {
     /// Parses `RoBaRaCoCh`-style names: `Ro`, `Ba`, `Ra`, `Co` and `Ch` once each, `Bg` at most
     /// once, most significant first.
-    pub fn parse(s: &str) -> Result<AddressMap, String> {
+    pub fn parse(s: &str) -> Result<AddressMap, MappingError> {
         let b = s.as_bytes();
         if !b.len().is_multiple_of(2) {
-            return Err(format!("`{s}`: fields are two letters each (Ro, Ba, Bg, Ra, Co, Ch)"));
+            return Err(MappingError::OddLength(s.to_string()));
         }
         let mut fields = [Field::Ro; 6];
         let mut len = 0;
@@ -38,21 +51,21 @@ impl AddressMap {
                 b"Ro" => Field::Ro,
                 b"Co" => Field::Co,
                 _ => {
-                    return Err(format!(
-                        "`{s}`: unknown field `{}` (Ro, Ba, Bg, Ra, Co, Ch)",
-                        String::from_utf8_lossy(pair)
-                    ))
+                    return Err(MappingError::UnknownField {
+                        mapping: s.to_string(),
+                        field: String::from_utf8_lossy(pair).into_owned(),
+                    })
                 }
             };
             if fields[..len].contains(&f) || len == 6 {
-                return Err(format!("`{s}`: a field appears twice"));
+                return Err(MappingError::Repeated(s.to_string()));
             }
             fields[len] = f;
             len += 1;
         }
         for need in [Field::Ch, Field::Ra, Field::Ba, Field::Ro, Field::Co] {
             if !fields[..len].contains(&need) {
-                return Err(format!("`{s}`: needs each of Ro, Ba, Ra, Co and Ch"));
+                return Err(MappingError::Missing(s.to_string()));
             }
         }
         Ok(AddressMap { fields, len })

@@ -445,5 +445,8 @@ fn bound_ranges_go_to_their_node_and_a_bad_node_is_refused() {
         .unwrap();
     assert_eq!(r.pages_per_node, vec![31, 0, 16, 0]);
     p.bind = vec![(0, 4096, 4)];
-    assert!(MeshSim::new(&m, p).err().unwrap().contains("node 4"));
+    assert_eq!(
+        MeshSim::new(&m, p).err(),
+        Some(MeshSimError::NoSuchBindNode { node: 4, nodes: 4 })
+    );
 }

@@ -16,17 +16,13 @@ if [ -d /dev/shm ] && [ -w /dev/shm ]; then
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# cargo-fuzz builds with one codegen unit unless told, so the largest crate compiles on one
-# core; four units (as the workspace's release profile) let it use every core. Build and run
-# must pass the same flags, or the run rebuilds.
-flags=(-s none --debug-assertions --codegen-units 4)
-cargo +nightly fuzz build "${flags[@]}"
+cargo +nightly fuzz build -s none --debug-assertions
 # One target per core at a time (each is single-threaded); the summaries print in list order.
 jobs=$(nproc 2>/dev/null || echo 1)
 run_target() {
     local t=$1 start
     start=$(date +%s)
-    if ! cargo +nightly fuzz run "${flags[@]}" "$t" "$work/$t" "seeds/$t" -- \
+    if ! cargo +nightly fuzz run -s none --debug-assertions "$t" "$work/$t" "seeds/$t" -- \
         -runs="$runs" -rss_limit_mb=2048 -timeout=20 -max_len=65536 \
         -artifact_prefix="artifacts/$t/" >"$work/$t.log" 2>&1; then
         echo failed >"$work/$t.status"

@@ -243,9 +243,8 @@ struct Plan {
     kernel_cycles: u64,
     scan_cycles: u64,
     deviations: Vec<Deviation>,
-    /// The private L2 the mix runs with, and each choice's traffic ratio ([`traffic_ratio`]).
-    l2: L2,
-    traffic: [(L2, f64); 2],
+    /// The private L2 the mix runs with, and each choice's traffic ratio.
+    cache: L2Choice,
 }
 
 /// The length of `p` whose simulated time alone is closest to `target_ns` (at least one unit).
@@ -269,7 +268,7 @@ fn time_of(p: &Pilot, length: Length) -> f64 {
 }
 
 /// Sizes `mix` from its pilots by the rule (module docs) within `budget`.
-fn derive(mix: &Mix, pilots: &[Pilot], budget: Budget) -> Plan {
+fn derive(mix: &Mix, pilots: &[Pilot], budget: Budget, cache: L2Choice) -> Plan {
     let reference = mix.reference();
     let footprint: f64 = pilots.iter().map(|p| p.footprint_bytes).sum::<f64>() * mix.copies as f64;
     let scaled = Scaled::for_footprint(reference.clone(), footprint);
@@ -314,8 +313,7 @@ fn derive(mix: &Mix, pilots: &[Pilot], budget: Budget) -> Plan {
         kernel_cycles: cycles(KERNEL_CYCLES),
         scan_cycles: cycles(SCAN_CYCLES),
         deviations,
-        l2: L2::Knl,
-        traffic: [(L2::Knl, traffic_ratio(pilots)), (L2::None, f64::NAN)],
+        cache,
     }
 }
 
@@ -385,15 +383,24 @@ fn traffic_ratio(pilots: &[Pilot]) -> f64 {
     (logs.iter().sum::<f64>() / logs.len() as f64).exp()
 }
 
+/// The L2 a mix runs with, and the traffic ratio ([`traffic_ratio`]) of each choice.
+#[derive(Debug, Clone, Copy)]
+struct L2Choice {
+    l2: L2,
+    traffic: [(L2, f64); 2],
+}
+
 /// The L2 whose traffic ratio is nearer 1 (as a factor either way); KNL's on a tie or when a
 /// ratio is unknown.
-fn choose_l2(with: &[Pilot], without: &[Pilot]) -> L2 {
-    let (a, b) = (traffic_ratio(with).ln().abs(), traffic_ratio(without).ln().abs());
-    if b < a {
+fn choose_l2(with: &[Pilot], without: &[Pilot]) -> L2Choice {
+    let traffic = [(L2::Knl, traffic_ratio(with)), (L2::None, traffic_ratio(without))];
+    let off = |r: f64| r.ln().abs();
+    let l2 = if off(traffic[1].1) < off(traffic[0].1) {
         L2::None
     } else {
         L2::Knl
-    }
+    };
+    L2Choice { l2, traffic }
 }
 
 /// `[[process]]` entries: `copies` of each `(workload)`, `threads` each.
@@ -499,7 +506,7 @@ fn mix_experiment(mix: &Mix, plan: &Plan, seed: u64, placement: Table, migration
     base(
         &format!("numasim repro hydm: {} ({} programs)", mix.label, mix.programs()),
         seed,
-        plan.l2,
+        plan.cache.l2,
     )
     .with(toml! { phase_ns = (plan.phase_ns) })
     .with(Table::from_iter([
@@ -678,7 +685,7 @@ fn sizing_rows(label: &str, plan: &Plan, hydm: Option<&serde_json::Value>) -> Ve
             "private L2 per core (the choice nearer Table I's memory accesses per flop)".into(),
             "bytes",
             None,
-            plan.l2.bytes(),
+            plan.cache.l2.bytes(),
         ),
         input(
             "IPI handler cycles per page (× simulated over rule run length)".into(),
@@ -694,7 +701,7 @@ fn sizing_rows(label: &str, plan: &Plan, hydm: Option<&serde_json::Value>) -> Ve
         };
         rows.push(input(format!("{name} {what}"), "", None, n));
     }
-    for (l2, ratio) in plan.traffic {
+    for (l2, ratio) in plan.cache.traffic {
         let which = match l2 {
             L2::Knl => "with KNL's 1 MiB L2",
             L2::None => "without an L2",
@@ -743,10 +750,9 @@ impl Study for Hydm {
                 measured.push((mix.threads, p));
             }
             let [with, without] = &measured.iter().find(|(t, _)| *t == mix.threads).expect("measured").1;
-            let l2 = choose_l2(with, without);
-            let mut plan = derive(&mix, if l2 == L2::Knl { with } else { without }, budget(quick));
-            plan.l2 = l2;
-            plan.traffic = [(L2::Knl, traffic_ratio(with)), (L2::None, traffic_ratio(without))];
+            let cache = choose_l2(with, without);
+            let chosen = if cache.l2 == L2::Knl { with } else { without };
+            let plan = derive(&mix, chosen, budget(quick), cache);
             let runs = run_mix(ctx, &mix, &plan)?;
             for (name, r) in &runs.per_config {
                 rows.extend(fig5_rows(mix.label, name, r));
@@ -792,6 +798,14 @@ mod tests {
             .collect()
     }
 
+    /// KNL's L2, as pilots that keep Table I's traffic choose.
+    fn knl() -> L2Choice {
+        L2Choice {
+            l2: L2::Knl,
+            traffic: [(L2::Knl, 1.0), (L2::None, f64::NAN)],
+        }
+    }
+
     const MIX16: Mix = Mix {
         label: "m",
         copies: 2,
@@ -817,7 +831,7 @@ mod tests {
             run_ns: 1e18,
             windows: 1e9,
         };
-        let plan = derive(&MIX16, &pilots_at(s), big);
+        let plan = derive(&MIX16, &pilots_at(s), big, knl());
         assert!((plan.scaled.factor - s).abs() < 1e-18);
         assert_eq!(plan.tau, s);
         // p × s: 100 ms × 1e-6 = 100 ns; the run 920 s × 1e-6 spans 9200 windows.
@@ -854,6 +868,7 @@ mod tests {
                 run_ns: 46e6,
                 windows: 1e9,
             },
+            knl(),
         );
         // The rule's longest run is 920 s × 1e-3 = 0.92 s; 46 ms affordable: τ = 5e-5, τ/s = 0.05.
         assert!((plan.tau - 5e-5).abs() < 1e-15);
@@ -875,6 +890,7 @@ mod tests {
                 run_ns: 46e6,
                 windows: 200.0,
             },
+            knl(),
         );
         assert_eq!(plan.phase_ns, 230_000);
         assert!(plan
@@ -896,6 +912,7 @@ mod tests {
                 run_ns: 46e6,
                 windows: 1e9,
             },
+            knl(),
         );
         assert!(plan.lengths.contains(&("is", Length::Iterations(1))));
         assert!(plan.deviations.iter().any(|d| d.number == "run_ns_is"));
@@ -910,6 +927,7 @@ mod tests {
                 run_ns: 46e6,
                 windows: 1e9,
             },
+            knl(),
         );
         let (_, p, m) = configs(&plan, true).remove(2);
         let text = mix_experiment(&MIX16, &plan, 3, p, m, true).text();
@@ -947,11 +965,11 @@ mod tests {
         assert!((traffic_ratio(&at(0.25)) - 0.25).abs() < 1e-12);
         assert!(traffic_ratio(&at(0.0)).is_nan());
         // A tenth of the paper's traffic with the L2, 1.5× without: without is nearer.
-        assert_eq!(choose_l2(&at(0.1), &at(1.5)), L2::None);
+        assert_eq!(choose_l2(&at(0.1), &at(1.5)).l2, L2::None);
         // Half with it, 3× without: with it is nearer (a factor 2 against 3).
-        assert_eq!(choose_l2(&at(0.5), &at(3.0)), L2::Knl);
+        assert_eq!(choose_l2(&at(0.5), &at(3.0)).l2, L2::Knl);
         // Unknown ratios keep the machine's L2.
-        assert_eq!(choose_l2(&at(0.0), &at(0.0)), L2::Knl);
+        assert_eq!(choose_l2(&at(0.0), &at(0.0)).l2, L2::Knl);
     }
 
     /// Without the L2 every run of the mix carries `[timing] l2_bytes = 0`; with it, none.
@@ -964,9 +982,10 @@ mod tests {
                 run_ns: 46e6,
                 windows: 1e9,
             },
+            knl(),
         );
         for (l2, want) in [(L2::Knl, None), (L2::None, Some(0))] {
-            plan.l2 = l2;
+            plan.cache.l2 = l2;
             let (_, p, m) = configs(&plan, true).remove(0);
             let back: toml::Table = mix_experiment(&MIX16, &plan, 1, p, m, true).text().parse().unwrap();
             let got = back

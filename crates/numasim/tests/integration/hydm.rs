@@ -70,8 +70,8 @@ phase_instructions = 500000
 [workload]
 kind = "cg"
 threads = 8
-rows = 20000
-iterations = 3
+rows = 8000
+iterations = 2
 [llc]
 enabled = false
 [migration]

@@ -35,7 +35,9 @@ fn page_sizes_are_powers_of_two_from_4_kib_to_1_gib() {
     }
 }
 
-fn cg(page_bytes: u64, placement: &str, migration: &str) -> String {
+/// CG on the Sun Fire with serial initialisation; `iterations` of the solver after it (placement
+/// alone is decided by the initialisation, migration needs iterations to act on).
+fn cg(page_bytes: u64, placement: &str, migration: &str, iterations: u32) -> String {
     format!(
         r#"
 machine = "sunfire6800"
@@ -46,7 +48,7 @@ kind = "cg"
 threads = 12
 init = "serial"
 rows = 20000
-iterations = 20
+iterations = {iterations}
 [mapping]
 policy = "scatter"
 [llc]
@@ -62,8 +64,8 @@ page_bytes = {page_bytes}
 
 #[test]
 fn eight_kib_pages_place_whole_pages_and_round_robin_spreads_them() {
-    let small = run(&cg(4096, "first-touch", "policy = \"none\""));
-    let big = run(&cg(8192, "first-touch", "policy = \"none\""));
+    let small = run(&cg(4096, "first-touch", "policy = \"none\"", 1));
+    let big = run(&cg(8192, "first-touch", "policy = \"none\"", 1));
     assert_eq!(big.page_bytes, 8192);
     let pages = |r: &RunResults| r.pages_per_node.values().sum::<u64>();
     // Every 8 KiB page covers two 4 KiB pages (arrays start on 2 MiB boundaries, so no 8 KiB page
@@ -73,7 +75,7 @@ fn eight_kib_pages_place_whole_pages_and_round_robin_spreads_them() {
     assert!(2 * b >= s && 2 * b - s <= 8, "{s} 4 KiB pages vs {b} 8 KiB pages");
     // Serial initialisation: one board holds every page, whatever the page size.
     assert_eq!(big.pages_per_node.values().filter(|&&p| p > 0).count(), 1);
-    let rr = run(&cg(8192, "round-robin", "policy = \"none\""));
+    let rr = run(&cg(8192, "round-robin", "policy = \"none\"", 1));
     let per: Vec<u64> = rr.pages_per_node.values().copied().filter(|&p| p > 0).collect();
     assert_eq!(pages(&rr), pages(&big));
     assert_eq!(
@@ -86,8 +88,13 @@ fn eight_kib_pages_place_whole_pages_and_round_robin_spreads_them() {
 
 #[test]
 fn eight_kib_pages_migrate_as_8_kib_copies() {
-    let none = run(&cg(8192, "first-touch", "policy = \"none\""));
-    let tikir = run(&cg(8192, "first-touch", "policy = \"tikir\"\nprofiler = \"perfect\""));
+    let none = run(&cg(8192, "first-touch", "policy = \"none\"", 20));
+    let tikir = run(&cg(
+        8192,
+        "first-touch",
+        "policy = \"tikir\"\nprofiler = \"perfect\"",
+        20,
+    ));
     let m = &tikir.migration;
     assert!(m.total_moves > 0);
     assert_eq!(

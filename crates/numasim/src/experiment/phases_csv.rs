@@ -2,8 +2,8 @@
 //! unit, its meaning and how its cell is written; a column of a declared phase counter takes
 //! its name, unit and meaning from the counter's declaration ([`PhaseCounts`]).
 //!
-//! Why a table rather than a header list and a row builder: the two used to be written side by
-//! side and kept in step by hand, and the reference (docs/reference/results.md) a third time.
+//! Why a table rather than a header list and a row builder: those two, written side by side,
+//! must be kept in step by hand, and the reference (docs/reference/results.md) a third time.
 //! Here a column's name, unit, meaning and cell are one entry, and the reference's phases.csv
 //! table is checked against these entries row for row
 //! (`cargo test -p numasim-cli --test docs phases_csv_reference_is_the_declared_columns`).

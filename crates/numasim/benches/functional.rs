@@ -105,10 +105,10 @@ fn bench(c: &mut Criterion) {
                             machine.sockets.len(),
                             machine.memory_nodes.len(),
                             sockets.clone(),
-                            placement,
                         );
-                        while sim.run_phase(&mut src).expect("run").is_some() {
-                            sim.memory.pages.end_phase();
+                        let mut sys = FunctionalSim::system(&cfg, machine.sockets.len(), placement).expect("LLC");
+                        while sim.run_phase(&mut sys, &mut src).expect("run").is_some() {
+                            sys.memory.pages.end_phase();
                         }
                     },
                     BatchSize::LargeInput,

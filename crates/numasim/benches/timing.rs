@@ -130,9 +130,14 @@ fn bfs_group<M: Measurement>(c: &mut Criterion<M>, group: &str) {
                 || numasim::trace::VecSource::new(streams.clone()),
                 |mut src| {
                     let placement = resolve::placement(&exp, &machine).expect("placement");
-                    let mut sim = TimingSim::new(&cfg, &machine, sockets.clone(), placement).expect("engine");
-                    while sim.run_phase(&mut src, cfg.phase_instructions).expect("run").is_some() {
-                        sim.memory.pages.end_phase();
+                    let mut sim = TimingSim::new(&cfg, &machine, sockets.clone()).expect("engine");
+                    let mut sys = TimingSim::system(&cfg, &machine, placement).expect("LLC");
+                    while sim
+                        .run_phase(&mut sys, &mut src, cfg.phase_instructions)
+                        .expect("run")
+                        .is_some()
+                    {
+                        sys.memory.pages.end_phase();
                     }
                 },
                 BatchSize::LargeInput,

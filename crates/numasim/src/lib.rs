@@ -22,6 +22,7 @@ pub mod rng;
 pub mod sim;
 pub mod similarity;
 pub mod stats;
+pub mod system;
 pub mod timing;
 
 pub use numasim_config as config;

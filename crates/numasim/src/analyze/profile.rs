@@ -69,7 +69,7 @@ pub fn analyze_sources(
     tlb_entries: usize,
 ) -> Result<ProfileAnalysis, RunError> {
     let mut source = run.open_source()?;
-    let mut sim = run.functional_sim()?;
+    let (mut sim, mut system) = run.functional_sim()?;
     let sockets = run.machine.sockets.len();
     // Other parameters (`scan_fraction`) take their declared defaults.
     let mk = |kind: ProfilerKind, interval: u64| {
@@ -87,28 +87,35 @@ pub fn analyze_sources(
     };
     let mut root = mk(ProfilerKind::Perfect, 1);
     root.also = specs.iter().map(|&(k, n)| mk(k, n)).collect();
-    sim.set_observer(root);
+    system.set_observer(root);
     let mut perfect = PageProfile::new(sockets, 0);
     let mut run_profiles: Vec<PageProfile> = specs.iter().map(|_| PageProfile::new(sockets, 0)).collect();
     let mut events = vec![0u64; specs.len()];
     let mut mem_accesses = 0u64;
-    for_each_phase(&mut sim, &mut *source, run.max_phases, |sim, counts, ()| {
-        mem_accesses += counts.llc_misses;
-        let pages = sim.memory.table.pages();
-        let exact = sim.memory.pages.phase_counts[..pages * sockets].to_vec();
-        perfect.add(&PageProfile {
-            sockets,
-            counts: exact.clone(),
-        });
-        let o = sim.observer_mut().expect("installed above");
-        for (i, sub) in o.also.iter_mut().enumerate() {
-            run_profiles[i].add(&sub.profile(&exact, pages));
-            let (_, c) = sub.end_phase(pages, &[], 0);
-            events[i] += c.samples;
-        }
-        o.end_phase(pages, &[], 0);
-        Ok(())
-    })?;
+    for_each_phase(
+        &mut sim,
+        &mut system,
+        &mut *source,
+        run.max_phases,
+        |lent, counts, ()| {
+            let system = lent.system;
+            mem_accesses += counts.llc_misses;
+            let pages = system.memory.table.pages();
+            let exact = system.memory.pages.phase_counts[..pages * sockets].to_vec();
+            perfect.add(&PageProfile {
+                sockets,
+                counts: exact.clone(),
+            });
+            let o = system.observer_mut().expect("installed above");
+            for (i, sub) in o.also.iter_mut().enumerate() {
+                run_profiles[i].add(&sub.profile(&exact, pages));
+                let (_, c) = sub.end_phase(pages, &[], 0);
+                events[i] += c.samples;
+            }
+            o.end_phase(pages, &[], 0);
+            Ok(())
+        },
+    )?;
     let sources = specs
         .iter()
         .zip(&run_profiles)

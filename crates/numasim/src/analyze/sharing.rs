@@ -123,15 +123,15 @@ pub fn analyze_run(
     run.thread_sockets = thread_sockets.clone();
     let mut source = run.open_source()?;
     let nodes = run.machine.memory_nodes.len();
-    let mut sim = run.functional_sim()?;
+    let (mut sim, mut system) = run.functional_sim()?;
     let mut total = PhaseCounts::new(sockets, nodes);
-    for_each_phase(&mut sim, &mut *source, None, |_, counts, ()| {
+    for_each_phase(&mut sim, &mut system, &mut *source, None, |_, counts, ()| {
         total.add(&counts);
         Ok(())
     })?;
     let summary = run.classes.summarize(&total);
-    let h = sim.memory.pages.run_sharing();
-    let pages = sim.memory.table.pages() as u64;
+    let h = system.memory.pages.run_sharing();
+    let pages = system.memory.table.pages() as u64;
     Ok(SharingAnalysis {
         input: input.to_string(),
         machine: run.machine.name.clone(),

@@ -27,12 +27,13 @@ pub struct Lookahead {
 /// Runs the first pass (functional, no migration) and records every phase.
 pub fn learn_lookahead(run: &mut Run) -> Result<Lookahead, RunError> {
     let mut source = run.open_source()?;
-    let mut sim = run.functional_sim()?;
+    let (mut sim, mut system) = run.functional_sim()?;
     let sockets = run.machine.sockets.len();
     let mut phases = Vec::new();
-    for_each_phase(&mut sim, &mut *source, run.max_phases, |sim, _, ()| {
-        let pages = sim.memory.table.pages();
-        let counts = &sim.memory.pages.phase_counts[..pages * sockets];
+    for_each_phase(&mut sim, &mut system, &mut *source, run.max_phases, |lent, _, ()| {
+        let memory = &lent.system.memory;
+        let pages = memory.table.pages();
+        let counts = &memory.pages.phase_counts[..pages * sockets];
         let phase: Vec<(u32, u16, u32)> = counts
             .iter()
             .enumerate()
@@ -42,7 +43,7 @@ pub fn learn_lookahead(run: &mut Run) -> Result<Lookahead, RunError> {
         phases.push(phase);
         Ok(())
     })?;
-    let table = &sim.memory.table;
+    let table = &system.memory.table;
     let first_pass_id = (0..table.pages() as u32).map(|id| (table.vpage(id), id)).collect();
     Ok(Lookahead {
         sockets,

@@ -1,11 +1,13 @@
 //! One driver for both engines: phase by phase, migration at each boundary, results at the end.
 //!
 //! ```text
-//! experiment (TOML) ──resolve once──► Run ──► Engine (FunctionalSim | TimingSim)
-//!                                              │ run_phase ─► boundary: Migrator ─► record
+//! experiment (TOML) ──resolve once──► Run ──► Engine (FunctionalSim | TimingSim | SampledSim)
+//!                                              │ run_phase(&mut System) ─► boundary: Migrator ─► record
 //!                                              ▼
 //!                                          RunResults
 //! ```
+//! The driver owns the machine's state (a [`System`]: memory, LLCs, observer) and lends it to
+//! the engine for each phase; migration at a boundary works on the pair ([`Lent`]).
 //! The engines differ in what they model, not in how a run proceeds, so the loop is written
 //! once, generic over [`Engine`]: the phase loop ([`for_each_phase`]) is shared by the full run
 //! ([`simulate`]), the static oracle's first pass ([`learn_oracle_homes`]) and the analyses
@@ -27,11 +29,12 @@ pub use results::{
 pub use run::{Measure, ProcessInfo, Run, RunParts, SourceOpener};
 pub use sampled::{SampledSim, SamplingReport, TimedWindow};
 
-use crate::mem::FixedHomes;
+use crate::mem::{FixedHomes, Memory};
 use crate::migrate::{FirstPass, Migrator, PageHost, PhaseMigration, PolicyKind, Role};
 use crate::profile::Observer;
 use crate::sim::{FunctionalSim, SimError};
-use crate::stats::{PhaseCounts, SharingHistogram};
+use crate::stats::PhaseCounts;
+use crate::system::System;
 use crate::timing::{PhaseTiming, TimingResults, TimingSim};
 use numasim_machine::Machine;
 use numasim_output::stat::Stats;
@@ -39,33 +42,32 @@ use numasim_trace::AccessSource;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-/// What the driver needs of an engine besides [`PageHost`] (which migration uses).
-pub trait Engine: PageHost {
+/// What the driver needs of an engine. The machine's state is not the engine's: every call
+/// that runs accesses or moves pages is lent the run's [`System`].
+pub trait Engine {
     /// Counters of a phase besides [`PhaseCounts`] (the timing engine's clock figures).
     type Phase;
     /// Run-long state of the engine's own report (the timing engine's per-phase deltas).
     type Report: Default;
 
-    /// Runs one phase; `None` once every thread is done.
-    fn run_phase(&mut self, src: &mut dyn AccessSource) -> Result<Option<(PhaseCounts, Self::Phase)>, SimError>;
+    /// Runs one phase on `system`; `None` once every thread is done.
+    fn run_phase(
+        &mut self,
+        system: &mut System,
+        src: &mut dyn AccessSource,
+    ) -> Result<Option<(PhaseCounts, Self::Phase)>, SimError>;
     /// Phases run so far; one [`Engine::run_phase`] covers several when it merges a stretch of
     /// empty phases (see [`crate::sim::phase_window`]).
     fn phase_index(&self) -> u64;
-    /// Installs a migration profiler's observer.
-    fn set_observer(&mut self, observer: Observer);
-    /// The engine's memory system, to change (the driver's own edits below go through it).
-    fn memory_mut(&mut self) -> &mut crate::mem::Memory;
-    /// Oracle static placement: the home of each virtual page at first touch.
-    fn set_fixed_homes(&mut self, homes: FixedHomes) {
-        self.memory_mut().fixed_home = homes;
+    /// Re-homes `page` on `node` for a migration policy (the caller has checked capacity); the
+    /// timing engine also queues the copy's cost.
+    fn move_page(&mut self, system: &mut System, page: u32, node: usize) {
+        let _ = system.memory.move_page(page, node);
     }
-    /// Resets the per-phase page counters after the boundary has read them.
-    fn end_phase(&mut self) {
-        self.memory_mut().pages.end_phase();
-    }
-    /// Pages on each memory node right now.
-    fn pages_per_node(&self) -> &[u64] {
-        self.placement().used_pages()
+    /// Per page id: time its LLC-miss loads of the phase took, summed (ps); `None` without a
+    /// clock.
+    fn page_memory_time_ps(&self) -> Option<&[u64]> {
+        None
     }
 
     /// The phase's record of engine figures, taken before the migration step.
@@ -81,6 +83,7 @@ pub trait Engine: PageHost {
     /// them in time and adds that to the phase's record).
     fn after_boundary(
         &mut self,
+        _system: &mut System,
         _report: &mut Self::Report,
         _migrator: &Migrator,
         _migration: &PhaseMigration,
@@ -122,17 +125,15 @@ impl Engine for FunctionalSim {
     type Phase = ();
     type Report = ();
 
-    fn run_phase(&mut self, src: &mut dyn AccessSource) -> Result<Option<(PhaseCounts, ())>, SimError> {
-        Ok(FunctionalSim::run_phase(self, src)?.map(|c| (c, ())))
+    fn run_phase(
+        &mut self,
+        system: &mut System,
+        src: &mut dyn AccessSource,
+    ) -> Result<Option<(PhaseCounts, ())>, SimError> {
+        Ok(FunctionalSim::run_phase(self, system, src)?.map(|c| (c, ())))
     }
     fn phase_index(&self) -> u64 {
         FunctionalSim::phase_index(self)
-    }
-    fn set_observer(&mut self, observer: Observer) {
-        FunctionalSim::set_observer(self, observer)
-    }
-    fn memory_mut(&mut self) -> &mut crate::mem::Memory {
-        &mut self.memory
     }
     fn thread_totals(&self) -> Vec<crate::stats::ThreadTotals> {
         FunctionalSim::thread_totals(self).to_vec()
@@ -154,12 +155,16 @@ impl Engine for TimingSim {
     type Phase = crate::timing::engine::TimingCounts;
     type Report = TimingReport;
 
-    fn run_phase(&mut self, src: &mut dyn AccessSource) -> Result<Option<(PhaseCounts, Self::Phase)>, SimError> {
+    fn run_phase(
+        &mut self,
+        system: &mut System,
+        src: &mut dyn AccessSource,
+    ) -> Result<Option<(PhaseCounts, Self::Phase)>, SimError> {
         match self.phase_ps() {
-            Some(phase_ps) => TimingSim::run_phase_timed(self, src, phase_ps),
+            Some(phase_ps) => TimingSim::run_phase_timed(self, system, src, phase_ps),
             None => {
                 let phase_instructions = self.phase_instructions();
-                TimingSim::run_phase(self, src, phase_instructions)
+                TimingSim::run_phase(self, system, src, phase_instructions)
             }
         }
     }
@@ -169,11 +174,11 @@ impl Engine for TimingSim {
     fn boundary_reached(&self) -> bool {
         TimingSim::boundary_reached(self)
     }
-    fn set_observer(&mut self, observer: Observer) {
-        TimingSim::set_observer(self, observer)
+    fn move_page(&mut self, system: &mut System, page: u32, node: usize) {
+        TimingSim::move_page(self, system, page, node)
     }
-    fn memory_mut(&mut self) -> &mut crate::mem::Memory {
-        &mut self.memory
+    fn page_memory_time_ps(&self) -> Option<&[u64]> {
+        Some(TimingSim::page_memory_time_ps(self))
     }
     fn thread_totals(&self) -> Vec<crate::stats::ThreadTotals> {
         TimingSim::thread_totals(self)
@@ -196,13 +201,14 @@ impl Engine for TimingSim {
     }
     fn after_boundary(
         &mut self,
+        system: &mut System,
         report: &mut TimingReport,
         migrator: &Migrator,
         migration: &PhaseMigration,
         record: &mut Option<PhaseTiming>,
         phase: Self::Phase,
     ) {
-        let moved = self.charge_moves(migrator.cost_params(), migration.costs.scan_cycles);
+        let moved = self.charge_moves(system, migrator.cost_params(), migration.costs.scan_cycles);
         if let Some(timing) = record.as_mut() {
             timing.migration = crate::timing::report::MigrationTime::of(&moved, &phase, TimingSim::threads(self));
             report.migration.add(&timing.migration);
@@ -219,25 +225,52 @@ impl Engine for TimingSim {
     }
 }
 
-/// Runs `engine` over `source` phase by phase (at most `max_phases`), calling `each` after
-/// every phase and resetting the per-phase page counters after it. Returns the phases run.
+/// An engine with the system lent to it: what migration works on at a boundary (the page
+/// table, homes and counters are the system's; moving a page is also the engine's business).
+pub struct Lent<'a, E> {
+    pub engine: &'a mut E,
+    pub system: &'a mut System,
+}
+
+impl<E: Engine> PageHost for Lent<'_, E> {
+    fn memory(&self) -> &Memory {
+        &self.system.memory
+    }
+    fn observer_mut(&mut self) -> Option<&mut Observer> {
+        self.system.observer_mut()
+    }
+    fn move_page(&mut self, page: u32, node: usize) {
+        self.engine.move_page(self.system, page, node)
+    }
+    fn place_page(&mut self, page: u32, node: usize) {
+        let _ = self.system.memory.move_page(page, node);
+    }
+    fn page_memory_time_ps(&self) -> Option<&[u64]> {
+        self.engine.page_memory_time_ps()
+    }
+}
+
+/// Runs `engine` on `system` over `source` phase by phase (at most `max_phases`), calling
+/// `each` after every phase and resetting the per-phase page counters after it. Returns the
+/// phases run.
 pub fn for_each_phase<E: Engine, F>(
     engine: &mut E,
+    system: &mut System,
     source: &mut dyn AccessSource,
     max_phases: Option<u64>,
     mut each: F,
 ) -> Result<u64, RunError>
 where
-    F: FnMut(&mut E, PhaseCounts, E::Phase) -> Result<(), RunError>,
+    F: FnMut(Lent<'_, E>, PhaseCounts, E::Phase) -> Result<(), RunError>,
 {
     let mut phases = 0u64;
     while max_phases.is_none_or(|m| phases < m) {
-        let Some((counts, extra)) = engine.run_phase(source)? else {
+        let Some((counts, extra)) = engine.run_phase(system, source)? else {
             break;
         };
         phases += 1;
-        each(engine, counts, extra)?;
-        engine.end_phase();
+        each(Lent { engine, system }, counts, extra)?;
+        system.memory.pages.end_phase();
     }
     Ok(phases)
 }
@@ -246,30 +279,33 @@ where
 pub fn simulate(run: &mut Run, progress: &mut dyn FnMut(&Progress)) -> Result<RunResults, RunError> {
     match run.mode {
         Mode::Functional => {
-            let sim = run.functional_sim()?;
-            drive(run, sim, progress)
+            let (sim, system) = run.functional_sim()?;
+            drive(run, sim, system, progress)
         }
         Mode::Timing if sampled::is_sampled(run.mode, &run.timing.spec) => {
+            // Both engines run on the timing engine's system (its LLCs have the same shape).
+            let (timing, system) = run.timing_sim()?;
             let sim = SampledSim::new(
-                run.timing_sim()?,
-                run.functional_sim()?,
+                timing,
+                run.functional_engine(),
                 run.machine.clone(),
                 run.phase_instructions,
             );
-            drive(run, sim, progress)
+            drive(run, sim, system, progress)
         }
         Mode::Timing => {
-            let sim = run.timing_sim()?;
-            drive(run, sim, progress)
+            let (sim, system) = run.timing_sim()?;
+            drive(run, sim, system, progress)
         }
     }
 }
 
-/// The full run on `sim`: phases, a migration step at each boundary, per-phase records and
-/// run totals.
+/// The full run on `sim` over `system`: phases, a migration step at each boundary, per-phase
+/// records and run totals.
 pub fn drive<E: Engine>(
     run: &mut Run,
     mut sim: E,
+    mut system: System,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<RunResults, RunError> {
     let setup = Instant::now();
@@ -281,7 +317,7 @@ pub fn drive<E: Engine>(
         max_phases: run.max_phases,
         setup_s,
     });
-    let (mut migrator, mut lookahead) = prepare_migration(run, &mut sim)?;
+    let (mut migrator, mut lookahead) = prepare_migration(run, &mut system)?;
     let machine = &run.machine;
     let classes = &run.classes;
     let (sockets, nodes) = run.shape();
@@ -293,47 +329,54 @@ pub fn drive<E: Engine>(
     let mut report = E::Report::default();
     let mut phase_index = sim.phase_index();
     let mut thread_totals_before = Vec::new();
-    for_each_phase(&mut sim, &mut *source, run.max_phases, |sim, counts, extra| {
-        let spanned = sim.phase_index() - phase_index;
-        phase_index = sim.phase_index();
-        // Phase boundary: migration policies act here.
-        let summary = classes.summarize(&counts);
-        let sharing = sharing_report(sim.page_stats().phase_sharing());
-        let mut timing = sim.phase_report(&mut report, machine, &extra);
-        let sampled = sim.window(&extra);
-        if migrator.policy() != PolicyKind::None {
-            mapper.before_boundary(sim.home());
-        }
-        if let Some(la) = lookahead.as_mut() {
-            let next = la.profile(phases.len() + 1, sim.table());
-            if let Some(o) = sim.observer_mut() {
-                o.set_lookahead(next);
+    for_each_phase(
+        &mut sim,
+        &mut system,
+        &mut *source,
+        run.max_phases,
+        |mut lent, counts, extra| {
+            let spanned = lent.engine.phase_index() - phase_index;
+            phase_index = lent.engine.phase_index();
+            // Phase boundary: migration policies act here.
+            let summary = classes.summarize(&counts);
+            let sharing = sharing_report(lent.page_stats().phase_sharing());
+            let mut timing = lent.engine.phase_report(&mut report, machine, &extra);
+            let sampled = lent.engine.window(&extra);
+            if migrator.policy() != PolicyKind::None {
+                mapper.before_boundary(lent.home());
             }
-        }
-        let acting = sim.boundary_reached();
-        let migration = migrator.boundary_if(sim, &summary, phases.len() as u64 + 1, acting);
-        sim.after_boundary(&mut report, &migrator, &migration, &mut timing, extra);
-        phases.push(PhaseRecord {
-            index: phases.len() as u64,
-            phases_spanned: spanned,
-            summary,
-            sharing,
-            pages_per_node: per_node(machine, sim.pages_per_node()),
-            placement_map: mapper.map(sim.table(), sim.home()),
-            migration,
-            timing,
-            sampled,
-            processes: results::phase_processes(&run.processes, sim, &mut thread_totals_before),
-        });
-        total.add(&counts);
-        progress(&Progress {
-            phases_done: phases.len() as u64,
-            accesses: total.accesses,
-            max_phases: run.max_phases,
-            setup_s,
-        });
-        Ok(())
-    })?;
+            if let Some(la) = lookahead.as_mut() {
+                let next = la.profile(phases.len() + 1, lent.table());
+                if let Some(o) = lent.observer_mut() {
+                    o.set_lookahead(next);
+                }
+            }
+            let acting = lent.engine.boundary_reached();
+            let migration = migrator.boundary_if(&mut lent, &summary, phases.len() as u64 + 1, acting);
+            let Lent { engine: sim, system } = lent;
+            sim.after_boundary(system, &mut report, &migrator, &migration, &mut timing, extra);
+            phases.push(PhaseRecord {
+                index: phases.len() as u64,
+                phases_spanned: spanned,
+                summary,
+                sharing,
+                pages_per_node: per_node(machine, system.memory.placement.used_pages()),
+                placement_map: mapper.map(&system.memory.table, &system.memory.home),
+                migration,
+                timing,
+                sampled,
+                processes: results::phase_processes(&run.processes, &*sim, &mut thread_totals_before),
+            });
+            total.add(&counts);
+            progress(&Progress {
+                phases_done: phases.len() as u64,
+                accesses: total.accesses,
+                max_phases: run.max_phases,
+                setup_s,
+            });
+            Ok(())
+        },
+    )?;
     let finished = Finished {
         wall_s: started.elapsed().as_secs_f64(),
         setup_s,
@@ -341,12 +384,12 @@ pub fn drive<E: Engine>(
         phases,
         migrator,
     };
-    Ok(run_results(run, &sim, report, &*source, finished))
+    Ok(run_results(run, &sim, &system, report, &*source, finished))
 }
 
-/// The run's migrator, its observer installed in `sim`, and the first passes the policy's
+/// The run's migrator, its observer installed in `system`, and the first passes the policy's
 /// role (a static placement's) and the profiler (a look-ahead) declare they need.
-fn prepare_migration<E: Engine>(run: &mut Run, sim: &mut E) -> Result<(Migrator, Option<Lookahead>), RunError> {
+fn prepare_migration(run: &mut Run, system: &mut System) -> Result<(Migrator, Option<Lookahead>), RunError> {
     let mut migrator = Migrator::new(
         &run.migration,
         &run.machine,
@@ -356,11 +399,11 @@ fn prepare_migration<E: Engine>(run: &mut Run, sim: &mut E) -> Result<(Migrator,
     );
     migrator.set_process_threads(run.processes.iter().map(|p| p.threads.len() as u64).collect());
     if let Some(observer) = migrator.observer() {
-        sim.set_observer(observer);
+        system.set_observer(observer);
     }
     match run.migration.policy.role() {
-        Role::StaticOracle(FirstPass::AccessCounts) => sim.set_fixed_homes(learn_oracle_homes(run)?),
-        Role::StaticOracle(FirstPass::Profile) => sim.set_fixed_homes(learn_profile_homes(run)?),
+        Role::StaticOracle(FirstPass::AccessCounts) => system.memory.fixed_home = learn_oracle_homes(run)?,
+        Role::StaticOracle(FirstPass::Profile) => system.memory.fixed_home = learn_profile_homes(run)?,
         Role::Off | Role::AtBoundaries => {}
     }
     let lookahead = if migrator.observer().is_some() && run.migration.profiler.looks_ahead() {
@@ -391,7 +434,15 @@ struct Finished {
 }
 
 /// The results of a finished run.
-fn run_results<E: Engine>(run: &Run, sim: &E, report: E::Report, source: &dyn AccessSource, f: Finished) -> RunResults {
+fn run_results<E: Engine>(
+    run: &Run,
+    sim: &E,
+    system: &System,
+    report: E::Report,
+    source: &dyn AccessSource,
+    f: Finished,
+) -> RunResults {
+    let memory = &system.memory;
     let machine = &run.machine;
     let Finished {
         wall_s,
@@ -400,10 +451,10 @@ fn run_results<E: Engine>(run: &Run, sim: &E, report: E::Report, source: &dyn Ac
         phases,
         migrator,
     } = f;
-    let processes = results::process_results(&run.processes, sim, &node_names(machine));
-    let footprint_pages = sim.table().pages() as u64;
+    let processes = results::process_results(&run.processes, sim, memory, &node_names(machine));
+    let footprint_pages = memory.table.pages() as u64;
     let setup = sim.setup().map(|s| crate::sim::SetupReport {
-        region_pages: sim.page_stats().total.iter().filter(|&&n| n > 0).count() as u64,
+        region_pages: memory.pages.total.iter().filter(|&&n| n > 0).count() as u64,
         ..s
     });
     let sampling = sim.sampling();
@@ -424,7 +475,7 @@ fn run_results<E: Engine>(run: &Run, sim: &E, report: E::Report, source: &dyn Ac
             capacity_pages: node_names(machine)
                 .into_iter()
                 .enumerate()
-                .map(|(n, name)| (name, sim.placement().capacity_pages(n, footprint_pages) as f64))
+                .map(|(n, name)| (name, memory.placement.capacity_pages(n, footprint_pages) as f64))
                 .collect(),
         },
     );
@@ -451,8 +502,8 @@ fn run_results<E: Engine>(run: &Run, sim: &E, report: E::Report, source: &dyn Ac
             footprint_bytes: footprint_pages * run.page_bytes,
             phases: phases.len() as u64,
         },
-        sharing: sharing_report(run_sharing(sim)),
-        pages_per_node: per_node(machine, sim.pages_per_node()),
+        sharing: sharing_report(memory.pages.run_sharing()),
+        pages_per_node: per_node(machine, memory.placement.used_pages()),
         phases,
         migration,
         perf: Perf {
@@ -540,26 +591,23 @@ fn similarity_facts(run: &Run, i: &SimilarityInputs) -> crate::similarity::RunFa
     }
 }
 
-fn run_sharing<E: Engine>(sim: &E) -> SharingHistogram {
-    sim.page_stats().run_sharing()
-}
-
 /// The static oracle's first pass: runs the workload on the functional engine without
 /// migration and returns the oracle home of every virtual page (see [`crate::migrate::oracle`]).
 pub fn learn_oracle_homes(run: &mut Run) -> Result<FixedHomes, RunError> {
     let mut source = run.open_source()?;
-    let mut sim = run.functional_sim()?;
+    let (mut sim, mut system) = run.functional_sim()?;
     let sockets = run.machine.sockets.len();
     let mut totals: Vec<u64> = Vec::new();
-    for_each_phase(&mut sim, &mut *source, run.max_phases, |sim, _, ()| {
-        let pages = sim.memory.table.pages();
+    for_each_phase(&mut sim, &mut system, &mut *source, run.max_phases, |lent, _, ()| {
+        let memory = &lent.system.memory;
+        let pages = memory.table.pages();
         totals.resize(pages * sockets, 0);
-        for (t, &c) in totals.iter_mut().zip(&sim.memory.pages.phase_counts[..pages * sockets]) {
+        for (t, &c) in totals.iter_mut().zip(&memory.pages.phase_counts[..pages * sockets]) {
             *t += u64::from(c);
         }
         Ok(())
     })?;
-    Ok(fixed_homes(run, &sim, |mach, capacity| {
+    Ok(fixed_homes(run, &system.memory, |mach, capacity| {
         crate::migrate::oracle::best_homes(&totals, mach, capacity)
     }))
 }
@@ -569,13 +617,13 @@ pub fn learn_oracle_homes(run: &mut Run) -> Result<FixedHomes, RunError> {
 /// between the functional first pass and a timing-mode run.
 fn fixed_homes(
     run: &Run,
-    sim: &FunctionalSim,
+    memory: &Memory,
     choose: impl FnOnce(&crate::migrate::MachineInfo, &[u64]) -> Vec<u16>,
 ) -> FixedHomes {
     let mach = crate::migrate::MachineInfo::from_machine(&run.machine, run.page_bytes);
-    let footprint = sim.memory.table.pages() as u64;
+    let footprint = memory.table.pages() as u64;
     let capacity: Vec<u64> = (0..run.machine.memory_nodes.len())
-        .map(|n| sim.memory.placement.capacity_pages(n, footprint))
+        .map(|n| memory.placement.capacity_pages(n, footprint))
         .collect();
     let homes = choose(&mach, &capacity);
     FixedHomes::from_pairs(
@@ -583,7 +631,7 @@ fn fixed_homes(
             .iter()
             .enumerate()
             .filter(|&(_, &n)| n != u16::MAX)
-            .map(|(id, &n)| (sim.memory.table.vpage(id as u32), n)),
+            .map(|(id, &n)| (memory.table.vpage(id as u32), n)),
     )
 }
 
@@ -593,19 +641,20 @@ fn fixed_homes(
 /// that follows is seen.
 pub fn learn_profile_homes(run: &mut Run) -> Result<FixedHomes, RunError> {
     let mut source = run.open_source()?;
-    let mut sim = run.functional_sim()?;
+    let (mut sim, mut system) = run.functional_sim()?;
     let sockets = run.machine.sockets.len();
-    sim.set_observer(Observer::new(run.migration.profiler, sockets, &run.migration.params));
+    system.set_observer(Observer::new(run.migration.profiler, sockets, &run.migration.params));
     let mut total = crate::profile::PageProfile::new(sockets, 0);
-    for_each_phase(&mut sim, &mut *source, run.max_phases, |sim, _, ()| {
-        let pages = sim.memory.table.pages();
-        let exact = sim.memory.pages.phase_counts[..pages * sockets].to_vec();
-        let o = sim.observer_mut().expect("installed above");
+    for_each_phase(&mut sim, &mut system, &mut *source, run.max_phases, |lent, _, ()| {
+        let system = lent.system;
+        let pages = system.memory.table.pages();
+        let exact = system.memory.pages.phase_counts[..pages * sockets].to_vec();
+        let o = system.observer_mut().expect("installed above");
         total.add(&o.profile(&exact, pages));
         o.end_phase(pages, &[], 0);
         Ok(())
     })?;
-    Ok(fixed_homes(run, &sim, |mach, capacity| {
+    Ok(fixed_homes(run, &system.memory, |mach, capacity| {
         crate::migrate::profile_static::homes_from_profile(&total, mach, capacity)
     }))
 }
@@ -647,48 +696,52 @@ mod tests {
     }
 
     /// Phases run and accesses seen, through the shared loop.
-    fn drive_counts<E: Engine>(sim: &mut E, max: Option<u64>) -> (u64, u64, u64, u64) {
+    fn drive_counts<E: Engine>(sim: &mut E, system: &mut System, max: Option<u64>) -> (u64, u64, u64, u64) {
         let mut src = VecSource::new(streams());
         let (mut accesses, mut spanned_before) = (0, sim.phase_index());
         let mut per_phase_pages = 0;
-        let phases = for_each_phase(sim, &mut src, max, |sim, counts, _| {
+        let phases = for_each_phase(sim, system, &mut src, max, |lent, counts, _| {
             accesses += counts.accesses;
-            assert!(sim.phase_index() > spanned_before);
-            spanned_before = sim.phase_index();
+            assert!(lent.engine.phase_index() > spanned_before);
+            spanned_before = lent.engine.phase_index();
             // The page counters hold this phase only: reset after each call.
-            per_phase_pages = per_phase_pages.max(sim.page_stats().phase_counts.iter().map(|&c| u64::from(c)).sum());
+            per_phase_pages = per_phase_pages.max(lent.page_stats().phase_counts.iter().map(|&c| u64::from(c)).sum());
             Ok(())
         })
         .unwrap();
-        (phases, accesses, sim.table().pages() as u64, per_phase_pages)
+        (phases, accesses, system.memory.table.pages() as u64, per_phase_pages)
+    }
+
+    fn functional(m: &Machine, sockets: Vec<usize>) -> (FunctionalSim, System) {
+        let cfg = FunctionalConfig {
+            phase_instructions: 1000,
+            quantum_instructions: 100,
+            llc: None,
+            page_bytes: 4096,
+            observer_thread: false,
+        };
+        let system = FunctionalSim::system(&cfg, m.sockets.len(), placement(m)).unwrap();
+        (
+            FunctionalSim::new(&cfg, m.sockets.len(), m.memory_nodes.len(), sockets),
+            system,
+        )
     }
 
     #[test]
     fn one_loop_drives_both_engines_over_the_same_accesses() {
         let m = Machine::load("two-socket").unwrap();
         let sockets = vec![0, 0, 1, 1];
-        let mut f = FunctionalSim::new(
-            &FunctionalConfig {
-                phase_instructions: 1000,
-                quantum_instructions: 100,
-                llc: None,
-                page_bytes: 4096,
-                observer_thread: false,
-            },
-            m.sockets.len(),
-            m.memory_nodes.len(),
-            sockets.clone(),
-            placement(&m),
-        );
+        let (mut f, mut fs) = functional(&m, sockets.clone());
         let cfg = TimingConfig {
             spec: TimingSpec::default(),
             phase_instructions: 1000,
             page_bytes: 4096,
             llc: false,
         };
-        let mut t = TimingSim::new(&cfg, &m, sockets, placement(&m)).unwrap();
-        let fc = drive_counts(&mut f, None);
-        let tc = drive_counts(&mut t, None);
+        let mut t = TimingSim::new(&cfg, &m, sockets).unwrap();
+        let mut ts = TimingSim::system(&cfg, &m, placement(&m)).unwrap();
+        let fc = drive_counts(&mut f, &mut fs, None);
+        let tc = drive_counts(&mut t, &mut ts, None);
         // 300 accesses per thread, one every 10 instructions: 3 phases of 1000.
         assert_eq!((fc.0, fc.1, fc.2), (3, 1200, 64));
         assert_eq!(
@@ -705,20 +758,8 @@ mod tests {
     #[test]
     fn max_phases_stops_the_loop() {
         let m = Machine::load("two-socket").unwrap();
-        let mut f = FunctionalSim::new(
-            &FunctionalConfig {
-                phase_instructions: 1000,
-                quantum_instructions: 100,
-                llc: None,
-                page_bytes: 4096,
-                observer_thread: false,
-            },
-            m.sockets.len(),
-            m.memory_nodes.len(),
-            vec![0, 0, 1, 1],
-            placement(&m),
-        );
-        let (phases, accesses, _, _) = drive_counts(&mut f, Some(2));
+        let (mut f, mut fs) = functional(&m, vec![0, 0, 1, 1]);
+        let (phases, accesses, _, _) = drive_counts(&mut f, &mut fs, Some(2));
         assert_eq!((phases, accesses), (2, 800));
     }
 }

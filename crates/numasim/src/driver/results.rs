@@ -250,14 +250,14 @@ pub struct ProcessResults {
 pub(crate) fn process_results<E: super::Engine>(
     processes: &[super::ProcessInfo],
     sim: &E,
+    memory: &crate::mem::Memory,
     node_names: &[String],
 ) -> Vec<ProcessResults> {
     if processes.is_empty() {
         return Vec::new();
     }
     let totals = sim.thread_totals();
-    let table = sim.table();
-    let home = sim.home();
+    let (table, home) = (&memory.table, &memory.home);
     let shift = table.page_shift();
     let mut pages = vec![vec![0u64; node_names.len()]; processes.len()];
     for (p, &node) in home.iter().enumerate().take(table.pages()) {

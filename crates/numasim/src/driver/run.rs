@@ -142,35 +142,35 @@ impl Run {
         (self.machine.sockets.len(), self.machine.memory_nodes.len())
     }
 
-    /// A functional engine over this run's settings.
-    pub fn functional_sim(&self) -> Result<crate::sim::FunctionalSim, ConfigError> {
+    /// A functional engine over this run's settings and the system it runs on.
+    pub fn functional_sim(&self) -> Result<(crate::sim::FunctionalSim, crate::system::System), ConfigError> {
+        let system = crate::sim::FunctionalSim::system(&self.functional, self.shape().0, self.placement.clone())
+            .map_err(|e| self.origin.error("llc", e.to_string()))?;
+        Ok((self.functional_engine(), system))
+    }
+
+    /// A functional engine over this run's settings, without a system of its own (sampled
+    /// timing runs it on the timing engine's).
+    pub fn functional_engine(&self) -> crate::sim::FunctionalSim {
         let (sockets, nodes) = self.shape();
-        let mut sim = crate::sim::FunctionalSim::try_new(
-            &self.functional,
-            sockets,
-            nodes,
-            self.thread_sockets.clone(),
-            self.placement.clone(),
-        )
-        .map_err(|e| self.origin.error("llc", e.to_string()))?;
+        let mut sim = crate::sim::FunctionalSim::new(&self.functional, sockets, nodes, self.thread_sockets.clone());
         if self.measure == Measure::Roi {
             sim.measure_from_roi();
         }
-        Ok(sim)
+        sim
     }
 
-    /// A timing engine over this run's settings (errors located at the experiment's `mode`).
-    pub fn timing_sim(&self) -> Result<crate::timing::TimingSim, ConfigError> {
-        let mut sim = crate::timing::TimingSim::new(
-            &self.timing,
-            &self.machine,
-            self.thread_sockets.clone(),
-            self.placement.clone(),
-        )
-        .map_err(|e| self.origin.error("mode", e.to_string()))?;
+    /// A timing engine over this run's settings and the system it runs on (errors located at
+    /// the experiment's `mode`).
+    pub fn timing_sim(&self) -> Result<(crate::timing::TimingSim, crate::system::System), ConfigError> {
+        let located = |e: crate::timing::SetupError| self.origin.error("mode", e.to_string());
+        let mut sim =
+            crate::timing::TimingSim::new(&self.timing, &self.machine, self.thread_sockets.clone()).map_err(located)?;
+        let system =
+            crate::timing::TimingSim::system(&self.timing, &self.machine, self.placement.clone()).map_err(located)?;
         let ranges: Vec<_> = self.processes.iter().map(|p| p.threads.clone()).collect();
         sim.set_processes(&ranges);
         sim.set_phase_ns(self.phase_ns);
-        Ok(sim)
+        Ok((sim, system))
     }
 }

@@ -1,9 +1,9 @@
 //! Sampled timing: StarNUMA's own methodology (§IV-A, Fig. 6), so a paper-scale study costs
 //! functional speed rather than timing speed.
 //!
-//! Each phase of `phase_instructions` per thread runs in three spans, on one page table
-//! (`mem::Memory`), one profiler observer and one set of per-page counters, handed between
-//! the engines:
+//! Each phase of `phase_instructions` per thread runs in three spans, all on the run's one
+//! [`System`] (page table and per-page counters, LLC tag arrays, profiler observer), lent to
+//! whichever engine runs the span:
 //!
 //! ```text
 //! phase k:  [ warm-up W | timed window S |  rest of the phase, functional  ]
@@ -19,10 +19,10 @@
 //!   directory as the last window left them; the warm-up replaces the lines the phase uses.
 //! - **The functional rest** sees every access, so migration decisions (Algorithm 1, the
 //!   perfect baseline) are made on the whole phase, as the paper's trace simulation makes them.
-//!   The per-socket LLC tag arrays are handed across too (same shape in both engines), so the
-//!   LLC holds one continuous state; the timing engine's private caches and directory are not
-//!   told what the functional part did (the warm-up refreshes them), and the functional
-//!   engine's sharer masks miss the window's reads (a missed invalidation, not a missed miss).
+//!   Both engines use the system's LLC tag arrays, so the LLC holds one continuous state; the
+//!   timing engine's private caches are not told what the functional part did (they are
+//!   dropped and the warm-up refills them). Each engine keeps its own directory; at each
+//!   switch the sharer masks are merged both ways, so a store still invalidates every copy.
 //! - **Migrations** are decided at the boundary on the whole phase and all re-home their pages
 //!   at once; the first `charged_migration_fraction` of them (default `S / phase`: the paper
 //!   models "only the first 10 % migrations of each phase" with 100 M of 1 B instructions
@@ -37,12 +37,11 @@
 //! phase's `sampled` record which instructions were timed.
 
 use super::{Engine, Mode};
-use crate::mem::Memory;
 use crate::migrate::mechanism::CostParams;
-use crate::migrate::{Migrator, PageHost, PhaseMigration};
-use crate::profile::Observer;
+use crate::migrate::{Migrator, PhaseMigration};
 use crate::sim::{FunctionalSim, SimError, ThreadPlace};
 use crate::stats::PhaseCounts;
+use crate::system::System;
 use crate::timing::engine::TimingCounts;
 use crate::timing::report::{MigrationTime, PhaseTracker};
 use crate::timing::{PhaseTiming, TimingResults, TimingSim};
@@ -100,9 +99,8 @@ pub struct SampledReport {
     migration: MigrationTime,
 }
 
-/// The timing engine for the windows and the functional engine for the rest of each phase.
-/// The timing engine holds the memory system and the observer except while the functional
-/// engine runs.
+/// The timing engine for the windows and the functional engine for the rest of each phase,
+/// both on the system the driver lends for the phase.
 pub struct SampledSim {
     timing: TimingSim,
     functional: FunctionalSim,
@@ -193,28 +191,23 @@ impl SampledSim {
         Ok(())
     }
 
-    /// Runs the functional engine up to `end` on the timing engine's memory and observer.
-    fn functional_to(&mut self, src: &mut dyn AccessSource, end: u64) -> Result<PhaseCounts, SimError> {
+    /// Runs the functional engine on `sys` up to `end`; the directories' sharer masks are
+    /// merged both ways around it.
+    fn functional_to(
+        &mut self,
+        sys: &mut System,
+        src: &mut dyn AccessSource,
+        end: u64,
+    ) -> Result<PhaseCounts, SimError> {
         let wall = std::time::Instant::now();
-        self.functional.swap_memory(&mut self.timing.memory);
-        let mut observer = None;
-        self.timing.swap_observer(&mut observer);
-        self.functional.swap_observer(&mut observer);
-        let llcs = self.functional.swap_llcs(self.timing.llcs_mut());
-        if let Some(map) = self.functional.sharers_mut() {
+        if let Some(map) = self.functional.sharers_mut(&sys.memory) {
             map.merge(self.timing.directory_sharers());
         }
         self.functional.give_threads(std::mem::take(&mut self.places));
-        let r = self.functional.run_to(src, end);
+        let r = self.functional.run_to(sys, src, end);
         self.places = self.functional.take_threads();
-        if llcs {
-            self.functional.swap_llcs(self.timing.llcs_mut());
-        }
-        self.functional.swap_observer(&mut observer);
-        self.timing.swap_observer(&mut observer);
-        self.timing.swap_memory(&mut self.functional.memory);
-        let map = self.functional.sharers_mut().map(|m| &*m);
-        self.timing.resume_after_functional(|dir| {
+        let map = self.functional.sharers_mut(&sys.memory).map(|m| &*m);
+        self.timing.resume_after_functional(sys, |dir| {
             if let Some(m) = map {
                 m.merge_into(dir);
             }
@@ -226,11 +219,16 @@ impl SampledSim {
         Ok(c)
     }
 
-    /// Runs the timing engine up to `end`.
-    fn timing_to(&mut self, src: &mut dyn AccessSource, end: u64) -> Result<(PhaseCounts, TimingCounts), SimError> {
+    /// Runs the timing engine on `sys` up to `end`.
+    fn timing_to(
+        &mut self,
+        sys: &mut System,
+        src: &mut dyn AccessSource,
+        end: u64,
+    ) -> Result<(PhaseCounts, TimingCounts), SimError> {
         let wall = std::time::Instant::now();
         self.timing.give_threads(std::mem::take(&mut self.places));
-        let r = self.timing.run_to(src, end);
+        let r = self.timing.run_to(sys, src, end);
         self.places = self.timing.take_threads();
         let r = r?;
         self.stats.timing_accesses += r.0.accesses;
@@ -252,29 +250,15 @@ fn ns(ps: u64) -> f64 {
     ps as f64 / 1000.0
 }
 
-impl PageHost for SampledSim {
-    fn memory(&self) -> &Memory {
-        PageHost::memory(&self.timing)
-    }
-    fn observer_mut(&mut self) -> Option<&mut Observer> {
-        PageHost::observer_mut(&mut self.timing)
-    }
-    fn move_page(&mut self, page: u32, node: usize) {
-        PageHost::move_page(&mut self.timing, page, node)
-    }
-    fn place_page(&mut self, page: u32, node: usize) {
-        PageHost::place_page(&mut self.timing, page, node)
-    }
-    fn page_memory_time_ps(&self) -> Option<&[u64]> {
-        PageHost::page_memory_time_ps(&self.timing)
-    }
-}
-
 impl Engine for SampledSim {
     type Phase = SampledPhase;
     type Report = SampledReport;
 
-    fn run_phase(&mut self, src: &mut dyn AccessSource) -> Result<Option<(PhaseCounts, SampledPhase)>, SimError> {
+    fn run_phase(
+        &mut self,
+        sys: &mut System,
+        src: &mut dyn AccessSource,
+    ) -> Result<Option<(PhaseCounts, SampledPhase)>, SimError> {
         if src.threads() != self.places.len() {
             return Err(SimError::ThreadCount {
                 source_threads: src.threads(),
@@ -294,7 +278,7 @@ impl Engine for SampledSim {
         let mut counts = PhaseCounts::new(sockets, nodes);
         if next != self.phase + 1 {
             // A merged stretch of empty phases: nothing to time.
-            counts.add(&self.functional_to(src, end)?);
+            counts.add(&self.functional_to(sys, src, end)?);
             self.phase = next;
             let now = self.timing.now_ps();
             let timing = TimingCounts {
@@ -316,7 +300,7 @@ impl Engine for SampledSim {
         let warm_end = start.saturating_add(self.warmup).min(end);
         let win_end = warm_end.saturating_add(self.sample).min(end);
         if warm_end > start {
-            let (c, t) = self.timing_to(src, warm_end)?;
+            let (c, t) = self.timing_to(sys, src, warm_end)?;
             counts.add(&c);
             self.stats.warmup_instructions_run = self.stats.warmup_instructions_run.saturating_add(c.instructions);
             self.warmup_ps += t.end_ps - t.start_ps;
@@ -327,11 +311,11 @@ impl Engine for SampledSim {
         }
         // The previous boundary's moves, charged from the window's start.
         let moved = match &self.cost {
-            Some(cost) => self.timing.charge_moves(cost, self.scan_cycles),
+            Some(cost) => self.timing.charge_moves(sys, cost, self.scan_cycles),
             None => Default::default(),
         };
         let before = self.core_stats();
-        let (c, t) = self.timing_to(src, win_end)?;
+        let (c, t) = self.timing_to(sys, src, win_end)?;
         counts.add(&c);
         let mut record = self.tracker.phase(&self.timing, &self.machine, &t);
         record.migration = MigrationTime::of(&moved, &t, self.timing.threads());
@@ -345,7 +329,7 @@ impl Engine for SampledSim {
         self.timed_ps += dur;
         self.stats.timed_ns = ns(self.timed_ps);
         if win_end < end {
-            counts.add(&self.functional_to(src, end)?);
+            counts.add(&self.functional_to(sys, src, end)?);
         }
         self.phase = next;
         let window = TimedWindow {
@@ -367,11 +351,11 @@ impl Engine for SampledSim {
     fn phase_index(&self) -> u64 {
         self.phase
     }
-    fn set_observer(&mut self, observer: Observer) {
-        self.timing.set_observer(observer)
+    fn move_page(&mut self, sys: &mut System, page: u32, node: usize) {
+        self.timing.move_page(sys, page, node)
     }
-    fn memory_mut(&mut self) -> &mut Memory {
-        &mut self.timing.memory
+    fn page_memory_time_ps(&self) -> Option<&[u64]> {
+        Some(self.timing.page_memory_time_ps())
     }
     /// Counts over both engines; no time (the timed windows cover a sample of each phase).
     fn thread_totals(&self) -> Vec<crate::stats::ThreadTotals> {
@@ -397,6 +381,7 @@ impl Engine for SampledSim {
     }
     fn after_boundary(
         &mut self,
+        _sys: &mut System,
         report: &mut SampledReport,
         migrator: &Migrator,
         migration: &PhaseMigration,
@@ -459,4 +444,81 @@ impl Engine for SampledSim {
 /// Whether a run in `mode` with these timing settings uses sampled timing.
 pub fn is_sampled(mode: Mode, spec: &crate::timing::TimingSpec) -> bool {
     mode == Mode::Timing && spec.sample_instructions.is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mem::{Capacity, Placement, PlacementPolicy};
+    use crate::sim::FunctionalConfig;
+    use crate::timing::{TimingConfig, TimingSpec};
+    use numasim_trace::{Access, VecSource};
+
+    /// Sampled timing on `two-socket` with LLCs, phases of 1000 instructions, the first 200 of
+    /// each timed (no warm-up); thread t on socket t.
+    fn sampled(m: &Machine) -> (SampledSim, System) {
+        let nearest = (0..m.sockets.len())
+            .map(|s| m.nearest_memory_order(s).to_vec())
+            .collect();
+        let placement = Placement::new(
+            PlacementPolicy::FirstTouch,
+            vec![Capacity::Pages(1 << 20); m.memory_nodes.len()],
+            nearest,
+        );
+        let cfg = TimingConfig {
+            spec: TimingSpec {
+                sample_instructions: Some(200),
+                ..TimingSpec::default()
+            },
+            phase_instructions: 1000,
+            page_bytes: 4096,
+            llc: true,
+        };
+        let fcfg = FunctionalConfig {
+            phase_instructions: 1000,
+            quantum_instructions: 100,
+            llc: Some(m.sockets.iter().map(|s| (s.llc_bytes, s.llc_ways as usize)).collect()),
+            page_bytes: 4096,
+            observer_thread: false,
+        };
+        let (sockets, nodes) = (m.sockets.len(), m.memory_nodes.len());
+        let timing = TimingSim::new(&cfg, m, vec![0, 1]).unwrap();
+        let functional = FunctionalSim::new(&fcfg, sockets, nodes, vec![0, 1]);
+        let system = TimingSim::system(&cfg, m, placement).unwrap();
+        (SampledSim::new(timing, functional, m.clone(), 1000), system)
+    }
+
+    #[test]
+    fn the_next_timed_window_sees_the_page_and_the_line_the_functional_part_left() {
+        let m = Machine::load("two-socket").unwrap();
+        let (mut sim, mut system) = sampled(&m);
+        let a = 0x10_0000u64;
+        // Phase 0: thread 0 reads line `a` in the functional part (instructions 200-1000),
+        // which places its page on socket 0's node and fills socket 0's LLC. Phase 1's timed
+        // window (1000-1200): thread 0 reads the line again, thread 1 reads the next line.
+        let streams = vec![
+            vec![Access::read(500, a, 8), Access::read(1100, a, 8)],
+            vec![Access::read(1150, a + 64, 8)],
+        ];
+        let mut src = VecSource::new(streams);
+        let (first, p0) = sim.run_phase(&mut system, &mut src).unwrap().unwrap();
+        let w0 = p0.window.expect("a timed phase");
+        assert_eq!((w0.timed, w0.functional), ([0, 200], [200, 1000]));
+        assert_eq!((first.accesses, first.new_pages, first.llc_misses), (1, 1, 1));
+        assert_eq!(system.memory.table.pages(), 1);
+        assert!(system.llcs[0].contains(a >> 6), "the functional part filled the LLC");
+        let home = system.memory.home[0] as usize;
+        assert_eq!(home, m.nearest_memory_order(0)[0]);
+
+        let (second, p1) = sim.run_phase(&mut system, &mut src).unwrap().unwrap();
+        assert_eq!(p1.window.expect("a timed phase").timed, [1000, 1200]);
+        // Both accesses ran in the timing engine; neither touched a page first, thread 0's hit
+        // in the LLC the functional part filled (the timing engine's private caches were
+        // dropped after it), thread 1's went to the page's first-touch home.
+        assert_eq!(second.accesses, 2);
+        assert_eq!(second.new_pages, 0, "the page is the system's, placed in phase 0");
+        assert_eq!((second.llc_hits, second.llc_misses), (1, 1));
+        assert_eq!(second.demand[m.memory_nodes.len() + home], 1);
+        assert_eq!(system.memory.table.pages(), 1);
+    }
 }

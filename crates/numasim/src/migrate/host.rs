@@ -4,15 +4,16 @@
 //!
 //! Moving is the engine's business: the functional engine only re-homes the page; the timing
 //! engine also queues the copy, the TLB shootdown and the in-flight window, charged in time
-//! once the policy has chosen all of the phase's moves. Each engine implements this trait
-//! beside itself, so the migration layer never imports an engine.
+//! once the policy has chosen all of the phase's moves. The driver implements this trait for
+//! an engine together with the machine state lent to it (`driver::Lent`), so the migration
+//! layer never imports an engine.
 
 use crate::mem::{Memory, PageTable, Placement};
 use crate::profile::Observer;
 use crate::stats::PageStats;
 
 pub trait PageHost {
-    /// The engine's memory system (page table, homes, placement, per-page counts).
+    /// The machine's memory system (page table, homes, placement, per-page counts).
     fn memory(&self) -> &Memory;
     fn table(&self) -> &PageTable {
         &self.memory().table

@@ -5,8 +5,9 @@
 //! and the path of one access through the parts, each in its own module with its own tests —
 //! the core model ([`super::core`]: clock, ROB, MSHRs, store buffer), the private caches
 //! ([`super::private`]), the directory ([`super::directory`]), and the fabric and DRAM
-//! booking with the latency calibration ([`super::booking`]). The shared LLCs, the page table
-//! ([`crate::mem::Memory`]) and migration charging live here because every part meets there.
+//! booking with the latency calibration ([`super::booking`]). Migration charging lives here
+//! because every part meets there. The machine's state shared with the functional engine (page
+//! table, LLCs, observer) is a [`System`] lent to each call that runs accesses.
 //!
 //! Why transactions are computed whole at issue rather than hop by hop as events: a
 //! discrete-event engine pays a priority-queue push and pop for every hop of every message
@@ -31,12 +32,12 @@ use super::directory::{Directory, NO_OWNER};
 use super::dram::ps;
 use super::params::{Coherence, CoherenceChoice, TimingSpec};
 use super::private::{Level, PrivateCaches};
-use crate::cache::{Outcome, SetAssocCache};
+use crate::cache::Outcome;
 use crate::mem::{Memory, Placement};
 use crate::migrate::mechanism::CostParams;
-use crate::profile::Observer;
 use crate::sim::SimError;
 use crate::stats::PhaseCounts;
+use crate::system::System;
 use numasim_machine::Machine;
 use numasim_trace::{Access, AccessSource};
 use std::cmp::Reverse;
@@ -202,7 +203,8 @@ struct ChainWait {
 /// Tokens of reads waiting on a pending chain carry this bit (read-queue tokens do not).
 const CHAIN_TOKEN: u64 = 1 << 62;
 
-/// The engine. Public fields are read by the report and by migration at phase boundaries.
+/// The engine's own state (cores, private caches, directory, fabric and DRAM bookings).
+/// Public fields are read by the report.
 pub struct TimingSim {
     pub spec: TimingSpec,
     /// The directory's protocol and where it was chosen (`[timing] coherence`, else the
@@ -210,10 +212,8 @@ pub struct TimingSim {
     pub coherence: CoherenceChoice,
     sockets: usize,
     nodes: usize,
-    /// Page table, homes and frames, placement and per-page statistics (shared with the
-    /// functional engine).
-    pub memory: Memory,
-    llcs: Vec<SetAssocCache>,
+    /// log2 of the page size (the system's page table's).
+    page_shift: u32,
     llc_on: bool,
     /// Socket-level coherence directory (and which cores may hold each line privately).
     dir: Directory,
@@ -254,7 +254,7 @@ pub struct TimingSim {
     core_process: Vec<u32>,
     /// Multi-process runs: page-number shift that leaves the process number.
     process_shift: u32,
-    observer: Option<Box<Observer>>,
+    /// Whether the system has a profiler's observer (set at the start of each span).
     observing: bool,
     counts: PhaseCounts,
     pub timing: TimingCounts,
@@ -282,12 +282,9 @@ pub struct TimingSim {
 }
 
 impl TimingSim {
-    pub fn new(
-        cfg: &TimingConfig,
-        m: &Machine,
-        thread_socket: Vec<usize>,
-        placement: Placement,
-    ) -> Result<Self, super::SetupError> {
+    /// The engine for threads on `thread_socket`; it runs on a [`System`] from
+    /// [`Self::system`].
+    pub fn new(cfg: &TimingConfig, m: &Machine, thread_socket: Vec<usize>) -> Result<Self, super::SetupError> {
         let spec = cfg.spec.clone();
         let (sockets, nodes) = (m.sockets.len(), m.memory_nodes.len());
         if sockets > MAX_SOCKETS {
@@ -298,14 +295,6 @@ impl TimingSim {
             });
         }
         spec.check_core_caches(thread_socket.len())?;
-        let llcs = if cfg.llc {
-            m.sockets
-                .iter()
-                .map(|s| SetAssocCache::try_partitioned(1, s.llc_bytes, s.llc_ways as usize))
-                .collect::<Result<_, _>>()?
-        } else {
-            Vec::new()
-        };
         let private = PrivateCaches::new(&spec, m, thread_socket.len())?;
         let lookup_ps: Vec<u64> = (0..sockets)
             .map(|s| {
@@ -343,13 +332,10 @@ impl TimingSim {
             })
             .collect();
         let classes = class_names.len();
-        let mut memory = Memory::new(cfg.page_bytes, sockets, placement);
-        memory.keep_line_state(Directory::BYTES_PER_LINE, crate::mem::memory::line_state_budget_bytes());
         Ok(TimingSim {
             sockets,
             nodes,
-            memory,
-            llcs,
+            page_shift: cfg.page_bytes.trailing_zeros(),
             llc_on: cfg.llc,
             dir: Directory::new(cfg.page_bytes),
             private_tracked: true,
@@ -371,7 +357,6 @@ impl TimingSim {
             cycle_ps: m.sockets.iter().map(|s| 1000.0 / s.freq_ghz).collect(),
             core_process: Vec::new(),
             process_shift: 64,
-            observer: None,
             observing: false,
             counts: PhaseCounts::new(sockets, nodes),
             timing: TimingCounts {
@@ -393,6 +378,20 @@ impl TimingSim {
             coherence: CoherenceChoice::of(&spec, m),
             spec,
         })
+    }
+
+    /// The machine state this engine runs on: memory with `placement` (the directory's bytes
+    /// per line declared) and, with an LLC, the sockets' tag arrays.
+    pub fn system(cfg: &TimingConfig, m: &Machine, placement: Placement) -> Result<System, super::SetupError> {
+        let shape: Vec<(u64, usize)> = if cfg.llc {
+            m.sockets.iter().map(|s| (s.llc_bytes, s.llc_ways as usize)).collect()
+        } else {
+            Vec::new()
+        };
+        let llcs = System::llcs_of(&shape)?;
+        let mut memory = Memory::new(cfg.page_bytes, m.sockets.len(), placement);
+        memory.keep_line_state(Directory::BYTES_PER_LINE, crate::mem::memory::line_state_budget_bytes());
+        Ok(System::new(memory, llcs))
     }
 
     /// Phases run so far (a merged empty stretch counts each phase it spans; see
@@ -447,7 +446,7 @@ impl TimingSim {
                 }
             }
         }
-        let page_shift = self.memory.table.page_shift().min(numasim_trace::PROCESS_SHIFT);
+        let page_shift = self.page_shift.min(numasim_trace::PROCESS_SHIFT);
         self.process_shift = numasim_trace::PROCESS_SHIFT - page_shift;
     }
 
@@ -475,17 +474,11 @@ impl TimingSim {
 
     /// Profiler hook (out of line: off the hot path). `mem`: the access reached memory.
     #[inline(never)]
-    fn observe(&mut self, socket: usize, a: &Access, mem: bool) {
+    fn observe(&mut self, sys: &mut System, socket: usize, a: &Access, mem: bool) {
         // Every cached line was filled by a miss, so its page is mapped.
-        if let (Some(page), Some(o)) = (self.memory.table.lookup(a.vaddr), self.observer.as_mut()) {
+        if let (Some(page), Some(o)) = (sys.memory.table.lookup(a.vaddr), sys.observer.as_deref_mut()) {
             o.observe(socket, page, a, mem);
         }
-    }
-
-    /// Installs a migration profiler's observer.
-    pub fn set_observer(&mut self, observer: Observer) {
-        self.observer = Some(Box::new(observer));
-        self.observing = true;
     }
 
     /// Time a single isolated load would take right now (tests and calibration): socket
@@ -519,25 +512,18 @@ pub fn time_window(phase: u64, phase_ps: u64, start_ps: u64, earliest_ps: Option
     }
 }
 
-impl crate::migrate::PageHost for TimingSim {
-    fn memory(&self) -> &Memory {
-        &self.memory
-    }
-    fn observer_mut(&mut self) -> Option<&mut Observer> {
-        self.observer.as_deref_mut()
-    }
-    /// Re-homes the page on a fresh frame of `node`; the copy is charged by
-    /// [`TimingSim::charge_moves`] once the policy has chosen every move of the boundary.
-    fn page_memory_time_ps(&self) -> Option<&[u64]> {
-        Some(&self.page_mem_ps)
+impl TimingSim {
+    /// Per page id: time its LLC-miss loads of the phase took, summed (ps); HyDM measures
+    /// progress as flops per this time.
+    pub fn page_memory_time_ps(&self) -> &[u64] {
+        &self.page_mem_ps
     }
 
-    fn move_page(&mut self, page: u32, node: usize) {
-        if let Some(m) = self.memory.move_page(page, node) {
+    /// Re-homes the page on a fresh frame of `node`; the copy is charged by
+    /// [`TimingSim::charge_moves`] once the policy has chosen every move of the boundary.
+    pub fn move_page(&mut self, sys: &mut System, page: u32, node: usize) {
+        if let Some(m) = sys.memory.move_page(page, node) {
             self.pending_moves.push((page, m.from as u16, node as u16, m.old_frame));
         }
-    }
-    fn place_page(&mut self, page: u32, node: usize) {
-        let _ = self.memory.move_page(page, node);
     }
 }

@@ -26,7 +26,8 @@ fn hostile_instruction_counts_and_addresses_do_not_panic() {
         llc: true,
     };
     let placement = placement_on(&m, PlacementPolicy::FirstTouch);
-    let mut s = TimingSim::new(&cfg, &m, vec![0, 1], placement).unwrap();
+    let mut s = TimingSim::new(&cfg, &m, vec![0, 1]).unwrap();
+    let mut sys = TimingSim::system(&cfg, &m, placement).unwrap();
     let top = (1u64 << 47) - 64;
     let t0 = vec![
         Access::read(0, 0x1000, 8),
@@ -36,7 +37,11 @@ fn hostile_instruction_counts_and_addresses_do_not_panic() {
     let t1 = vec![Access::write(5, top, 8), Access::read(u64::MAX, 0x1000, 8)];
     let mut src = VecSource::new(vec![t0, t1]);
     let mut phases = 0;
-    while s.run_phase(&mut src, cfg.phase_instructions).unwrap().is_some() {
+    while s
+        .run_phase(&mut sys, &mut src, cfg.phase_instructions)
+        .unwrap()
+        .is_some()
+    {
         phases += 1;
         assert!(phases < 100, "runs to completion");
     }
@@ -51,7 +56,8 @@ fn functional_mode_also_finishes_on_hostile_instruction_counts() {
     let m = numasim::experiment::resolve::machine(&exp).unwrap();
     let cfg = numasim::experiment::resolve::functional_config(&exp, &m);
     let placement = numasim::experiment::resolve::placement(&exp, &m).unwrap();
-    let mut s = FunctionalSim::new(&cfg, m.sockets.len(), m.memory_nodes.len(), vec![0, 1], placement);
+    let mut s = FunctionalSim::new(&cfg, m.sockets.len(), m.memory_nodes.len(), vec![0, 1]);
+    let mut sys = FunctionalSim::system(&cfg, m.sockets.len(), placement).unwrap();
     let t0 = vec![
         Access::read(0, 0x1000, 8),
         Access::read(u64::MAX - 1, 0x2000, 8),
@@ -60,7 +66,7 @@ fn functional_mode_also_finishes_on_hostile_instruction_counts() {
     let t1 = vec![Access::write(u64::MAX, 0x1000, 8)];
     let mut src = VecSource::new(vec![t0, t1]);
     let mut phases = 0;
-    while s.run_phase(&mut src).unwrap().is_some() {
+    while s.run_phase(&mut sys, &mut src).unwrap().is_some() {
         phases += 1;
         assert!(phases < 100, "runs to completion");
     }
@@ -269,10 +275,7 @@ fn private_caches_of_thousands_of_cores_are_refused_before_allocating() {
         page_bytes: 4096,
         llc: true,
     };
-    let placement = placement_on(&m, PlacementPolicy::FirstTouch);
-    let e = TimingSim::new(&cfg, &m, vec![0; 4096], placement)
-        .err()
-        .expect("refused");
+    let e = TimingSim::new(&cfg, &m, vec![0; 4096]).err().expect("refused");
     assert!(
         matches!(e, numasim::timing::SetupError::CoreTags { cores: 4096, .. }),
         "{e}"
@@ -340,7 +343,8 @@ fn the_timing_clock_saturates_without_overflow() {
         llc: true,
     };
     let placement = placement_on(&m, PlacementPolicy::Interleave(vec![0, 1]));
-    let mut s = TimingSim::new(&cfg, &m, vec![0, 1], placement).unwrap();
+    let mut s = TimingSim::new(&cfg, &m, vec![0, 1]).unwrap();
+    let mut sys = TimingSim::system(&cfg, &m, placement).unwrap();
     // Instruction gaps large enough that each step's compute time saturates, then accesses
     // packed at the very top of the instruction space.
     let stream = |t: u64| -> Vec<Access> {
@@ -353,7 +357,7 @@ fn the_timing_clock_saturates_without_overflow() {
     let mut src = VecSource::new(vec![stream(0), stream(1)]);
     let mut phases = 0;
     let mut instructions = 0u64;
-    while let Some((counts, _)) = s.run_phase(&mut src, cfg.phase_instructions).unwrap() {
+    while let Some((counts, _)) = s.run_phase(&mut sys, &mut src, cfg.phase_instructions).unwrap() {
         instructions = instructions.saturating_add(counts.instructions);
         phases += 1;
         assert!(phases < 10, "runs to completion");

@@ -50,6 +50,11 @@ const RULES: &[(&str, &[&str])] = &[
         ],
     ),
     ("migrate", &["sim", "timing", "experiment", "analyze"]),
+    // The machine state lent to the engines sits below them and the driver.
+    (
+        "system",
+        &["migrate", "sim", "timing", "driver", "experiment", "analyze"],
+    ),
 ];
 
 fn src() -> PathBuf {

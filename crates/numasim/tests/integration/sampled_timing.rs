@@ -223,10 +223,11 @@ fn a_window_longer_than_the_phase_is_refused_with_its_key() {
 /// 648 755 ns; AMAT identical), and with a 20 K window after a 10 K warm-up in 100 K phases
 /// the run's AMAT is 9.8 % below full timing's (MOESI: within 5 %). A MESI block transfer
 /// leaves the line clean-shared in the directory and the supplier's LLC; the functional rest of
-/// a phase does not update the timing directory (see driver/sampled.rs), and the LLC tag
-/// arrays handed across between the engines do not keep that state the same way.
+/// a phase does not update the timing directory (see driver/sampled.rs; only sharer masks are
+/// merged at a switch), and the LLC tag arrays both engines share do not keep that state the
+/// same way.
 #[test]
-#[ignore = "MESI under sampled timing: +108 ns run time with a whole-phase window, AMAT -9.8 % with a 20 K window (measured); the directory/LLC hand-over does not carry MESI's clean-shared state"]
+#[ignore = "MESI under sampled timing: +108 ns run time with a whole-phase window, AMAT -9.8 % with a 20 K window (measured); the directory merge between engines does not carry MESI's clean-shared state"]
 fn mesi_sampled_timing_drifts_from_full_timing() {
     let mesi = "coherence = \"mesi\"\n";
     let full = run(&bfs_with(50_000, mesi, "policy = \"none\""));

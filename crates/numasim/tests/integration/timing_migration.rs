@@ -152,7 +152,6 @@ groups_per_window = 2
 #[test]
 fn oracle_static_in_timing_mode_places_each_virtual_page_at_its_learnt_home() {
     use numasim::driver::{for_each_phase, learn_oracle_homes};
-    use numasim::migrate::PageHost;
     let text = r#"
 machine = "starnuma16-pool-scaled"
 seed = 5
@@ -176,18 +175,18 @@ policy = "oracle-static"
 
     // The functional first pass's page order, to show the timing run's differs.
     let functional_order: Vec<u64> = {
-        let mut sim = run.functional_sim().unwrap();
+        let (mut sim, mut system) = run.functional_sim().unwrap();
         let mut src = run.open_source().unwrap();
-        for_each_phase(&mut sim, &mut *src, None, |_, _, ()| Ok(())).unwrap();
-        (0..sim.memory.table.pages() as u32)
-            .map(|id| sim.memory.table.vpage(id))
+        for_each_phase(&mut sim, &mut system, &mut *src, None, |_, _, ()| Ok(())).unwrap();
+        (0..system.memory.table.pages() as u32)
+            .map(|id| system.memory.table.vpage(id))
             .collect()
     };
-    let mut sim = run.timing_sim().unwrap();
-    numasim::driver::Engine::set_fixed_homes(&mut sim, homes.clone());
+    let (mut sim, mut system) = run.timing_sim().unwrap();
+    system.memory.fixed_home = homes.clone();
     let mut src = run.open_source().unwrap();
-    for_each_phase(&mut sim, &mut *src, None, |_, _, _| Ok(())).unwrap();
-    let table = sim.table();
+    for_each_phase(&mut sim, &mut system, &mut *src, None, |_, _, _| Ok(())).unwrap();
+    let table = &system.memory.table;
     let timing_order: Vec<u64> = (0..table.pages() as u32).map(|id| table.vpage(id)).collect();
     assert_ne!(
         functional_order, timing_order,
@@ -196,7 +195,7 @@ policy = "oracle-static"
     let mut placed = 0;
     for id in 0..table.pages() as u32 {
         let want = homes.get(table.vpage(id)).expect("every touched page has a home");
-        assert_eq!(sim.home()[id as usize], want, "page id {id}");
+        assert_eq!(system.memory.home[id as usize], want, "page id {id}");
         placed += 1;
     }
     assert_eq!(placed, homes.len());

@@ -2,7 +2,7 @@ use super::*;
 use crate::mem::{Capacity, Memory, PlacementPolicy};
 use numasim_trace::VecSource;
 
-fn sim(llc: bool, threads: usize) -> FunctionalSim {
+fn sim(llc: bool, threads: usize) -> (FunctionalSim, System) {
     let cfg = FunctionalConfig {
         phase_instructions: 100,
         quantum_instructions: 10,
@@ -15,19 +15,23 @@ fn sim(llc: bool, threads: usize) -> FunctionalSim {
         vec![Capacity::Pages(1 << 20); 2],
         vec![vec![0, 1], vec![1, 0]],
     );
-    FunctionalSim::new(&cfg, 2, 2, (0..threads).map(|t| t % 2).collect(), placement)
+    let system = FunctionalSim::system(&cfg, 2, placement).unwrap();
+    (
+        FunctionalSim::new(&cfg, 2, 2, (0..threads).map(|t| t % 2).collect()),
+        system,
+    )
 }
 
 #[test]
 fn first_touch_goes_to_the_earliest_toucher_by_instruction_count() {
     // Thread 1 touches page 0x5000 at instr 5, thread 0 at instr 50: thread 1's socket wins.
     let streams = vec![vec![Access::read(50, 0x5000, 8)], vec![Access::read(5, 0x5000, 8)]];
-    let mut s = sim(false, 2);
+    let (mut s, mut sys) = sim(false, 2);
     let mut src = VecSource::new(streams);
-    let c = s.run_phase(&mut src).unwrap().unwrap();
-    assert_eq!(s.memory.home, vec![1]);
+    let c = s.run_phase(&mut sys, &mut src).unwrap().unwrap();
+    assert_eq!(sys.memory.home, vec![1]);
     assert_eq!(c.demand, vec![0, 1, 0, 1]); // socket 0 → node 1, socket 1 → node 1
-    assert!(s.run_phase(&mut src).unwrap().is_none());
+    assert!(s.run_phase(&mut sys, &mut src).unwrap().is_none());
 }
 
 #[test]
@@ -41,10 +45,13 @@ fn phases_split_by_instruction_count() {
         observer_thread: false,
     };
     let placement = Placement::new(PlacementPolicy::FirstTouch, vec![Capacity::Pages(100)], vec![vec![0]]);
-    let mut s = FunctionalSim::new(&cfg, 1, 1, vec![0], placement);
+    let (mut s, mut sys) = (
+        FunctionalSim::new(&cfg, 1, 1, vec![0]),
+        FunctionalSim::system(&cfg, 1, placement).unwrap(),
+    );
     let mut src = VecSource::new(streams);
     let mut per_phase = vec![];
-    while let Some(c) = s.run_phase(&mut src).unwrap() {
+    while let Some(c) = s.run_phase(&mut sys, &mut src).unwrap() {
         per_phase.push((c.accesses, c.instructions));
     }
     assert_eq!(per_phase, vec![(10, 100), (10, 100), (10, 91)]);
@@ -55,8 +62,11 @@ fn llc_filters_repeated_lines_and_writes_back_dirty_victims() {
     // 4 KiB, 4 ways, 64 B lines: 16 sets. Write 100 distinct lines, then re-read the last one.
     let mut stream: Vec<Access> = (0..100).map(|i| Access::write(1, i * 64, 8)).collect();
     stream.push(Access::read(2, 99 * 64, 8));
-    let mut s = sim(true, 1);
-    let c = s.run_phase(&mut VecSource::new(vec![stream])).unwrap().unwrap();
+    let (mut s, mut sys) = sim(true, 1);
+    let c = s
+        .run_phase(&mut sys, &mut VecSource::new(vec![stream]))
+        .unwrap()
+        .unwrap();
     assert_eq!(c.llc_hits, 1);
     assert_eq!(c.llc_misses, 100);
     assert!(c.writebacks >= 100 - 64, "{}", c.writebacks);
@@ -65,8 +75,8 @@ fn llc_filters_repeated_lines_and_writes_back_dirty_victims() {
 
 #[test]
 fn wrong_thread_count_is_an_error() {
-    let mut s = sim(false, 2);
-    let err = s.run_phase(&mut VecSource::new(vec![vec![]])).err().unwrap();
+    let (mut s, mut sys) = sim(false, 2);
+    let err = s.run_phase(&mut sys, &mut VecSource::new(vec![vec![]])).err().unwrap();
     assert!(matches!(err, SimError::ThreadCount { .. }));
 }
 
@@ -113,11 +123,12 @@ fn the_schedule_runs_accesses_in_quantum_then_thread_order() {
         )
     };
     for min_row_bytes in [0, usize::MAX] {
-        let mut s = FunctionalSim::new(&cfg, 2, 2, vec![0, 1, 0], placement());
+        let mut s = FunctionalSim::new(&cfg, 2, 2, vec![0, 1, 0]);
+        let mut sys = FunctionalSim::system(&cfg, 2, placement()).unwrap();
         s.schedule_min_row_bytes = min_row_bytes;
         let mut src = VecSource::new(streams.clone()).with_batch(777);
         let mut counts = vec![];
-        while let Some(c) = s.run_phase(&mut src).unwrap() {
+        while let Some(c) = s.run_phase(&mut sys, &mut src).unwrap() {
             counts.push(c.demand);
         }
         let mut order: Vec<(u64, usize, usize)> = streams
@@ -133,11 +144,11 @@ fn the_schedule_runs_accesses_in_quantum_then_thread_order() {
             let (page, _) = m.touch(socket, streams[t][i].vaddr).unwrap();
             demand[socket * 2 + m.home_of(page)] += 1;
         }
-        assert_eq!(s.memory.table.pages(), m.table.pages());
+        assert_eq!(sys.memory.table.pages(), m.table.pages());
         for id in 0..m.table.pages() as u32 {
-            assert_eq!(s.memory.table.vpage(id), m.table.vpage(id), "page id {id}");
+            assert_eq!(sys.memory.table.vpage(id), m.table.vpage(id), "page id {id}");
         }
-        assert_eq!(s.memory.home, m.home);
+        assert_eq!(sys.memory.home, m.home);
         let total = counts.iter().fold(vec![0u64; 4], |mut acc, d| {
             acc.iter_mut().zip(d).for_each(|(a, b)| *a += b);
             acc
@@ -151,21 +162,21 @@ fn the_schedule_runs_accesses_in_quantum_then_thread_order() {
 type Fingerprint = Vec<(Vec<u64>, Vec<u64>, u64, u64, Vec<u32>)>;
 
 fn fingerprint(streams: &[Vec<Access>], batch: usize, llc: bool, schedule: bool) -> Fingerprint {
-    let mut s = sim(llc, streams.len());
+    let (mut s, mut sys) = sim(llc, streams.len());
     if schedule {
         s.schedule_min_row_bytes = 0;
     }
     let mut src = VecSource::new(streams.to_vec()).with_batch(batch);
     let mut out = vec![];
-    while let Some(c) = s.run_phase(&mut src).unwrap() {
+    while let Some(c) = s.run_phase(&mut sys, &mut src).unwrap() {
         out.push((
             c.demand,
             c.writeback_to,
             c.llc_hits,
             c.instructions,
-            s.memory.pages.phase_counts.clone(),
+            sys.memory.pages.phase_counts.clone(),
         ));
-        s.memory.pages.end_phase();
+        sys.memory.pages.end_phase();
     }
     out
 }
@@ -227,20 +238,20 @@ fn set_up_then_shared() -> Vec<Vec<Access>> {
 
 #[test]
 fn measured_from_the_region_of_interest_the_set_up_places_pages_but_is_not_counted() {
-    let mut s = sim(false, 2);
+    let (mut s, mut sys) = sim(false, 2);
     s.measure_from_roi();
     let mut src = WithRoi {
         inner: VecSource::new(set_up_then_shared()),
         roi: Some(1000),
     };
     let mut phases = vec![];
-    while let Some(c) = s.run_phase(&mut src).unwrap() {
+    while let Some(c) = s.run_phase(&mut sys, &mut src).unwrap() {
         phases.push((c.accesses, c.instructions, c.new_pages));
     }
     // Phases of 100 instructions count from 1000: three, ten reads of each thread in each, no
     // page new (the set-up placed them all, on thread 0's socket).
     assert_eq!(phases, vec![(20, 200, 0), (20, 200, 0), (20, 91 + 95, 0)]);
-    assert_eq!(s.memory.home, vec![0; 10]);
+    assert_eq!(sys.memory.home, vec![0; 10]);
     let setup = s.setup().unwrap();
     assert_eq!(
         (
@@ -255,9 +266,9 @@ fn measured_from_the_region_of_interest_the_set_up_places_pages_but_is_not_count
     assert_eq!(setup.instructions, 2 * 1000);
     // Per-thread and per-page totals are the region's only.
     assert_eq!(s.thread_totals()[0].accesses, 30);
-    s.memory.pages.end_phase();
+    sys.memory.pages.end_phase();
     assert_eq!(
-        s.memory.pages.total.iter().sum::<u64>(),
+        sys.memory.pages.total.iter().sum::<u64>(),
         60,
         "the region's reads, not the set-up's writes"
     );
@@ -265,19 +276,19 @@ fn measured_from_the_region_of_interest_the_set_up_places_pages_but_is_not_count
 
 #[test]
 fn measuring_from_a_region_the_source_does_not_declare_is_an_error() {
-    let mut s = sim(false, 2);
+    let (mut s, mut sys) = sim(false, 2);
     s.measure_from_roi();
     let mut src = WithRoi {
         inner: VecSource::new(set_up_then_shared()),
         roi: None,
     };
-    let err = s.run_phase(&mut src).err().unwrap();
+    let err = s.run_phase(&mut sys, &mut src).err().unwrap();
     assert!(matches!(err, SimError::NoRegionOfInterest), "{err}");
     // Without measure_from_roi the same source is counted whole: the first phase is the set-up.
-    let mut s = sim(false, 2);
+    let (mut s, mut sys) = sim(false, 2);
     let mut src = WithRoi {
         inner: VecSource::new(set_up_then_shared()),
         roi: Some(1000),
     };
-    assert_eq!(s.run_phase(&mut src).unwrap().unwrap().accesses, 10);
+    assert_eq!(s.run_phase(&mut sys, &mut src).unwrap().unwrap().accesses, 10);
 }

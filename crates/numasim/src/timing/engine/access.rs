@@ -5,14 +5,14 @@ use super::*;
 impl TimingSim {
     /// DRAM row at `node` holding byte `vaddr` of page id `page` (in its current frame).
     #[inline]
-    pub(super) fn dram_row(&self, node: usize, page: u32, vaddr: u64) -> u64 {
-        let offset = vaddr & ((1u64 << self.memory.table.page_shift()) - 1);
+    pub(super) fn dram_row(&self, sys: &System, node: usize, page: u32, vaddr: u64) -> u64 {
+        let offset = vaddr & ((1u64 << sys.memory.table.page_shift()) - 1);
         self.book
-            .row_of(node, u64::from(self.memory.frame[page as usize]), offset)
+            .row_of(node, u64::from(sys.memory.frame[page as usize]), offset)
     }
 
-    pub(super) fn page_of(&mut self, socket: usize, vaddr: u64) -> Result<u32, SimError> {
-        let (page, new) = self.memory.touch(socket, vaddr)?;
+    pub(super) fn page_of(&mut self, sys: &mut System, socket: usize, vaddr: u64) -> Result<u32, SimError> {
+        let (page, new) = sys.memory.touch(socket, vaddr)?;
         if new {
             self.counts.new_pages += 1;
             self.dir.add_page();
@@ -21,18 +21,18 @@ impl TimingSim {
     }
 
     /// One access of core `c` issuing at the core's clock.
-    pub(super) fn access(&mut self, c: usize, a: &Access) -> Result<(), SimError> {
-        let reached_memory = self.access_path(c, a)?;
+    pub(super) fn access(&mut self, sys: &mut System, c: usize, a: &Access) -> Result<(), SimError> {
+        let reached_memory = self.access_path(sys, c, a)?;
         if self.observing {
             let socket = self.cores[c].socket;
-            self.observe(socket, a, reached_memory);
+            self.observe(sys, socket, a, reached_memory);
         }
         Ok(())
     }
 
     /// The access through TLB, L1, L2, LLC and, on a miss, the directory and memory; returns
     /// whether it reached memory (what the profilers distinguish).
-    pub(super) fn access_path(&mut self, c: usize, a: &Access) -> Result<bool, SimError> {
+    pub(super) fn access_path(&mut self, sys: &mut System, c: usize, a: &Access) -> Result<bool, SimError> {
         let t = self.cores[c].t;
         let socket = self.cores[c].socket;
         let write = a.is_write();
@@ -54,7 +54,7 @@ impl TimingSim {
             return Ok(false);
         }
         let mut t0 = t;
-        let vpage = a.vaddr >> self.memory.table.page_shift();
+        let vpage = a.vaddr >> sys.memory.table.page_shift();
         if vpage != k.last_vpage {
             k.last_vpage = vpage;
             if self.private.tlb_miss(c, vpage) {
@@ -64,13 +64,13 @@ impl TimingSim {
         }
         k.last_line = line;
         k.last_line_dirty = write;
-        if let Some(hit) = self.private_and_llc(c, socket, line, write, t) {
+        if let Some(hit) = self.private_and_llc(sys, c, socket, line, write, t) {
             self.counts.llc_hits += 1;
             if hit.filled {
-                self.note_private_fill(c, line);
+                self.note_private_fill(sys, c, line);
             }
             if write && !hit.was_dirty {
-                self.store_ownership(socket, a.vaddr, t0)?;
+                self.store_ownership(sys, socket, a.vaddr, t0)?;
             }
             // An L1 hit is hidden by the base CPI unless its TLB walk made it late, or it is a
             // store a write-through L1 also writes to the LLC.
@@ -84,7 +84,7 @@ impl TimingSim {
             }
             return Ok(false);
         }
-        self.memory_access(c, socket, a, t0)?;
+        self.memory_access(sys, c, socket, a, t0)?;
         Ok(true)
     }
 
@@ -93,6 +93,7 @@ impl TimingSim {
     #[inline]
     pub(super) fn private_and_llc(
         &mut self,
+        sys: &mut System,
         c: usize,
         socket: usize,
         line: u64,
@@ -101,7 +102,7 @@ impl TimingSim {
     ) -> Option<CacheHit> {
         let r = self.private.lookup(c, line, write);
         for v in r.spill.into_iter().flatten() {
-            self.llc_victim(socket, v, t);
+            self.llc_victim(sys, socket, v, t);
         }
         match r.level {
             Level::L1 { was_dirty } => {
@@ -124,7 +125,7 @@ impl TimingSim {
             Level::Miss => {}
         }
         if self.llc_on {
-            match self.llcs[socket].access(line, false) {
+            match sys.llcs[socket].access(line, false) {
                 // The LLC does not track private dirtiness: a store always asks for ownership.
                 Outcome::Hit { .. } => {
                     return Some(CacheHit {
@@ -137,7 +138,7 @@ impl TimingSim {
                         filled: true,
                     })
                 }
-                Outcome::Miss { writeback: Some(v) } => self.writeback(socket, v, t),
+                Outcome::Miss { writeback: Some(v) } => self.writeback(sys, socket, v, t),
                 Outcome::Miss { writeback: None } => {}
             }
         }
@@ -146,20 +147,27 @@ impl TimingSim {
 
     /// An LLC miss of core `c` wanting memory at `t0`: directory, MSHR or store-buffer slot,
     /// migration wait, then the booked transaction.
-    pub(super) fn memory_access(&mut self, c: usize, socket: usize, a: &Access, t0: u64) -> Result<(), SimError> {
+    pub(super) fn memory_access(
+        &mut self,
+        sys: &mut System,
+        c: usize,
+        socket: usize,
+        a: &Access,
+        t0: u64,
+    ) -> Result<(), SimError> {
         let write = a.is_write();
         let line = a.vaddr >> 6;
         self.counts.llc_misses += 1;
         self.cores[c].llc_misses += 1;
-        let page = self.page_of(socket, a.vaddr)?;
-        let node = self.memory.home[page as usize] as usize;
+        let page = self.page_of(sys, socket, a.vaddr)?;
+        let node = sys.memory.home[page as usize] as usize;
         self.counts.demand[socket * self.nodes + node] += 1;
-        self.memory.pages.record(page, socket);
+        sys.memory.pages.record(page, socket);
         let di = self.dir.index(page, line);
         let miss = self.dir.miss(di, socket, write);
         let bt = miss.supplier != NO_OWNER;
         if write {
-            self.invalidate_sockets(di, line, miss.drop);
+            self.invalidate_sockets(sys, di, line, miss.drop);
         } else if bt {
             // The supplier keeps the line Owned; the private copies of its cores that may
             // hold it become clean.
@@ -171,7 +179,7 @@ impl TimingSim {
                 }
             }
             if self.coherence.protocol == Coherence::Mesi {
-                self.share_clean(miss.supplier as usize, node, page, di, line, t0);
+                self.share_clean(sys, miss.supplier as usize, node, page, di, line, t0);
             }
         }
         self.dir.fill_private(di, c);
@@ -183,6 +191,7 @@ impl TimingSim {
             }
         }
         self.finish_miss(
+            sys,
             c,
             MissCont {
                 access: *a,

@@ -1,5 +1,6 @@
-//! What the engine lends to and takes back from the functional engine between timed
-//! windows (sampled timing): thread places, memory, the directory's sharers, LLCs, observer.
+//! What sampled timing hands between this engine and the functional one at each switch: the
+//! threads' places in their streams and the directory's sharer masks (the machine's shared
+//! state, a [`crate::system::System`], is lent to both and never handed across).
 
 use super::*;
 
@@ -38,18 +39,12 @@ impl TimingSim {
         }
     }
 
-    /// Exchanges the memory system with another engine's (sampled timing); the directory grows
-    /// to the pages the other engine touched.
-    pub fn swap_memory(&mut self, memory: &mut Memory) {
-        std::mem::swap(&mut self.memory, memory);
-        self.dir.grow_to(self.memory.table.pages());
-    }
-
-    /// After another engine ran (sampled timing): drops every core's private caches and TLB,
-    /// which did not see its accesses and could hit on lines it wrote, and lets `merge` add
-    /// the sockets that may hold each line to the directory's sharer masks (so a store
-    /// invalidates them).
-    pub fn resume_after_functional(&mut self, merge: impl FnOnce(&mut [u64])) {
+    /// After another engine ran on `sys` (sampled timing): drops every core's private caches
+    /// and TLB, which did not see its accesses and could hit on lines it wrote, and lets
+    /// `merge` add the sockets that may hold each line to the directory's sharer masks (grown
+    /// to the pages the other engine touched), so a store invalidates them.
+    pub fn resume_after_functional(&mut self, sys: &System, merge: impl FnOnce(&mut [u64])) {
+        self.dir.grow_to(sys.memory.table.pages());
         self.private.clear();
         for k in &mut self.cores {
             k.last_line = u64::MAX;
@@ -59,22 +54,10 @@ impl TimingSim {
         merge(self.dir.sharers_mut());
     }
 
-    /// Every line's directory sharer mask (sampled timing hands them to the functional
+    /// Every line's directory sharer mask (sampled timing merges them into the functional
     /// engine's sharer map).
     pub fn directory_sharers(&mut self) -> &mut [u64] {
         self.dir.sharers_mut()
-    }
-
-    /// The per-socket LLC tag arrays (empty without an LLC), for sampled timing to hand to
-    /// the functional engine and back.
-    pub fn llcs_mut(&mut self) -> &mut Vec<SetAssocCache> {
-        &mut self.llcs
-    }
-
-    /// Exchanges the profiler's observer with another engine's.
-    pub fn swap_observer(&mut self, observer: &mut Option<Box<Observer>>) {
-        std::mem::swap(&mut self.observer, observer);
-        self.observing = self.observer.is_some();
     }
 
     /// Keeps only the first `n` moves of the boundary for [`Self::charge_moves`] (sampled

@@ -6,7 +6,7 @@ use super::*;
 impl TimingSim {
     /// The rest of an LLC miss: its MSHR or store-buffer slot, the wait for a page being
     /// migrated, then the transaction (booked whole, or its read queued at the home).
-    pub(super) fn finish_miss(&mut self, c: usize, m: MissCont) -> Result<(), SimError> {
+    pub(super) fn finish_miss(&mut self, sys: &mut System, c: usize, m: MissCont) -> Result<(), SimError> {
         let MissCont {
             access: a,
             socket,
@@ -27,7 +27,7 @@ impl TimingSim {
         }
         let t0 = self.cores[c].take_miss_slot(write, t0);
         let t_request = t0;
-        let (t0, node, row) = self.wait_for_copy(page, node, t0, a.vaddr);
+        let (t0, node, row) = self.wait_for_copy(sys, page, node, t0, a.vaddr);
         let class = if bt {
             if !write && self.book.is_pool(node) {
                 self.timing.bt_loads_via_pool += 1;
@@ -57,21 +57,28 @@ impl TimingSim {
                 page,
                 t_request,
             };
-            match self.fetch_via_node_controller(&a, socket, node, supplier, inval_msgs, row, t0, w) {
+            match self.fetch_via_node_controller(sys, &a, socket, node, supplier, inval_msgs, row, t0, w) {
                 Some(lat) => lat,
                 None => return Ok(()),
             }
         } else {
             self.book.fetch(socket, node, supplier, inval_msgs, row, t0)
         };
-        self.miss_done(c, write, a.instr, class, page, t_request, &lat);
+        self.miss_done(sys, c, write, a.instr, class, page, t_request, &lat);
         Ok(())
     }
 
     /// A page still being copied by a migration: the access waits until it lands, unless the
     /// page's turn has not come (move-pages, or a dedicated OS core), when it is still mapped
     /// at its old home. Returns the issue time, the node and the DRAM row the access uses.
-    fn wait_for_copy(&mut self, page: u32, mut node: usize, mut t0: u64, vaddr: u64) -> (u64, usize, u64) {
+    fn wait_for_copy(
+        &mut self,
+        sys: &mut System,
+        page: u32,
+        mut node: usize,
+        mut t0: u64,
+        vaddr: u64,
+    ) -> (u64, usize, u64) {
         let mut old_frame = None;
         if let Some(&r) = self.page_ready_ps.get(page as usize) {
             if r > t0 {
@@ -90,10 +97,10 @@ impl TimingSim {
         }
         let row = match old_frame {
             Some(f) => {
-                let offset = vaddr & ((1u64 << self.memory.table.page_shift()) - 1);
+                let offset = vaddr & ((1u64 << sys.memory.table.page_shift()) - 1);
                 self.book.row_of(node, u64::from(f), offset)
             }
-            None => self.dram_row(node, page, vaddr),
+            None => self.dram_row(sys, node, page, vaddr),
         };
         (t0, node, row)
     }
@@ -126,6 +133,7 @@ impl TimingSim {
     #[allow(clippy::too_many_arguments)]
     fn fetch_via_node_controller(
         &mut self,
+        sys: &mut System,
         a: &Access,
         socket: usize,
         node: usize,
@@ -153,7 +161,7 @@ impl TimingSim {
             t0,
             a.vaddr,
             write,
-            &mut self.llcs,
+            &mut sys.llcs,
             chain_token,
         );
         if let Some(f) = fill {
@@ -162,7 +170,7 @@ impl TimingSim {
             let di = self.dir.index(w.page, a.vaddr >> 6);
             self.dir.read(di, f.proxy);
             if let Some(v) = f.victim {
-                self.writeback(f.proxy, v, f.at_ps);
+                self.writeback(sys, f.proxy, v, f.at_ps);
             }
         }
         match (lat, chain_token) {
@@ -186,6 +194,7 @@ impl TimingSim {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn miss_done(
         &mut self,
+        sys: &mut System,
         c: usize,
         write: bool,
         instr: u64,
@@ -198,12 +207,20 @@ impl TimingSim {
             self.cores[c].miss_store_done(instr, lat.done_ps);
             return;
         }
-        self.account_load(c, class, page, t_request, lat);
+        self.account_load(sys, c, class, page, t_request, lat);
         self.cores[c].miss_load_done(instr, lat.done_ps);
     }
 
     /// A load's latency in its AMAT class, its core's and (profiling) its page's sums.
-    pub(super) fn account_load(&mut self, c: usize, class: u16, page: u32, t_request: u64, lat: &Latency) {
+    pub(super) fn account_load(
+        &mut self,
+        sys: &mut System,
+        c: usize,
+        class: u16,
+        page: u32,
+        t_request: u64,
+        lat: &Latency,
+    ) {
         let cs = &mut self.timing.classes[class as usize];
         cs.count += 1;
         cs.unloaded_ps += lat.unloaded_ps;
@@ -214,7 +231,7 @@ impl TimingSim {
         if self.observing {
             let p = page as usize;
             if self.page_mem_ps.len() <= p {
-                self.page_mem_ps.resize(self.memory.home.len(), 0);
+                self.page_mem_ps.resize(sys.memory.home.len(), 0);
             }
             self.page_mem_ps[p] += lat.done_ps - t_request;
         }
@@ -224,6 +241,7 @@ impl TimingSim {
     /// learns the completion and, if it was waiting, goes back on the ready heap.
     pub(super) fn finish_queued_miss(
         &mut self,
+        sys: &mut System,
         token: u32,
         r: &crate::timing::dram::DramResult,
         ready: &mut BinaryHeap<Reverse<(u64, u32)>>,
@@ -233,7 +251,7 @@ impl TimingSim {
         let lat = self.book.fetch_response(&q.fetch, r);
         let c = q.core as usize;
         if !q.write {
-            self.account_load(c, q.class, q.page, q.t_request, &lat);
+            self.account_load(sys, c, q.class, q.page, q.t_request, &lat);
         }
         let pending = PENDING | u64::from(token);
         let k = &mut self.cores[c];
@@ -258,12 +276,18 @@ impl TimingSim {
 
     /// A read that waited on a pending chain got its data (`lat`): as a read-queue decision,
     /// its core learns the completion and, if it waited for it, goes back on the ready heap.
-    pub(super) fn finish_chain_wait(&mut self, token: u64, lat: &Latency, ready: &mut BinaryHeap<Reverse<(u64, u32)>>) {
+    pub(super) fn finish_chain_wait(
+        &mut self,
+        sys: &mut System,
+        token: u64,
+        lat: &Latency,
+        ready: &mut BinaryHeap<Reverse<(u64, u32)>>,
+    ) {
         let i = (token & !(PENDING | CHAIN_TOKEN)) as u32;
         let w = self.chain_waits[i as usize];
         self.free_chain_waits.push(i);
         let c = w.core as usize;
-        self.account_load(c, w.class, w.page, w.t_request, lat);
+        self.account_load(sys, c, w.class, w.page, w.t_request, lat);
         let k = &mut self.cores[c];
         k.resolve(token, lat.done_ps, Some(w.instr));
         match self.waiting[c] {

@@ -30,7 +30,7 @@ impl TimingSim {
     /// phase barrier does not wait for it; a boundary's copies queue behind the previous
     /// boundary's) and core 0 only pays the IPIs. Without a spare core it is core 0, busy for
     /// the whole copy.
-    pub fn charge_moves(&mut self, cost: &CostParams, scan_cycles: u64) -> MoveTiming {
+    pub fn charge_moves(&mut self, sys: &mut System, cost: &CostParams, scan_cycles: u64) -> MoveTiming {
         let moves = std::mem::take(&mut self.pending_moves);
         // The boundary has read this phase's memory time; the next phase starts afresh.
         self.page_mem_ps.iter_mut().for_each(|t| *t = 0);
@@ -42,13 +42,13 @@ impl TimingSim {
         if moves.is_empty() && scan_cycles == 0 {
             return timing;
         }
-        if self.page_ready_ps.len() < self.memory.home.len() {
-            self.page_ready_ps.resize(self.memory.home.len(), 0);
+        if self.page_ready_ps.len() < sys.memory.home.len() {
+            self.page_ready_ps.resize(sys.memory.home.len(), 0);
         }
         let move_pages = cost.shootdown == crate::migrate::mechanism::Shootdown::MovePages;
         let dedicated = cost.shootdown == crate::migrate::mechanism::Shootdown::Dedicated;
-        if (move_pages || dedicated) && self.page_before_copy.len() < self.memory.home.len() {
-            self.page_before_copy.resize(self.memory.home.len(), (0, 0, 0));
+        if (move_pages || dedicated) && self.page_before_copy.len() < sys.memory.home.len() {
+            self.page_before_copy.resize(sys.memory.home.len(), (0, 0, 0));
         }
         // move_pages(2): one kernel thread unmaps, copies and remaps one page after another,
         // paying `shootdown_initiator_cycles` of kernel work per page (on core 0's clock).
@@ -57,7 +57,7 @@ impl TimingSim {
         .round() as u64;
         // The daemon calling move_pages runs on a spare core when there is one; else on core 0.
         let daemon_on_core0 = move_pages && !self.spare_core;
-        let page_bytes = 1u64 << self.memory.table.page_shift();
+        let page_bytes = 1u64 << sys.memory.table.page_shift();
         let mut last = t0;
         // A dedicated OS core (socket 0's clock) scans, then shoots pages down one by one.
         let os_ps = |cycles: u64| (cycles as f64 * self.cycle_ps[0]).round() as u64;
@@ -76,7 +76,7 @@ impl TimingSim {
         for (k, &(page, from, to, old_frame)) in moves.iter().enumerate() {
             let (from, to) = (from as usize, to as usize);
             let s = self.node_socket[to].or(self.node_socket[from]).unwrap_or(0);
-            let new_frame = u64::from(self.memory.frame[page as usize]);
+            let new_frame = u64::from(sys.memory.frame[page as usize]);
             if dedicated {
                 // The OS core reaches the page after the scan and the k pages before it: until
                 // then the page is still mapped at its old home; from then it is unmapped, shot
@@ -101,7 +101,7 @@ impl TimingSim {
             }
             self.page_ready_ps[page as usize] = landed;
             last = last.max(landed);
-            let vpage = self.memory.table.vpage(page);
+            let vpage = sys.memory.table.vpage(page);
             for (c, k) in self.cores.iter_mut().enumerate() {
                 self.private.shootdown(c, vpage);
                 k.forget_vpage(vpage);
@@ -122,7 +122,7 @@ impl TimingSim {
             self.book.latest_ps = self.book.latest_ps.max(last);
         }
         timing.copy_span_ps = last - t0;
-        timing.core_stall_ps = self.stall_cores(&moves, cost, scan_cycles, t0, last);
+        timing.core_stall_ps = self.stall_cores(sys, &moves, cost, scan_cycles, t0, last);
         timing
     }
 
@@ -130,7 +130,15 @@ impl TimingSim {
     /// per-page kernel work and scan, the IPI handlers of every core of a moved page's process,
     /// or the calling thread's whole copy when move_pages runs on core 0. Returns the stall
     /// summed over cores.
-    fn stall_cores(&mut self, moves: &[PendingMove], cost: &CostParams, scan_cycles: u64, t0: u64, last: u64) -> u64 {
+    fn stall_cores(
+        &mut self,
+        sys: &mut System,
+        moves: &[PendingMove],
+        cost: &CostParams,
+        scan_cycles: u64,
+        t0: u64,
+        last: u64,
+    ) -> u64 {
         let move_pages = cost.shootdown == crate::migrate::mechanism::Shootdown::MovePages;
         let dedicated = cost.shootdown == crate::migrate::mechanism::Shootdown::Dedicated;
         let daemon_on_core0 = move_pages && !self.spare_core;
@@ -142,7 +150,7 @@ impl TimingSim {
         if !self.core_process.is_empty() {
             per_process = vec![0u64; self.core_process.iter().max().map_or(1, |&p| p as usize + 1)];
             for &(page, ..) in moves.iter() {
-                let p = (self.memory.table.vpage(page) >> self.process_shift) as usize;
+                let p = (sys.memory.table.vpage(page) >> self.process_shift) as usize;
                 if let Some(x) = per_process.get_mut(p) {
                     *x += 1;
                 }

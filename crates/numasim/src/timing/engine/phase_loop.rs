@@ -23,6 +23,7 @@ impl TimingSim {
     /// the phase's functional counts and timing counters, or `None` once every thread is done.
     pub fn run_phase(
         &mut self,
+        sys: &mut System,
         src: &mut dyn AccessSource,
         phase_instructions: u64,
     ) -> Result<Option<(PhaseCounts, TimingCounts)>, SimError> {
@@ -34,7 +35,7 @@ impl TimingSim {
             phase_instructions,
             self.cores.iter().filter(|c| !c.source_done).map(|c| c.buf[c.pos].instr),
         );
-        let r = self.run_to(src, phase_end)?;
+        let r = self.run_to(sys, src, phase_end)?;
         self.phase = next_phase;
         Ok(Some(r))
     }
@@ -56,6 +57,7 @@ impl TimingSim {
     /// indices ([`Self::phase_index`]) count multiples of `phase_ps`.
     pub fn run_phase_timed(
         &mut self,
+        sys: &mut System,
         src: &mut dyn AccessSource,
         phase_ps: u64,
     ) -> Result<Option<(PhaseCounts, TimingCounts)>, SimError> {
@@ -77,7 +79,7 @@ impl TimingSim {
             .min();
         let (next_phase, boundary) = time_window(self.phase, phase_ps, start, earliest);
         self.boundary_ps = boundary;
-        let r = self.run_to(src, u64::MAX);
+        let r = self.run_to(sys, src, u64::MAX);
         self.boundary_ps = u64::MAX;
         // Every thread finished inside the phase: the run ends before its boundary.
         self.boundary_reached = self.cores.iter().any(|k| !k.finished);
@@ -90,9 +92,13 @@ impl TimingSim {
     /// sampled timing (the driver) runs its warm-up and timed window with it.
     pub fn run_to(
         &mut self,
+        sys: &mut System,
         src: &mut dyn AccessSource,
         phase_end: u64,
     ) -> Result<(PhaseCounts, TimingCounts), SimError> {
+        self.observing = sys.observer.is_some();
+        // Pages another engine touched on this system: nobody holds their lines yet.
+        self.dir.grow_to(sys.memory.table.pages());
         for c in 0..self.cores.len() {
             self.refill(c, src)?;
         }
@@ -120,7 +126,7 @@ impl TimingSim {
                     if top_t.is_none_or(|t| e <= t) {
                         self.book.horizon_ps = self.book.horizon_ps.max(e);
                         for (token, lat) in self.book.close_next_chain() {
-                            self.finish_chain_wait(token, &lat, &mut ready);
+                            self.finish_chain_wait(sys, token, &lat, &mut ready);
                         }
                         continue;
                     }
@@ -129,7 +135,7 @@ impl TimingSim {
                     if top_t.is_none_or(|t| e <= t) {
                         self.book.horizon_ps = self.book.horizon_ps.max(e);
                         if let Some(d) = self.book.decide_read(node, top_t.unwrap_or(u64::MAX)) {
-                            self.finish_queued_miss(d.token as u32, &d.result, &mut ready);
+                            self.finish_queued_miss(sys, d.token as u32, &d.result, &mut ready);
                         }
                         continue;
                     }
@@ -140,7 +146,7 @@ impl TimingSim {
                 let Reverse((t, c)) = *top;
                 self.book.horizon_ps = t;
                 let until = t.saturating_add(self.lookahead_ps);
-                if self.run_core(c as usize, phase_end, until, src)? == Yield::Later {
+                if self.run_core(sys, c as usize, phase_end, until, src)? == Yield::Later {
                     *top = Reverse((self.cores[c as usize].t, c));
                 } else {
                     std::collections::binary_heap::PeekMut::pop(top);
@@ -217,6 +223,7 @@ impl TimingSim {
     /// source runs dry.
     pub(super) fn run_core(
         &mut self,
+        sys: &mut System,
         c: usize,
         phase_end: u64,
         until: u64,
@@ -224,7 +231,7 @@ impl TimingSim {
     ) -> Result<Yield, SimError> {
         let boundary = self.boundary_ps;
         if let Some(m) = self.miss_cont[c].take() {
-            self.finish_miss(c, m)?;
+            self.finish_miss(sys, c, m)?;
             if self.waiting[c] != Wait::Running {
                 return Ok(Yield::Blocked);
             }
@@ -268,11 +275,11 @@ impl TimingSim {
                 if line != k.last_line {
                     self.private.prefetch(c, line);
                     if self.llc_on {
-                        self.llcs[k.socket].prefetch(line);
+                        sys.llcs[k.socket].prefetch(line);
                     }
                 }
             }
-            self.access(c, &a)?;
+            self.access(sys, c, &a)?;
             if self.waiting[c] != Wait::Running {
                 return Ok(Yield::Blocked);
             }

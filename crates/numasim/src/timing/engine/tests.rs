@@ -17,20 +17,20 @@ fn first_touch(m: &Machine) -> Placement {
 
 /// Threads alternate between the two sockets of `two-socket` (2.8 GHz); base CPI 2.8, so
 /// one non-memory instruction takes exactly 1000 ps.
-fn sim(threads: usize) -> TimingSim {
+fn sim(threads: usize) -> (TimingSim, System) {
     let s = sim_with(TimingSpec::default(), (0..threads).map(|t| t % 2).collect());
-    assert_eq!(s.cores[0].cpi_milli_ps, 1_000_000);
+    assert_eq!(s.0.cores[0].cpi_milli_ps, 1_000_000);
     s
 }
 
 /// The two-socket machine at CPI 2.8 (1 ns per instruction), first touch, LLCs on, with
 /// `spec`'s other settings and threads on `thread_socket`.
-fn sim_with(spec: TimingSpec, thread_socket: Vec<usize>) -> TimingSim {
+fn sim_with(spec: TimingSpec, thread_socket: Vec<usize>) -> (TimingSim, System) {
     sim_on("two-socket", spec, thread_socket)
 }
 
 /// [`sim_with`] on machine `machine`.
-fn sim_on(machine: &str, spec: TimingSpec, thread_socket: Vec<usize>) -> TimingSim {
+fn sim_on(machine: &str, spec: TimingSpec, thread_socket: Vec<usize>) -> (TimingSim, System) {
     let m = Machine::load(machine).unwrap();
     let cfg = TimingConfig {
         spec: TimingSpec { base_cpi: 2.8, ..spec },
@@ -38,13 +38,26 @@ fn sim_on(machine: &str, spec: TimingSpec, thread_socket: Vec<usize>) -> TimingS
         page_bytes: 4096,
         llc: true,
     };
-    TimingSim::new(&cfg, &m, thread_socket, first_touch(&m)).unwrap()
+    engine(&cfg, &m, thread_socket, first_touch(&m))
+}
+
+/// The engine on `m` with `cfg` and the system it runs on, with `placement`.
+fn engine(cfg: &TimingConfig, m: &Machine, thread_socket: Vec<usize>, placement: Placement) -> (TimingSim, System) {
+    (
+        TimingSim::new(cfg, m, thread_socket).unwrap(),
+        TimingSim::system(cfg, m, placement).unwrap(),
+    )
 }
 
 /// Every phase of the run: (counts, timing counters, phase index after it).
-fn phases(s: &mut TimingSim, src: &mut VecSource, phase_ps: u64) -> Vec<(PhaseCounts, TimingCounts, u64)> {
+fn phases(
+    s: &mut TimingSim,
+    sys: &mut System,
+    src: &mut VecSource,
+    phase_ps: u64,
+) -> Vec<(PhaseCounts, TimingCounts, u64)> {
     let mut out = Vec::new();
-    while let Some((c, t)) = s.run_phase_timed(src, phase_ps).unwrap() {
+    while let Some((c, t)) = s.run_phase_timed(sys, src, phase_ps).unwrap() {
         out.push((c, t, s.phase_index()));
         assert!(out.len() < 10_000, "the run must end");
     }
@@ -62,7 +75,7 @@ fn mesi_sends_the_second_reader_to_memory_where_moesi_keeps_the_owner_supplying(
             coherence: Some(coherence),
             ..TimingSpec::default()
         };
-        let mut s = sim_on("starnuma16-baseline", spec, vec![0, 1, 2]);
+        let (mut s, mut sys) = sim_on("starnuma16-baseline", spec, vec![0, 1, 2]);
         let line = 0x40_0000;
         let streams = vec![
             vec![Access::write(1, line, 8)],
@@ -71,7 +84,7 @@ fn mesi_sends_the_second_reader_to_memory_where_moesi_keeps_the_owner_supplying(
         ];
         let mut src = VecSource::new(streams);
         let mut total = TimingCounts::default();
-        while let Some((_, t)) = s.run_phase(&mut src, 1_000_000).unwrap() {
+        while let Some((_, t)) = s.run_phase(&mut sys, &mut src, 1_000_000).unwrap() {
             total.add(&t);
         }
         // Written, or posted and still queued.
@@ -92,7 +105,7 @@ fn invalidating_only_the_tracked_private_holders_changes_nothing() {
     // with the per-core marks must match one that probes every core of an invalidated
     // socket, phase by phase and core by core.
     let run = |tracked: bool| {
-        let mut s = sim(6);
+        let (mut s, mut sys) = sim(6);
         s.private_tracked = tracked;
         let mut x = 0x1234_5678_9abc_def1u64;
         let streams = (0..6)
@@ -114,7 +127,7 @@ fn invalidating_only_the_tracked_private_holders_changes_nothing() {
             .collect();
         let mut src = VecSource::new(streams);
         let mut out = Vec::new();
-        while let Some((c, t)) = s.run_phase(&mut src, 2000).unwrap() {
+        while let Some((c, t)) = s.run_phase(&mut sys, &mut src, 2000).unwrap() {
             out.push((c.llc_hits, c.llc_misses, t.invalidations, t.end_ps));
         }
         (out, (0..6).map(|c| s.core_stats(c)).collect::<Vec<_>>())
@@ -138,7 +151,7 @@ fn read_queues_defer_completions_but_decide_every_read_each_phase() {
             dram_read_queue: queue,
             ..TimingSpec::default()
         };
-        let mut s = sim_with(spec, (0..8).map(|t| t % 2).collect());
+        let (mut s, mut sys) = sim_with(spec, (0..8).map(|t| t % 2).collect());
         assert_eq!(s.book.has_read_queues(), queue > 0);
         let streams = (0..8u64)
             .map(|t| {
@@ -156,7 +169,7 @@ fn read_queues_defer_completions_but_decide_every_read_each_phase() {
             .collect();
         let mut src = VecSource::new(streams);
         let mut out = Vec::new();
-        while let Some((c, t)) = s.run_phase(&mut src, 500).unwrap() {
+        while let Some((c, t)) = s.run_phase(&mut sys, &mut src, 500).unwrap() {
             assert_eq!(s.free_tokens.len(), s.queued_misses.len(), "a read left undecided");
             assert!(s.waiting.iter().all(|w| *w == Wait::Running) && s.miss_cont.iter().all(Option::is_none));
             let loads: u64 = t.classes.iter().map(|k| k.count).sum();
@@ -192,13 +205,13 @@ fn one_read_in_flight_times_the_same_with_or_without_a_queue() {
             dram_read_queue: queue,
             ..TimingSpec::default()
         };
-        let mut s = sim_with(spec, vec![0]);
+        let (mut s, mut sys) = sim_with(spec, vec![0]);
         let stream = (0..3000u64)
             .map(|i| Access::read(i * 4 + 1, (1 << 30) + (i * 7919 % 4096) * 4160, 8))
             .collect();
         let mut src = VecSource::new(vec![stream]);
         let mut out = Vec::new();
-        while let Some((c, t)) = s.run_phase(&mut src, 1000).unwrap() {
+        while let Some((c, t)) = s.run_phase(&mut sys, &mut src, 1000).unwrap() {
             let lat: Vec<_> = t.classes.iter().map(|k| (k.count, k.unloaded_ps, k.wait_ps)).collect();
             out.push((c.llc_misses, lat, t.end_ps));
         }
@@ -231,7 +244,7 @@ fn a_store_invalidates_a_proxy_copy_through_the_directory() {
             page_bytes: 8192,
             llc: true,
         };
-        let mut s = TimingSim::new(&cfg, &m, (0..64).collect(), placement).unwrap();
+        let (mut s, mut sys) = engine(&cfg, &m, (0..64).collect(), placement);
         // Line 0x4000: proxy 0x4000 mod 21 = 4 for requesters 0..21 (cluster 0).
         let vaddr = 0x10_0000u64;
         let line = vaddr >> 6;
@@ -256,11 +269,11 @@ fn a_store_invalidates_a_proxy_copy_through_the_directory() {
         }
         let mut src = VecSource::new(streams);
         let mut invalidations = 0;
-        while let Some((_, t)) = s.run_phase(&mut src, 1_000_000).unwrap() {
+        while let Some((_, t)) = s.run_phase(&mut sys, &mut src, 1_000_000).unwrap() {
             invalidations += t.invalidations;
         }
         let nc = s.book.nc.as_ref().unwrap().stats.clone();
-        (nc, invalidations, s.llcs[proxy].contains(line))
+        (nc, invalidations, sys.llcs[proxy].contains(line))
     };
     let (nc, invalidations, held) = run(false);
     assert_eq!((nc.proxy_reads, nc.proxy_fetches, nc.proxy_hits), (2, 1, 1), "{nc:?}");
@@ -296,11 +309,11 @@ fn a_fixed_cost_stream_puts_the_closed_form_count_in_each_phase() {
     // access, a miss, has retired): a phase of 10 µs holds exactly 1000 accesses and
     // 10 000 instructions, and starts and ends within one instruction (1 ns) of its
     // multiple of 10 µs.
-    let mut s = sim(1);
+    let (mut s, mut sys) = sim(1);
     let phase_ps = 10_000_000;
     let n = 5500u64;
     let mut src = VecSource::new(vec![(0..n).map(|i| Access::read(i * 10 + 1, 0x1000, 8)).collect()]);
-    let out = phases(&mut s, &mut src, phase_ps);
+    let out = phases(&mut s, &mut sys, &mut src, phase_ps);
     let counts: Vec<u64> = out.iter().map(|p| p.0.accesses).collect();
     assert_eq!(out.len(), 6, "{counts:?}");
     assert_eq!(counts.iter().sum::<u64>(), n);
@@ -333,7 +346,7 @@ fn threads_of_unequal_speed_stay_in_step_in_time() {
     // Thread 0 re-reads one line every 10 instructions (fast); thread 1 reads a new line
     // every 2 (memory misses, bounded by its MSHRs: slow). Both stop at the same boundary, so thread 0 gets through many more
     // instructions per phase; with instruction phases they would get the same.
-    let mut s = sim(2);
+    let (mut s, mut sys) = sim(2);
     let n = 20_000u64;
     let fast: Vec<Access> = (0..n).map(|i| Access::read(i * 10 + 1, 0x1000, 8)).collect();
     let slow: Vec<Access> = (0..n).map(|i| Access::read(i * 2 + 1, (1 << 30) + i * 64, 8)).collect();
@@ -342,7 +355,7 @@ fn threads_of_unequal_speed_stay_in_step_in_time() {
     let mut before = [0u64; 2];
     let mut ratios = Vec::new();
     let mut k = 0u64;
-    while let Some((_, t)) = s.run_phase_timed(&mut src, phase_ps).unwrap() {
+    while let Some((_, t)) = s.run_phase_timed(&mut sys, &mut src, phase_ps).unwrap() {
         k += 1;
         assert_eq!(s.phase_index(), k);
         let boundary = k * phase_ps;
@@ -376,13 +389,13 @@ fn threads_of_unequal_speed_stay_in_step_in_time() {
 fn idle_and_finished_threads_end_and_gaps_merge_into_one_empty_phase() {
     // Thread 0 finishes early; thread 1 computes for 10^12 instructions (1000 s) before its
     // last access: three phases (busy, one merged empty stretch, busy), not 10^9.
-    let mut s = sim(2);
+    let (mut s, mut sys) = sim(2);
     let a: Vec<Access> = (0..50).map(|i| Access::read(i * 10 + 1, 0x1000, 8)).collect();
     let gap = 1_000_000_000_000;
     let b = vec![Access::read(1, 0x2000, 8), Access::read(gap, 0x2000, 8)];
     let mut src = VecSource::new(vec![a, b]);
     let phase_ps = 1_000_000; // 1 µs
-    let out = phases(&mut s, &mut src, phase_ps);
+    let out = phases(&mut s, &mut sys, &mut src, phase_ps);
     let accesses: Vec<u64> = out.iter().map(|p| p.0.accesses).collect();
     assert_eq!(accesses, vec![51, 0, 1]);
     // Phase 0 ends at 1 µs although thread 1 is mid-gap: the finished thread does not end
@@ -394,7 +407,7 @@ fn idle_and_finished_threads_end_and_gaps_merge_into_one_empty_phase() {
     assert!(out[1].1.end_ps >= (issue_ps / phase_ps) * phase_ps && out[1].1.end_ps <= issue_ps);
     assert_eq!(out[2].2, issue_ps / phase_ps + 1);
     assert_eq!(out.iter().map(|p| p.0.instructions).sum::<u64>(), 491 + gap);
-    assert!(s.run_phase_timed(&mut src, phase_ps).unwrap().is_none());
+    assert!(s.run_phase_timed(&mut sys, &mut src, phase_ps).unwrap().is_none());
 }
 
 /// One thread on talbot64's node 0 (10 ns cycles) with the machine's blocking CPI-1 core, an
@@ -418,9 +431,9 @@ fn talbot_node_finish(llc_hit_cycles: Option<u32>, write_through_cycles: Option<
         page_bytes: 8192,
         llc: true,
     };
-    let mut s = TimingSim::new(&cfg, &m, vec![0], first_touch(&m)).unwrap();
+    let (mut s, mut sys) = engine(&cfg, &m, vec![0], first_touch(&m));
     let mut src = VecSource::new(vec![accesses]);
-    while s.run_phase(&mut src, 1_000_000).unwrap().is_some() {}
+    while s.run_phase(&mut sys, &mut src, 1_000_000).unwrap().is_some() {}
     s.core_stats(0).2
 }
 

@@ -126,10 +126,11 @@ fn with_phases_a_serial_init_places_its_pages_as_the_functional_engine_does() {
     };
     let nearest = (0..4).map(|s| (0..4).map(|k| (s + k) % 4).collect()).collect();
     let placement = Placement::new(PlacementPolicy::FirstTouch, vec![Capacity::Pages(1 << 20); 4], nearest);
-    let mut f = FunctionalSim::new(&cfg, 4, 4, sockets.clone(), placement);
+    let mut f = FunctionalSim::new(&cfg, 4, 4, sockets.clone());
+    let mut sys = FunctionalSim::system(&cfg, 4, placement).unwrap();
     let mut src = VecSource::new(serial_init(16));
-    while f.run_phase(&mut src).unwrap().is_some() {}
-    let want = f.pages_per_node();
+    while f.run_phase(&mut sys, &mut src).unwrap().is_some() {}
+    let want = sys.memory.pages_per_node().to_vec();
     assert_eq!(want, vec![64, 0, 0, 0]);
     let run = |phase_instructions| {
         let mut p = MeshCoreParams::new(cores.clone());

@@ -4,9 +4,14 @@
 //! (CAS on `parent`, thread-local queue buffers flushed into the shared queue) until the
 //! frontier's out-edges exceed `edges_to_check / alpha`; then bottom-up steps over bitmaps
 //! (every unvisited vertex scans its neighbours for one in the frontier) while the frontier
-//! grows or exceeds `n / beta`; then back to the queue. Arrays and element sizes as GAP:
-//! index 8 B, neighbours 4 B, parent 4 B, queue 4 B, bitmaps of 8 B words, per-thread
-//! `QueueBuffer`s of 16384 entries. Used by StarNUMA (GAP BFS on Kronecker graphs).
+//! grows or exceeds `n / beta`; then back to the queue; when the queue is empty, a static loop
+//! turns every unvisited `parent` entry into -1. Arrays and element sizes as GAP: index 8 B,
+//! neighbours 4 B, parent 4 B, queue 4 B, bitmaps of 8 B words, per-thread `QueueBuffer`s of
+//! 16384 entries. `parent`, the queue and the two bitmaps are heap arrays allocated one after
+//! another ([`heap_arrays`]), so no array starts on a page: a bottom-up chunk of 1024 vertices
+//! (4 KiB of `parent`) spans two pages, as in the compiled program. Setting a bit is a load and
+//! a store (`or` into memory in the bottom-up step, load and compare-and-swap in the
+//! conversion). Used by StarNUMA (GAP BFS on Kronecker graphs).
 //!
 //! Loop schedules with `schedule = "gap"` (the default), as GAP's pragmas: the bottom-up step
 //! is `schedule(dynamic, 1024)`; the top-down step (`omp for` over the queue with no schedule
@@ -23,8 +28,9 @@
 //! loops): per top-down frontier vertex the `&g` slot and `g.out_index_`; per top-down edge the
 //! `&parent` slot and `parent.data()`; per bottom-up unvisited vertex `g.in_index_`, and
 //! `front.start_` when it has neighbours; per vertex found bottom-up the `&next` slot and
-//! `next.start_`. Every thread reads that one page of the master's stack, so in the traced
-//! program it is the most shared page (21 % of the accesses of a 16-thread g14 run).
+//! `next.start_`; per vertex of both conversions the `&bm` slot and `front.start_`. Every thread
+//! reads that one page of the master's stack, so in the traced program it is the most shared
+//! page (a fifth of the accesses of a 16-thread g14 run).
 
 use super::cost::*;
 use super::{common_docs, split_params, Graph, GraphParams};
@@ -33,7 +39,7 @@ use crate::params::check;
 use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::{stream, Rng};
 use crate::thread_emit::ThreadEmitter as Emitter;
-use crate::vspace::private_base;
+use crate::vspace::{heap_arrays, private_base};
 use numasim_trace::AccessSource;
 use std::sync::Arc;
 
@@ -51,6 +57,8 @@ const G_INDEX: u64 = 0x100;
 const PARENT_DATA: u64 = 0x180;
 const FRONT_START: u64 = 0x1c0;
 const NEXT_START: u64 = 0x1e0;
+/// The `&bm` slot of the conversions' shared-variable struct.
+const SLOT_BITMAP: u64 = 0x48;
 /// Instructions of one such load (a plain `mov`).
 const FRAME_LOAD: u64 = 1;
 /// GAP's `TDStep` loop: `#pragma omp for reduction(+ : scout_count) nowait`, no schedule clause.
@@ -114,6 +122,8 @@ enum Step {
     ResetNext,
     BottomUp,
     BitmapToQueue,
+    /// The loop after the search: `parent[v] < -1` (unvisited) becomes -1.
+    Finish,
 }
 
 /// The BFS state: GAP's data structures, real values.
@@ -160,10 +170,11 @@ impl Bfs {
         let n = g.n;
         let mut space = g.space.clone();
         let words = n.div_ceil(64);
-        let parent_base = space.alloc(n as u64 * 4);
-        let queue_base = space.alloc(n as u64 * 4);
-        let front_base = space.alloc(words as u64 * 8);
-        let next_base = space.alloc(words as u64 * 8);
+        // In GAP's order: `parent`, the queue, `curr` (here `next`), `front`.
+        let [parent_base, queue_base, next_base, front_base] = heap_arrays(
+            &mut space,
+            [n as u64 * 4, n as u64 * 4, words as u64 * 8, words as u64 * 8],
+        );
         Bfs {
             td_sched: common.sched(GAP_TOP_DOWN),
             bu_sched: common.sched(GAP_BOTTOM_UP),
@@ -246,8 +257,11 @@ impl Bfs {
     /// Decides the next step at the head of GAP's `while (!queue.empty())` loop.
     fn loop_head(&mut self) -> Option<Loop> {
         if self.q_start == self.q_end {
-            self.step = Step::TrialStart;
-            return self.next_loop();
+            self.step = Step::Finish;
+            return Some(Loop {
+                items: self.g.n,
+                sched: Sched::Static,
+            });
         }
         let frontier = self.q_end - self.q_start;
         if self.scout_count > self.edges_to_check / self.p.alpha {
@@ -280,7 +294,7 @@ impl Kernel for Bfs {
     fn next_loop(&mut self) -> Option<Loop> {
         let n = self.g.n;
         match self.step {
-            Step::TrialStart => {
+            Step::TrialStart | Step::Finish => {
                 if self.trial >= self.p.trials {
                     return None;
                 }
@@ -409,8 +423,13 @@ impl Kernel for Bfs {
                 for i in self.q_start + lo..self.q_start + hi {
                     e.read(PROP_READ, self.queue_base + i as u64 * 4, 4);
                     let u = self.queue[i] as usize;
+                    self.frame_load(SLOT_BITMAP, e);
+                    self.frame_load(FRONT_START, e);
+                    // `set_bit_atomic`: load the word, then compare-and-swap it.
+                    let word = self.front_base + (u / 64) as u64 * 8;
+                    e.read(BITMAP_WRITE - 1, word, 8);
                     self.front[u / 64] |= 1 << (u % 64);
-                    e.write(BITMAP_WRITE, self.front_base + (u / 64) as u64 * 8, 8);
+                    e.write(1, word, 8);
                 }
             }
             Step::ResetNext => {
@@ -443,8 +462,11 @@ impl Kernel for Bfs {
                             awake += 1;
                             self.frame_load(SLOT_NEXT, e);
                             self.frame_load(NEXT_START, e);
+                            // `next.set_bit(u)`: an `or` into memory, a load and a store.
+                            let word = self.next_base + (u / 64) as u64 * 8;
+                            e.read(BITMAP_WRITE - 1, word, 8);
                             self.next[u / 64] |= 1 << (u % 64);
-                            e.write(BITMAP_WRITE, self.next_base + (u / 64) as u64 * 8, 8);
+                            e.write(1, word, 8);
                             break;
                         }
                     }
@@ -453,9 +475,20 @@ impl Kernel for Bfs {
             }
             Step::BitmapToQueue => {
                 for u in lo..hi {
+                    self.frame_load(SLOT_BITMAP, e);
+                    self.frame_load(FRONT_START, e);
                     e.read(BITMAP_READ, self.front_base + (u / 64) as u64 * 8, 8);
                     if self.front[u / 64] & (1 << (u % 64)) != 0 {
                         self.push_local(t, u as u32, e);
+                    }
+                }
+            }
+            Step::Finish => {
+                for u in lo..hi {
+                    e.read(PROP_READ, self.parent_addr(u), 4);
+                    if self.parent[u] < -1 {
+                        self.parent[u] = -1;
+                        e.write(PROP_WRITE, self.parent_addr(u), 4);
                     }
                 }
             }
@@ -521,7 +554,7 @@ mod tests {
         for v in 0..g.n {
             let p = bfs.parent[v];
             if depth[v] < 0 {
-                assert!(p < 0, "unreachable {v} has parent {p}");
+                assert_eq!(p, -1, "unreachable {v}: the final loop leaves -1");
             } else if v == bfs.source {
                 assert_eq!(p, v as i32);
             } else {
@@ -576,6 +609,28 @@ mod tests {
             assert!(f.windows(2).all(|w| w[0].instr < w[1].instr));
         }
         assert!(plain.iter().flatten().all(|a| a.vaddr >> 12 != frame_page));
+    }
+
+    /// `parent`, the queue and the bitmaps are consecutive heap arrays: a 1024-vertex chunk of
+    /// `parent` (4 KiB) spans two pages, and the bitmaps follow the queue 16 bytes apart.
+    #[test]
+    fn the_arrays_are_laid_out_as_consecutive_heap_allocations() {
+        let t: toml::Table = toml::from_str("scale = 12\ndegree = 8\nthreads = 4").unwrap();
+        let (common, p): (GraphParams, BfsParams) = split_params(t, BfsParams::KEYS, ScheduleName::Gap).unwrap();
+        let g = common.build_graph(false, 1);
+        let (n, words) = (g.n as u64, g.n.div_ceil(64) as u64);
+        let b = Bfs::new(g, common, p, 1, 4);
+        assert_eq!(b.parent_base % 4096, crate::vspace::MALLOC_HEADER);
+        assert_eq!(b.queue_base, b.parent_base + n * 4 + 16);
+        assert_eq!(b.next_base, b.queue_base + n * 4 + 16);
+        assert_eq!(b.front_base, b.next_base + words * 8 + 16);
+        let chunk_pages = |k: u64| {
+            (
+                b.parent_addr(k as usize * 1024) >> 12,
+                b.parent_addr(k as usize * 1024 + 1023) >> 12,
+            )
+        };
+        assert!((0..n / 1024).all(|k| chunk_pages(k).1 == chunk_pages(k).0 + 1));
     }
 
     #[test]
@@ -672,7 +727,7 @@ mod tests {
         let threads = 4;
         let (src, n) = record("", threads);
         let r = src.kernel();
-        let mut seen = [0usize; 8];
+        let mut seen = [0usize; 9];
         let mut bu_threads = std::collections::BTreeSet::new();
         for (i, &(step, l)) in r.loops.iter().enumerate() {
             let pieces = pieces_of(r, i);
@@ -684,7 +739,7 @@ mod tests {
                     assert_dynamic_chunks(&pieces, n, 1024, "bottom-up");
                     bu_threads.extend(pieces.iter().map(|p| p.0));
                 }
-                Step::TopDown | Step::InitParent | Step::QueueToBitmap | Step::BitmapToQueue => {
+                Step::TopDown | Step::InitParent | Step::QueueToBitmap | Step::BitmapToQueue | Step::Finish => {
                     assert_eq!(l.sched, Sched::Static, "{step:?} is a static parallel for");
                     assert_static_split(&pieces, l.items, threads, &format!("{step:?}"));
                 }
@@ -716,7 +771,7 @@ mod tests {
                     assert_eq!(l.sched, Sched::Dynamic(64), "{step:?}");
                     assert_dynamic_chunks(&pieces, l.items, 64, &format!("{step:?}"));
                 }
-                Step::InitParent | Step::QueueToBitmap | Step::BitmapToQueue => {
+                Step::InitParent | Step::QueueToBitmap | Step::BitmapToQueue | Step::Finish => {
                     assert_eq!(l.sched, Sched::Static, "{step:?}");
                 }
                 _ => assert_eq!(l.sched, Sched::Serial, "{step:?}"),

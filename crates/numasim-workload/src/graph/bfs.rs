@@ -61,6 +61,23 @@ const NEXT_START: u64 = 0x1e0;
 const SLOT_BITMAP: u64 = 0x48;
 /// Instructions of one such load (a plain `mov`).
 const FRAME_LOAD: u64 = 1;
+/// Instructions per iteration of GAP's compiled loops (`objdump -d` of `bfs.cc` built with
+/// `g++ -O3 -fopenmp`, x86-64), from one iteration's first instruction to the next's. The
+/// accesses' costs ([`super::cost`]) count the loads, stores and compare-and-branch around
+/// them; the loop's own increment and bound test (and the degree's sign in `InitParent`) are
+/// charged as computation. `InitParent`: two index loads, cmp/je, sub/sar/neg, the store,
+/// add/cmp/jg.
+const INIT_ITER: u64 = 11;
+/// `BUStep`, up to the test of `parent[u]`: mov/add/cmp/jle/add, the load, test/jns.
+const BU_VERTEX: u64 = 8;
+/// `TDStep`, per edge whose end is visited: the `&parent` slot, the neighbour, `parent.data()`,
+/// mov/lea, the load of `parent[v]`, test/jns, add/cmp/je.
+const TD_EDGE: u64 = 11;
+/// `BitmapToQueue`, per vertex not in the frontier: the `&bm` slot, `bm.start_`, mov/shr, the
+/// word, bt/jae, add/cmp/je.
+const B2Q_ITER: u64 = 11;
+/// The final loop: cmpl/jge, add/cmp/jne.
+const FINISH_ITER: u64 = 5;
 /// GAP's `TDStep` loop: `#pragma omp for reduction(+ : scout_count) nowait`, no schedule clause.
 const GAP_TOP_DOWN: Sched = Sched::Static;
 /// GAP's `BUStep` loop: `schedule(dynamic, 1024)`.
@@ -366,6 +383,7 @@ impl Kernel for Bfs {
         match self.step {
             Step::InitParent => {
                 for u in lo..hi {
+                    e.compute(INIT_ITER - VERTEX_START - VERTEX_END - PROP_WRITE);
                     e.read(VERTEX_START, g.offset_addr(u), 8);
                     e.read(VERTEX_END, g.offset_addr(u + 1), 8);
                     let d = g.degree(u) as i32;
@@ -403,6 +421,7 @@ impl Kernel for Bfs {
                     e.read(VERTEX_END, g.offset_addr(u as usize + 1), 8);
                     let (s, end) = (g.offsets[u as usize], g.offsets[u as usize + 1]);
                     for j in s..end {
+                        e.compute(TD_EDGE - EDGE - 2 * FRAME_LOAD - PROP_READ);
                         e.read(EDGE, g.neigh_addr(j), 4);
                         let v = g.neigh[j as usize] as usize;
                         self.frame_load(SLOT_PARENT, e);
@@ -441,6 +460,7 @@ impl Kernel for Bfs {
             Step::BottomUp => {
                 let mut awake = 0u64;
                 for u in lo..hi {
+                    e.compute(BU_VERTEX - PROP_READ);
                     e.read(PROP_READ, self.parent_addr(u), 4);
                     if self.parent[u] >= 0 {
                         continue;
@@ -475,6 +495,7 @@ impl Kernel for Bfs {
             }
             Step::BitmapToQueue => {
                 for u in lo..hi {
+                    e.compute(B2Q_ITER - 2 * FRAME_LOAD - BITMAP_READ);
                     self.frame_load(SLOT_BITMAP, e);
                     self.frame_load(FRONT_START, e);
                     e.read(BITMAP_READ, self.front_base + (u / 64) as u64 * 8, 8);
@@ -485,6 +506,7 @@ impl Kernel for Bfs {
             }
             Step::Finish => {
                 for u in lo..hi {
+                    e.compute(FINISH_ITER - PROP_READ);
                     e.read(PROP_READ, self.parent_addr(u), 4);
                     if self.parent[u] < -1 {
                         self.parent[u] = -1;

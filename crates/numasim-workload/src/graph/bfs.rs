@@ -39,7 +39,7 @@ use crate::params::check;
 use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::{stream, Rng};
 use crate::thread_emit::ThreadEmitter as Emitter;
-use crate::vspace::{heap_arrays, private_base};
+use crate::vspace::{heap_arrays, private_base, MALLOC_HEADER};
 use numasim_trace::AccessSource;
 use std::sync::Arc;
 
@@ -226,6 +226,18 @@ impl Bfs {
         }
     }
 
+    /// Index entry `u`: GAP's index array is a heap array too, 16 bytes past its chunk's start.
+    #[inline(always)]
+    fn index_addr(g: &Graph, u: usize) -> u64 {
+        g.offset_addr(u) + MALLOC_HEADER
+    }
+
+    /// Neighbour entry `j`, likewise.
+    #[inline(always)]
+    fn neigh_addr(g: &Graph, j: u64) -> u64 {
+        g.neigh_addr(j) + MALLOC_HEADER
+    }
+
     #[inline(always)]
     fn parent_addr(&self, v: usize) -> u64 {
         self.parent_base + v as u64 * 4
@@ -384,8 +396,8 @@ impl Kernel for Bfs {
             Step::InitParent => {
                 for u in lo..hi {
                     e.compute(INIT_ITER - VERTEX_START - VERTEX_END - PROP_WRITE);
-                    e.read(VERTEX_START, g.offset_addr(u), 8);
-                    e.read(VERTEX_END, g.offset_addr(u + 1), 8);
+                    e.read(VERTEX_START, Self::index_addr(&g, u), 8);
+                    e.read(VERTEX_END, Self::index_addr(&g, u + 1), 8);
                     let d = g.degree(u) as i32;
                     self.parent[u] = if d != 0 { -d } else { -1 };
                     e.write(PROP_WRITE, self.parent_addr(u), 4);
@@ -417,12 +429,12 @@ impl Kernel for Bfs {
                     let u = self.queue[i];
                     self.frame_load(SLOT_G, e);
                     self.frame_load(G_INDEX, e);
-                    e.read(VERTEX_START, g.offset_addr(u as usize), 8);
-                    e.read(VERTEX_END, g.offset_addr(u as usize + 1), 8);
+                    e.read(VERTEX_START, Self::index_addr(&g, u as usize), 8);
+                    e.read(VERTEX_END, Self::index_addr(&g, u as usize + 1), 8);
                     let (s, end) = (g.offsets[u as usize], g.offsets[u as usize + 1]);
                     for j in s..end {
                         e.compute(TD_EDGE - EDGE - 2 * FRAME_LOAD - PROP_READ);
-                        e.read(EDGE, g.neigh_addr(j), 4);
+                        e.read(EDGE, Self::neigh_addr(&g, j), 4);
                         let v = g.neigh[j as usize] as usize;
                         self.frame_load(SLOT_PARENT, e);
                         self.frame_load(PARENT_DATA, e);
@@ -466,14 +478,14 @@ impl Kernel for Bfs {
                         continue;
                     }
                     self.frame_load(G_INDEX, e);
-                    e.read(VERTEX_START, g.offset_addr(u), 8);
-                    e.read(VERTEX_END, g.offset_addr(u + 1), 8);
+                    e.read(VERTEX_START, Self::index_addr(&g, u), 8);
+                    e.read(VERTEX_END, Self::index_addr(&g, u + 1), 8);
                     let (s, end) = (g.offsets[u], g.offsets[u + 1]);
                     if s != end {
                         self.frame_load(FRONT_START, e);
                     }
                     for j in s..end {
-                        e.read(EDGE, g.neigh_addr(j), 4);
+                        e.read(EDGE, Self::neigh_addr(&g, j), 4);
                         let v = g.neigh[j as usize] as usize;
                         e.read(BITMAP_READ, self.front_base + (v / 64) as u64 * 8, 8);
                         if self.front[v / 64] & (1 << (v % 64)) != 0 {

@@ -128,13 +128,13 @@ fn the_real_gap_bfs_traced_twice_agrees_with_itself_within_the_fidelity_bands() 
 }
 
 #[test]
-#[ignore = "measured at g14, 16 threads (docs/validation/workloads.md), threads waiting passively as traced: \
-            the bfs generator has 38.4 % of accesses on pages with >8 sharers against the real program's \
-            48.8-49.4 %, LLC misses 11.0 % vs 24.4-26.3 %, footprint 463 vs 567 pages (stacks, allocator arenas, \
-            libgomp), LLC MPKI 27.7 vs 17.6-18.4 (0.36 accesses per instruction against 0.29: the runtime's \
-            instructions and the loops' own are not all modelled), first-touch local of LLC misses 41.1 vs \
-            33.5-34.4 %; reads (85.0 vs 87.2 %) and first-touch local (26.7 vs 25.4-25.7 %) are within their \
-            bands. The >8-sharer gap's remaining cause is not found"]
+#[ignore = "measured at g14, 16 threads (docs/validation/workloads.md), one trial, so GAP's first source against \
+            the generator's: >8-sharer accesses 59.6 % against 53.0 % (48.8-54.2 % in other traces of that source; \
+            GAP's first five sources give 52.3-67.5 %, the generator's seeds 1-6 54.3-72.3 %), footprint 463 against \
+            567 pages (libgomp's and the allocator's data, thread stacks and arenas are not modelled), first-touch \
+            local of LLC misses 43.6 % against 36.8 % (the runtime's pages all 16 threads touch account for 1.4 \
+            points); >8-sharer LLC misses (24.9 vs 25.7 %), reads, LLC MPKI (18.2 vs 17.7) and first-touch local \
+            (27.4 vs 26.8 %) are within their bands"]
 fn the_bfs_generator_matches_the_real_gap_bfs_within_the_fidelity_bands() {
     let dir = tempfile::tempdir().unwrap();
     let Some((real, _)) = real_bfs_traces(dir.path()) else {
@@ -150,6 +150,18 @@ fn the_bfs_generator_matches_the_real_gap_bfs_within_the_fidelity_bands() {
     let c = compare(&real, &exp);
     let bad = outside(&c);
     assert!(bad.is_empty(), "generator outside the bands: {bad:?}");
+}
+
+// One trial is one source, and each statistic follows the source (GAP's first five picks at g14
+// give 52.3-67.5 % of accesses on >8-sharer pages, LLC MPKI 15.9-22.8): four trials (GAP's
+// first four sources, the generator's first four) compare the programs rather than the sources.
+#[test]
+fn the_bfs_generator_meets_the_real_gap_bfs_sharing_and_read_bands_over_four_sources() {
+    let Some(c) = gap_against_generator("bfs", &["-n", "4"], "trials = 4") else {
+        return;
+    };
+    let bad = outside_of(&c, &["accesses_gt8_pct", "read_pct"]);
+    assert!(bad.is_empty(), "bfs generator outside the bands: {bad:?}");
 }
 
 /// The real GAP `kernel` built from the pinned copy and traced once at g14 (`-g 14 -k 16 -n 1`

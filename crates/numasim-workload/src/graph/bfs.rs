@@ -4,9 +4,14 @@
 //! (CAS on `parent`, thread-local queue buffers flushed into the shared queue) until the
 //! frontier's out-edges exceed `edges_to_check / alpha`; then bottom-up steps over bitmaps
 //! (every unvisited vertex scans its neighbours for one in the frontier) while the frontier
-//! grows or exceeds `n / beta`; then back to the queue. Arrays and element sizes as GAP:
-//! index 8 B, neighbours 4 B, parent 4 B, queue 4 B, bitmaps of 8 B words, per-thread
-//! `QueueBuffer`s of 16384 entries. Used by StarNUMA (GAP BFS on Kronecker graphs).
+//! grows or exceeds `n / beta`; then back to the queue; when the queue is empty, a static loop
+//! turns every unvisited `parent` entry into -1. Arrays and element sizes as GAP: index 8 B,
+//! neighbours 4 B, parent 4 B, queue 4 B, bitmaps of 8 B words, per-thread `QueueBuffer`s of
+//! 16384 entries. `parent`, the queue and the two bitmaps are heap arrays allocated one after
+//! another ([`heap_arrays`]), so no array starts on a page: a bottom-up chunk of 1024 vertices
+//! (4 KiB of `parent`) spans two pages, as in the compiled program. Setting a bit is a load and
+//! a store (`or` into memory in the bottom-up step, load and compare-and-swap in the
+//! conversion). Used by StarNUMA (GAP BFS on Kronecker graphs).
 //!
 //! Loop schedules with `schedule = "gap"` (the default), as GAP's pragmas: the bottom-up step
 //! is `schedule(dynamic, 1024)`; the top-down step (`omp for` over the queue with no schedule
@@ -23,8 +28,9 @@
 //! loops): per top-down frontier vertex the `&g` slot and `g.out_index_`; per top-down edge the
 //! `&parent` slot and `parent.data()`; per bottom-up unvisited vertex `g.in_index_`, and
 //! `front.start_` when it has neighbours; per vertex found bottom-up the `&next` slot and
-//! `next.start_`. Every thread reads that one page of the master's stack, so in the traced
-//! program it is the most shared page (21 % of the accesses of a 16-thread g14 run).
+//! `next.start_`; per vertex of both conversions the `&bm` slot and `front.start_`. Every thread
+//! reads that one page of the master's stack, so in the traced program it is the most shared
+//! page (a fifth of the accesses of a 16-thread g14 run).
 
 use super::cost::*;
 use super::{common_docs, split_params, Graph, GraphParams};
@@ -33,7 +39,7 @@ use crate::params::check;
 use crate::registry::{GeneratorInfo, WorkloadError};
 use crate::rng::{stream, Rng};
 use crate::thread_emit::ThreadEmitter as Emitter;
-use crate::vspace::private_base;
+use crate::vspace::{heap_arrays, private_base, MALLOC_HEADER};
 use numasim_trace::AccessSource;
 use std::sync::Arc;
 
@@ -51,8 +57,27 @@ const G_INDEX: u64 = 0x100;
 const PARENT_DATA: u64 = 0x180;
 const FRONT_START: u64 = 0x1c0;
 const NEXT_START: u64 = 0x1e0;
+/// The `&bm` slot of the conversions' shared-variable struct.
+const SLOT_BITMAP: u64 = 0x48;
 /// Instructions of one such load (a plain `mov`).
 const FRAME_LOAD: u64 = 1;
+/// Instructions per iteration of GAP's compiled loops (`objdump -d` of `bfs.cc` built with
+/// `g++ -O3 -fopenmp`, x86-64), from one iteration's first instruction to the next's. The
+/// accesses' costs ([`super::cost`]) count the loads, stores and compare-and-branch around
+/// them; the loop's own increment and bound test (and the degree's sign in `InitParent`) are
+/// charged as computation. `InitParent`: two index loads, cmp/je, sub/sar/neg, the store,
+/// add/cmp/jg.
+const INIT_ITER: u64 = 11;
+/// `BUStep`, up to the test of `parent[u]`: mov/add/cmp/jle/add, the load, test/jns.
+const BU_VERTEX: u64 = 8;
+/// `TDStep`, per edge whose end is visited: the `&parent` slot, the neighbour, `parent.data()`,
+/// mov/lea, the load of `parent[v]`, test/jns, add/cmp/je.
+const TD_EDGE: u64 = 11;
+/// `BitmapToQueue`, per vertex not in the frontier: the `&bm` slot, `bm.start_`, mov/shr, the
+/// word, bt/jae, add/cmp/je.
+const B2Q_ITER: u64 = 11;
+/// The final loop: cmpl/jge, add/cmp/jne.
+const FINISH_ITER: u64 = 5;
 /// GAP's `TDStep` loop: `#pragma omp for reduction(+ : scout_count) nowait`, no schedule clause.
 const GAP_TOP_DOWN: Sched = Sched::Static;
 /// GAP's `BUStep` loop: `schedule(dynamic, 1024)`.
@@ -114,6 +139,8 @@ enum Step {
     ResetNext,
     BottomUp,
     BitmapToQueue,
+    /// The loop after the search: `parent[v] < -1` (unvisited) becomes -1.
+    Finish,
 }
 
 /// The BFS state: GAP's data structures, real values.
@@ -160,10 +187,11 @@ impl Bfs {
         let n = g.n;
         let mut space = g.space.clone();
         let words = n.div_ceil(64);
-        let parent_base = space.alloc(n as u64 * 4);
-        let queue_base = space.alloc(n as u64 * 4);
-        let front_base = space.alloc(words as u64 * 8);
-        let next_base = space.alloc(words as u64 * 8);
+        // In GAP's order: `parent`, the queue, `curr` (here `next`), `front`.
+        let [parent_base, queue_base, next_base, front_base] = heap_arrays(
+            &mut space,
+            [n as u64 * 4, n as u64 * 4, words as u64 * 8, words as u64 * 8],
+        );
         Bfs {
             td_sched: common.sched(GAP_TOP_DOWN),
             bu_sched: common.sched(GAP_BOTTOM_UP),
@@ -196,6 +224,18 @@ impl Bfs {
             bottom_up_steps: 0,
             g,
         }
+    }
+
+    /// Index entry `u`: GAP's index array is a heap array too, 16 bytes past its chunk's start.
+    #[inline(always)]
+    fn index_addr(g: &Graph, u: usize) -> u64 {
+        g.offset_addr(u) + MALLOC_HEADER
+    }
+
+    /// Neighbour entry `j`, likewise.
+    #[inline(always)]
+    fn neigh_addr(g: &Graph, j: u64) -> u64 {
+        g.neigh_addr(j) + MALLOC_HEADER
     }
 
     #[inline(always)]
@@ -246,8 +286,11 @@ impl Bfs {
     /// Decides the next step at the head of GAP's `while (!queue.empty())` loop.
     fn loop_head(&mut self) -> Option<Loop> {
         if self.q_start == self.q_end {
-            self.step = Step::TrialStart;
-            return self.next_loop();
+            self.step = Step::Finish;
+            return Some(Loop {
+                items: self.g.n,
+                sched: Sched::Static,
+            });
         }
         let frontier = self.q_end - self.q_start;
         if self.scout_count > self.edges_to_check / self.p.alpha {
@@ -280,7 +323,7 @@ impl Kernel for Bfs {
     fn next_loop(&mut self) -> Option<Loop> {
         let n = self.g.n;
         match self.step {
-            Step::TrialStart => {
+            Step::TrialStart | Step::Finish => {
                 if self.trial >= self.p.trials {
                     return None;
                 }
@@ -352,8 +395,9 @@ impl Kernel for Bfs {
         match self.step {
             Step::InitParent => {
                 for u in lo..hi {
-                    e.read(VERTEX_START, g.offset_addr(u), 8);
-                    e.read(VERTEX_END, g.offset_addr(u + 1), 8);
+                    e.compute(INIT_ITER - VERTEX_START - VERTEX_END - PROP_WRITE);
+                    e.read(VERTEX_START, Self::index_addr(&g, u), 8);
+                    e.read(VERTEX_END, Self::index_addr(&g, u + 1), 8);
                     let d = g.degree(u) as i32;
                     self.parent[u] = if d != 0 { -d } else { -1 };
                     e.write(PROP_WRITE, self.parent_addr(u), 4);
@@ -385,11 +429,12 @@ impl Kernel for Bfs {
                     let u = self.queue[i];
                     self.frame_load(SLOT_G, e);
                     self.frame_load(G_INDEX, e);
-                    e.read(VERTEX_START, g.offset_addr(u as usize), 8);
-                    e.read(VERTEX_END, g.offset_addr(u as usize + 1), 8);
+                    e.read(VERTEX_START, Self::index_addr(&g, u as usize), 8);
+                    e.read(VERTEX_END, Self::index_addr(&g, u as usize + 1), 8);
                     let (s, end) = (g.offsets[u as usize], g.offsets[u as usize + 1]);
                     for j in s..end {
-                        e.read(EDGE, g.neigh_addr(j), 4);
+                        e.compute(TD_EDGE - EDGE - 2 * FRAME_LOAD - PROP_READ);
+                        e.read(EDGE, Self::neigh_addr(&g, j), 4);
                         let v = g.neigh[j as usize] as usize;
                         self.frame_load(SLOT_PARENT, e);
                         self.frame_load(PARENT_DATA, e);
@@ -409,8 +454,13 @@ impl Kernel for Bfs {
                 for i in self.q_start + lo..self.q_start + hi {
                     e.read(PROP_READ, self.queue_base + i as u64 * 4, 4);
                     let u = self.queue[i] as usize;
+                    self.frame_load(SLOT_BITMAP, e);
+                    self.frame_load(FRONT_START, e);
+                    // `set_bit_atomic`: load the word, then compare-and-swap it.
+                    let word = self.front_base + (u / 64) as u64 * 8;
+                    e.read(BITMAP_WRITE - 1, word, 8);
                     self.front[u / 64] |= 1 << (u % 64);
-                    e.write(BITMAP_WRITE, self.front_base + (u / 64) as u64 * 8, 8);
+                    e.write(1, word, 8);
                 }
             }
             Step::ResetNext => {
@@ -422,19 +472,20 @@ impl Kernel for Bfs {
             Step::BottomUp => {
                 let mut awake = 0u64;
                 for u in lo..hi {
+                    e.compute(BU_VERTEX - PROP_READ);
                     e.read(PROP_READ, self.parent_addr(u), 4);
                     if self.parent[u] >= 0 {
                         continue;
                     }
                     self.frame_load(G_INDEX, e);
-                    e.read(VERTEX_START, g.offset_addr(u), 8);
-                    e.read(VERTEX_END, g.offset_addr(u + 1), 8);
+                    e.read(VERTEX_START, Self::index_addr(&g, u), 8);
+                    e.read(VERTEX_END, Self::index_addr(&g, u + 1), 8);
                     let (s, end) = (g.offsets[u], g.offsets[u + 1]);
                     if s != end {
                         self.frame_load(FRONT_START, e);
                     }
                     for j in s..end {
-                        e.read(EDGE, g.neigh_addr(j), 4);
+                        e.read(EDGE, Self::neigh_addr(&g, j), 4);
                         let v = g.neigh[j as usize] as usize;
                         e.read(BITMAP_READ, self.front_base + (v / 64) as u64 * 8, 8);
                         if self.front[v / 64] & (1 << (v % 64)) != 0 {
@@ -443,8 +494,11 @@ impl Kernel for Bfs {
                             awake += 1;
                             self.frame_load(SLOT_NEXT, e);
                             self.frame_load(NEXT_START, e);
+                            // `next.set_bit(u)`: an `or` into memory, a load and a store.
+                            let word = self.next_base + (u / 64) as u64 * 8;
+                            e.read(BITMAP_WRITE - 1, word, 8);
                             self.next[u / 64] |= 1 << (u % 64);
-                            e.write(BITMAP_WRITE, self.next_base + (u / 64) as u64 * 8, 8);
+                            e.write(1, word, 8);
                             break;
                         }
                     }
@@ -453,9 +507,22 @@ impl Kernel for Bfs {
             }
             Step::BitmapToQueue => {
                 for u in lo..hi {
+                    e.compute(B2Q_ITER - 2 * FRAME_LOAD - BITMAP_READ);
+                    self.frame_load(SLOT_BITMAP, e);
+                    self.frame_load(FRONT_START, e);
                     e.read(BITMAP_READ, self.front_base + (u / 64) as u64 * 8, 8);
                     if self.front[u / 64] & (1 << (u % 64)) != 0 {
                         self.push_local(t, u as u32, e);
+                    }
+                }
+            }
+            Step::Finish => {
+                for u in lo..hi {
+                    e.compute(FINISH_ITER - PROP_READ);
+                    e.read(PROP_READ, self.parent_addr(u), 4);
+                    if self.parent[u] < -1 {
+                        self.parent[u] = -1;
+                        e.write(PROP_WRITE, self.parent_addr(u), 4);
                     }
                 }
             }
@@ -521,7 +588,7 @@ mod tests {
         for v in 0..g.n {
             let p = bfs.parent[v];
             if depth[v] < 0 {
-                assert!(p < 0, "unreachable {v} has parent {p}");
+                assert_eq!(p, -1, "unreachable {v}: the final loop leaves -1");
             } else if v == bfs.source {
                 assert_eq!(p, v as i32);
             } else {
@@ -576,6 +643,28 @@ mod tests {
             assert!(f.windows(2).all(|w| w[0].instr < w[1].instr));
         }
         assert!(plain.iter().flatten().all(|a| a.vaddr >> 12 != frame_page));
+    }
+
+    /// `parent`, the queue and the bitmaps are consecutive heap arrays: a 1024-vertex chunk of
+    /// `parent` (4 KiB) spans two pages, and the bitmaps follow the queue 16 bytes apart.
+    #[test]
+    fn the_arrays_are_laid_out_as_consecutive_heap_allocations() {
+        let t: toml::Table = toml::from_str("scale = 12\ndegree = 8\nthreads = 4").unwrap();
+        let (common, p): (GraphParams, BfsParams) = split_params(t, BfsParams::KEYS, ScheduleName::Gap).unwrap();
+        let g = common.build_graph(false, 1);
+        let (n, words) = (g.n as u64, g.n.div_ceil(64) as u64);
+        let b = Bfs::new(g, common, p, 1, 4);
+        assert_eq!(b.parent_base % 4096, crate::vspace::MALLOC_HEADER);
+        assert_eq!(b.queue_base, b.parent_base + n * 4 + 16);
+        assert_eq!(b.next_base, b.queue_base + n * 4 + 16);
+        assert_eq!(b.front_base, b.next_base + words * 8 + 16);
+        let chunk_pages = |k: u64| {
+            (
+                b.parent_addr(k as usize * 1024) >> 12,
+                b.parent_addr(k as usize * 1024 + 1023) >> 12,
+            )
+        };
+        assert!((0..n / 1024).all(|k| chunk_pages(k).1 == chunk_pages(k).0 + 1));
     }
 
     #[test]
@@ -672,7 +761,7 @@ mod tests {
         let threads = 4;
         let (src, n) = record("", threads);
         let r = src.kernel();
-        let mut seen = [0usize; 8];
+        let mut seen = [0usize; 9];
         let mut bu_threads = std::collections::BTreeSet::new();
         for (i, &(step, l)) in r.loops.iter().enumerate() {
             let pieces = pieces_of(r, i);
@@ -684,7 +773,7 @@ mod tests {
                     assert_dynamic_chunks(&pieces, n, 1024, "bottom-up");
                     bu_threads.extend(pieces.iter().map(|p| p.0));
                 }
-                Step::TopDown | Step::InitParent | Step::QueueToBitmap | Step::BitmapToQueue => {
+                Step::TopDown | Step::InitParent | Step::QueueToBitmap | Step::BitmapToQueue | Step::Finish => {
                     assert_eq!(l.sched, Sched::Static, "{step:?} is a static parallel for");
                     assert_static_split(&pieces, l.items, threads, &format!("{step:?}"));
                 }
@@ -716,7 +805,7 @@ mod tests {
                     assert_eq!(l.sched, Sched::Dynamic(64), "{step:?}");
                     assert_dynamic_chunks(&pieces, l.items, 64, &format!("{step:?}"));
                 }
-                Step::InitParent | Step::QueueToBitmap | Step::BitmapToQueue => {
+                Step::InitParent | Step::QueueToBitmap | Step::BitmapToQueue | Step::Finish => {
                     assert_eq!(l.sched, Sched::Static, "{step:?}");
                 }
                 _ => assert_eq!(l.sched, Sched::Serial, "{step:?}"),

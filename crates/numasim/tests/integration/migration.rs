@@ -225,7 +225,7 @@ hi_min = 500
 }
 
 #[test]
-#[ignore = "measured 12 % of BFS migrations to the pool (scale 15, 32 threads, 20K-instruction \
+#[ignore = "measured 4.3 % of BFS migrations to the pool (scale 15, 32 threads, 20K-instruction \
             phases, hi_start 2000) vs StarNUMA \
             Table IV's 100 %: at this scale most regions over HI are CSR slices read by few \
             sockets; needs a paper-scale graph and 1B-instruction phases"]

@@ -7,6 +7,13 @@
 
 use numasim_repro::zaourar::fig3_point;
 
+/// gem5 CHI defaults the map switches (None: the preset's value).
+#[derive(Clone, Copy, Default)]
+struct Chi {
+    dmt: Option<bool>,
+    throttle: Option<bool>,
+}
+
 fn main() {
     let quick = !std::env::args().any(|a| a == "--full");
     let nodes = [0usize, 1, 3];
@@ -15,7 +22,7 @@ fn main() {
          DAT queueing / home-tracker wait (NoC cycles), buffer on node 0 | 1 | 3; last column node 1 / node 0 bandwidth.\n",
         if quick { "quick" } else { "full" }
     );
-    let row = |label: String, mshrs: usize, trackers: u32, retry: bool, iq: u32, vcs: u32| {
+    let row_with = |label: String, mshrs: usize, trackers: u32, retry: bool, iq: u32, vcs: u32, chi: Chi| {
         let mut cells = Vec::new();
         let mut shares = Vec::new();
         for &node in &nodes {
@@ -24,6 +31,12 @@ fn main() {
                 m.home_node_retry = retry && trackers > 0;
                 m.inter_quadrant_link_cycles = iq;
                 m.router_vcs_per_vnet = vcs;
+                if let Some(dmt) = chi.dmt {
+                    m.direct_memory_transfer = dmt;
+                }
+                if let Some(throttle) = chi.throttle {
+                    m.retry_throttle = throttle && m.home_node_retry;
+                }
             };
             match fig3_point(quick, node, mshrs, &edit) {
                 Ok((r, share)) => {
@@ -41,6 +54,9 @@ fn main() {
         }
         println!("| {label} | {} | {:.2} |", cells.join(" | "), shares[1] / shares[0]);
     };
+    let row = |label: String, mshrs: usize, trackers: u32, retry: bool, iq: u32, vcs: u32| {
+        row_with(label, mshrs, trackers, retry, iq, vcs, Chi::default())
+    };
     let header = |what: &str| {
         println!("| {what} | node 0 | node 1 | node 3 | 1 / 0 |");
         println!("| --- | --- | --- | --- | --- |");
@@ -48,6 +64,26 @@ fn main() {
     if std::env::args().any(|a| a == "--preset") {
         header("the preset (16 trackers per slice, retry on, 16 misses per core, 3-cycle links)");
         row("preset".into(), 16, 16, true, 3, 4);
+        return;
+    }
+    if std::env::args().any(|a| a == "--chi") {
+        header(
+            "direct memory transfer (DMT) and throttle on retry (16 trackers per slice, retry on, 16 misses per core)",
+        );
+        for iq in [3u32, 10, 30] {
+            for (dmt, throttle) in [(false, false), (true, false), (false, true), (true, true)] {
+                let label = format!(
+                    "{iq}-cycle links, DMT {}, throttle {}",
+                    if dmt { "on" } else { "off" },
+                    if throttle { "on" } else { "off" }
+                );
+                let chi = Chi {
+                    dmt: Some(dmt),
+                    throttle: Some(throttle),
+                };
+                row_with(label, 16, 16, true, iq, 4, chi);
+            }
+        }
         return;
     }
     header("home-node trackers per slice, retry (16 misses per core, 3-cycle inter-quadrant links)");

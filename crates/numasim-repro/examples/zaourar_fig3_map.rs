@@ -1,9 +1,10 @@
 //! Sensitivity map of Zaourar et al.'s Fig. 3 (STREAM triad on node 0, buffer on node 0 / 1 /
 //! 3): bandwidth (% of the node's peak), REQ and DAT network queueing and the mean wait for a
 //! home-node tracker, against the home node's tracker entries per slice, CHI's retry on or
-//! off, misses in flight per core, the inter-quadrant link latency and the router buffers. Prints markdown tables
+//! off, misses in flight per core, the inter-quadrant link latency, the router buffers, and
+//! gem5 CHI's direct memory transfer and throttle on retry. Prints markdown tables
 //! (`scripts/zaourar-fig3-map.sh` runs it; `--full` for the paper's sizes, `--preset` for the
-//! shipped machine's row only).
+//! shipped machine's row only, `--chi` for the last table only).
 
 use numasim_repro::zaourar::fig3_point;
 
@@ -12,6 +13,8 @@ use numasim_repro::zaourar::fig3_point;
 struct Chi {
     dmt: Option<bool>,
     throttle: Option<bool>,
+    /// Reads each memory controller tracks (gem5's SN-F: 256 TBEs, AbstractController's default).
+    mc_trackers: Option<u32>,
 }
 
 fn main() {
@@ -37,13 +40,21 @@ fn main() {
                 if let Some(throttle) = chi.throttle {
                     m.retry_throttle = throttle && m.home_node_retry;
                 }
+                if let Some(n) = chi.mc_trackers {
+                    m.controller_trackers = n;
+                }
             };
             match fig3_point(quick, node, mshrs, &edit) {
                 Ok((r, share)) => {
-                    cells.push(format!(
+                    let mut cell = format!(
                         "{share:.1} / {:.0} / {:.0} / {:.0}",
                         r.vnets[0].avg_queueing_cycles, r.vnets[3].avg_queueing_cycles, r.home_tracker_wait_cycles
-                    ));
+                    );
+                    if chi.throttle == Some(true) {
+                        // The mean hold of a request the throttle held.
+                        cell += &format!(" / {:.0}", r.retry_throttle_wait_cycles);
+                    }
+                    cells.push(cell);
                     shares.push(share);
                 }
                 Err(e) => {
@@ -66,9 +77,9 @@ fn main() {
         row("preset".into(), 16, 16, true, 3, 4);
         return;
     }
-    if std::env::args().any(|a| a == "--chi") {
+    let chi_section = || {
         header(
-            "direct memory transfer (DMT) and throttle on retry (16 trackers per slice, retry on, 16 misses per core)",
+            "direct memory transfer (DMT) and throttle on retry (16 trackers per slice, retry on, 16 misses per core; with the throttle a fifth value: mean hold of a request the throttle held, NoC cycles)",
         );
         for iq in [3u32, 10, 30] {
             for (dmt, throttle) in [(false, false), (true, false), (false, true), (true, true)] {
@@ -80,10 +91,28 @@ fn main() {
                 let chi = Chi {
                     dmt: Some(dmt),
                     throttle: Some(throttle),
+                    mc_trackers: None,
                 };
                 row_with(label, 16, 16, true, iq, 4, chi);
             }
         }
+        let chi = Chi {
+            dmt: Some(true),
+            throttle: Some(true),
+            mc_trackers: Some(256),
+        };
+        row_with(
+            "3-cycle links, DMT and throttle on, 256 controller trackers".into(),
+            16,
+            16,
+            true,
+            3,
+            4,
+            chi,
+        );
+    };
+    if std::env::args().any(|a| a == "--chi") {
+        chi_section();
         return;
     }
     header("home-node trackers per slice, retry (16 misses per core, 3-cycle inter-quadrant links)");
@@ -121,4 +150,6 @@ fn main() {
             row(label, 16, 16, true, iq, vcs);
         }
     }
+    println!();
+    chi_section();
 }

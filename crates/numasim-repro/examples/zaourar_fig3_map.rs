@@ -6,7 +6,7 @@
 //! (`scripts/zaourar-fig3-map.sh` runs it; `--full` for the paper's sizes, `--preset` for the
 //! shipped machine's row only, `--chi` for the last table only).
 
-use numasim_repro::zaourar::fig3_point;
+use numasim_repro::zaourar::fig3_point_with;
 
 /// gem5 CHI defaults the map switches (None: the preset's value).
 #[derive(Clone, Copy, Default)]
@@ -15,6 +15,8 @@ struct Chi {
     throttle: Option<bool>,
     /// Reads each memory controller tracks (gem5's SN-F: 256 TBEs, AbstractController's default).
     mc_trackers: Option<u32>,
+    /// DRAM rows closed after each access (gem5's HBM_2000_4H_1x64: close_adaptive).
+    closed_page: bool,
 }
 
 fn main() {
@@ -44,7 +46,11 @@ fn main() {
                     m.controller_trackers = n;
                 }
             };
-            match fig3_point(quick, node, mshrs, &edit) {
+            let core = |p: &mut numasim::timing::mesh_sim::MeshCoreParams| {
+                p.mshrs = mshrs;
+                p.closed_page = chi.closed_page;
+            };
+            match fig3_point_with(quick, node, &edit, &core) {
                 Ok((r, share)) => {
                     let mut cell = format!(
                         "{share:.1} / {:.0} / {:.0} / {:.0}",
@@ -92,6 +98,7 @@ fn main() {
                     dmt: Some(dmt),
                     throttle: Some(throttle),
                     mc_trackers: None,
+                    closed_page: false,
                 };
                 row_with(label, 16, 16, true, iq, 4, chi);
             }
@@ -100,9 +107,38 @@ fn main() {
             dmt: Some(true),
             throttle: Some(true),
             mc_trackers: Some(256),
+            closed_page: false,
         };
         row_with(
             "3-cycle links, DMT and throttle on, 256 controller trackers".into(),
+            16,
+            16,
+            true,
+            3,
+            4,
+            chi,
+        );
+        let chi = Chi {
+            closed_page: true,
+            ..Chi::default()
+        };
+        row_with(
+            "3-cycle links, DRAM rows closed after each access".into(),
+            16,
+            16,
+            true,
+            3,
+            4,
+            chi,
+        );
+        let chi = Chi {
+            dmt: Some(true),
+            throttle: Some(true),
+            mc_trackers: None,
+            closed_page: true,
+        };
+        row_with(
+            "3-cycle links, DMT and throttle on, DRAM rows closed after each access".into(),
             16,
             16,
             true,

@@ -409,6 +409,16 @@ pub fn fig3_point(
     mshrs: usize,
     edit: &dyn Fn(&mut numasim_machine::mesh::Mesh),
 ) -> Result<(MeshResults, f64), Fig3Error> {
+    fig3_point_with(quick, node, edit, &|p: &mut MeshCoreParams| p.mshrs = mshrs)
+}
+
+/// [`fig3_point`] with the core-side parameters edited by `core` (after the study's own).
+pub fn fig3_point_with(
+    quick: bool,
+    node: usize,
+    edit: &dyn Fn(&mut numasim_machine::mesh::Mesh),
+    core: &dyn Fn(&mut MeshCoreParams),
+) -> Result<(MeshResults, f64), Fig3Error> {
     let size = if quick { &QUICK } else { &FULL };
     let text = machine_text(HBM_NUMA, size)?;
     let mut m = Machine::from_text("<neoverse-v1-mesh as edited for a Fig. 3 point>", &text)?;
@@ -416,7 +426,7 @@ pub fn fig3_point(
     let mut p = MeshCoreParams::new(cores_of(&m, 0));
     p.private_bytes = size.slice_bytes;
     p.membind = Some(node);
-    p.mshrs = mshrs;
+    core(&mut p);
     let mut src = numasim_workload::build("stream", stream(16, size, 1), 1)?;
     let r = MeshSim::new(&m, p)?.run(&mut *src)?;
     let share = 100.0 * r.dram_gbps / peak_gbps(&m, &[node]);

@@ -69,6 +69,9 @@ pub struct MeshCoreParams {
     pub page_bytes: u64,
     /// Fixed controller + PHY time before the DRAM commands, ns.
     pub controller_ns: f64,
+    /// Close each DRAM row after its access (false: rows stay open, FR-FCFS favours hits).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub closed_page: bool,
     /// Stop each thread after this many accesses (0: run the source to its end).
     pub max_accesses_per_thread: u64,
     /// Instructions per thread between global barriers, as `phase_instructions` of the
@@ -89,6 +92,7 @@ impl MeshCoreParams {
             private_ways: 8,
             page_bytes: 4096,
             controller_ns: 20.0,
+            closed_page: false,
             max_accesses_per_thread: 0,
             phase_instructions: 0,
         }
@@ -204,7 +208,7 @@ impl MeshSim {
                     node_bytes * mesh.quadrants() as u64 / mesh.memory_controllers.len() as u64
                 } + p.page_bytes,
                 refresh: true,
-                closed_page: false,
+                closed_page: p.closed_page,
                 map,
                 write_queue_high: 26,
                 write_queue_low: 6,

@@ -89,6 +89,10 @@ numasim_config::declare_params! {
         tracker_wait_in_network: bool = false, unit "-", Check::Any;
         /// a request without a free home-node tracker gets RetryAck and is sent again on the home node's credit grant (PCrdGrant), the entry reserved meanwhile (false: it waits at its source)
         home_node_retry: bool = false, unit "-", Check::Any;
+        /// with home_node_retry: a requester refused by a home node sends it no new request until it holds that home's credit grant (gem5 CHI's throttle_req_on_retry)
+        retry_throttle: bool = false, unit "-", Check::Any;
+        /// a read that misses the SLC, for a line no other private cache holds, gets its data from the memory controller directly (CHI's DMT), and the SLC keeps no copy of it (false: the data goes through the home node, which keeps it)
+        direct_memory_transfer: bool = false, unit "-", Check::Any;
     }
 }
 
@@ -128,6 +132,10 @@ pub struct Mesh {
     pub tracker_wait_in_network: bool,
     /// Requests without a free home-node tracker are retried (RetryAck, PCrdGrant, re-send).
     pub home_node_retry: bool,
+    /// A requester refused by a home node holds its next requests to it until the credit grant.
+    pub retry_throttle: bool,
+    /// SLC-missing reads of lines no other core holds: data memory → requester, no SLC fill.
+    pub direct_memory_transfer: bool,
     /// Per quadrant: indices into `request_nodes`, `home_nodes`, `memory_controllers`.
     pub request_nodes_in: Vec<Vec<usize>>,
     pub home_nodes_in: Vec<Vec<usize>>,
@@ -205,6 +213,12 @@ pub(crate) fn build(
             "a retried request waits for a free home-node tracker: it needs home_node_trackers > 0 and tracker_wait_in_network = false".into(),
         );
     }
+    if spec.retry_throttle && !spec.home_node_retry {
+        return err(
+            "retry_throttle",
+            "the throttle holds requests after a RetryAck: it needs home_node_retry = true".into(),
+        );
+    }
     if spec.cache_groups && !spec.numa {
         return err(
             "cache_groups",
@@ -276,6 +290,8 @@ pub(crate) fn build(
         router_vcs_per_vnet: spec.router_vcs_per_vnet,
         tracker_wait_in_network: spec.tracker_wait_in_network,
         home_node_retry: spec.home_node_retry,
+        retry_throttle: spec.retry_throttle,
+        direct_memory_transfer: spec.direct_memory_transfer,
         request_nodes_in: vec![Vec::new(); quadrants],
         home_nodes_in: vec![Vec::new(); quadrants],
         controllers_in: vec![Vec::new(); quadrants],
@@ -509,6 +525,11 @@ memory_controllers = [[0, 0], [3, 0]]
         let e = refused(&two_quadrants("home_node_retry = true\n"));
         assert_eq!(e.key, "mesh.home_node_retry");
         assert!(e.message.contains("home_node_trackers"), "{e}");
+        assert!(e.line.is_some());
+
+        let e = refused(&two_quadrants("retry_throttle = true\n"));
+        assert_eq!(e.key, "mesh.retry_throttle");
+        assert!(e.message.contains("home_node_retry"), "{e}");
         assert!(e.line.is_some());
 
         let e = refused(&two_quadrants("unknown_key = 1\n"));

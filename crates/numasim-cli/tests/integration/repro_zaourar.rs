@@ -123,13 +123,13 @@ fn fig3_home_tracker_waits_grow_with_the_buffers_distance() {
 }
 
 #[test]
-#[ignore = "not reproduced at --quick with the paper's 3-cycle inter-quadrant links: bandwidth node 1 / node 0 buffer 0.989 (paper 0.495; half its effect needs ≤ 0.748), 87.4 / 86.5 / 85.7 % of node peak; 0.58 with 10-cycle and 0.48 with 30-cycle links (credit round trips over them), docs/validation/zaourar.md"]
+#[ignore = "not reproduced at --quick with the paper's 3-cycle inter-quadrant links: bandwidth node 1 / node 0 buffer 0.989 (paper 0.495; half its effect needs ≤ 0.748), 87.4 / 86.5 / 85.7 % of node peak; 0.58 with 10-cycle and 0.48 with 30-cycle links (credit round trips over them); gem5's CHI defaults the preset leaves off (direct memory transfer, throttle on retry) give 1.00 at 3 cycles; docs/validation/zaourar.md"]
 fn fig3_a_remote_buffer_halves_bandwidth() {
     assert_ne!(verdict("bandwidth node 1 / node 0 buffer"), "wrong");
 }
 
 #[test]
-#[ignore = "not reproduced with the paper's 3-cycle inter-quadrant links: REQ queueing 6.3 / 6.5 / 5.6 cycles for the buffer on node 0 / 1 / 3 (paper 8 / 221 / 258); refused requests wait for a home-node tracker (105 / 135 / 162 cycles) at their source, not in the network; with 30-cycle links 6 / 807 / 869; see docs/validation/zaourar.md"]
+#[ignore = "not reproduced with the paper's 3-cycle inter-quadrant links: REQ queueing 6.3 / 6.5 / 5.6 cycles for the buffer on node 0 / 1 / 3 (paper 8 / 221 / 258); refused requests wait for a home-node tracker (105 / 135 / 162 cycles) at their source, not in the network; with gem5's direct memory transfer and throttle on retry 6 / 7 / 6 (held requests wait in the requester); with 30-cycle links 6 / 807 / 869; see docs/validation/zaourar.md"]
 fn fig3_a_remote_buffer_queues_requests_longer() {
     assert!(value("REQ queueing, buffer on node 1") > value("REQ queueing, buffer on node 0"));
 }

@@ -505,7 +505,12 @@ impl SetAssocCache {
 
     /// Whether `line` is present (no change to the recency order).
     pub fn contains(&self, line: u64) -> bool {
-        let set = self.set_in(0, line);
+        self.contains_in(0, line)
+    }
+
+    /// [`SetAssocCache::contains`] in part `part`.
+    pub fn contains_in(&self, part: usize, line: u64) -> bool {
+        let set = self.set_in(part, line);
         let ways = self.ways;
         match &self.tags {
             Tags::Narrow(v) => self.regions.find(line).is_some_and(|key| {

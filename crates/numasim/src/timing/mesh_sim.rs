@@ -69,6 +69,9 @@ pub struct MeshCoreParams {
     pub page_bytes: u64,
     /// Fixed controller + PHY time before the DRAM commands, ns.
     pub controller_ns: f64,
+    /// Close each DRAM row after its access (false: rows stay open, FR-FCFS favours hits).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub closed_page: bool,
     /// Stop each thread after this many accesses (0: run the source to its end).
     pub max_accesses_per_thread: u64,
     /// Instructions per thread between global barriers, as `phase_instructions` of the
@@ -89,6 +92,7 @@ impl MeshCoreParams {
             private_ways: 8,
             page_bytes: 4096,
             controller_ns: 20.0,
+            closed_page: false,
             max_accesses_per_thread: 0,
             phase_instructions: 0,
         }
@@ -143,6 +147,13 @@ pub struct MeshSim {
     snoops: u64,
     upgrades: u64,
     retries: u64,
+    /// `retry_throttle`: per thread and home node, when the thread may send that home node a
+    /// new request (after its RetryAck and credit grant); requests held, and their wait.
+    throttle_until: Vec<u64>,
+    throttled: u64,
+    throttle_wait_ps: u64,
+    /// Reads whose data came from memory straight to the requester (`direct_memory_transfer`).
+    direct_reads: u64,
 }
 
 impl MeshSim {
@@ -197,7 +208,7 @@ impl MeshSim {
                     node_bytes * mesh.quadrants() as u64 / mesh.memory_controllers.len() as u64
                 } + p.page_bytes,
                 refresh: true,
-                closed_page: false,
+                closed_page: p.closed_page,
                 map,
                 write_queue_high: 26,
                 write_queue_low: 6,
@@ -238,6 +249,10 @@ impl MeshSim {
             snoops: 0,
             upgrades: 0,
             retries: 0,
+            throttle_until: vec![0; threads * mesh.home_nodes.len()],
+            throttled: 0,
+            throttle_wait_ps: 0,
+            direct_reads: 0,
             fabric,
             mesh,
             p,
@@ -354,14 +369,7 @@ impl MeshSim {
             }
             Outcome::Miss { writeback } => {
                 let hn = self.hn_router[slice / self.mesh.slices_per_home_node as usize];
-                let (mc, addr) = self.controller_of(line);
-                let mr = self.mc_router[mc];
-                let (at, entry) = self.request(Vnet::Req, hn, mr, t, false, mc);
-                let done = self.dram(mc, addr, false, at);
-                if let Some(e) = entry {
-                    self.mc_trackers.release(e, done);
-                }
-                let back = self.fabric.send(Vnet::Dat, mr, hn, self.data, done);
+                let back = self.memory_read(hn, line, t, hn);
                 if let Some(victim) = writeback {
                     self.slice_writeback(slice, victim, t);
                 }
@@ -370,12 +378,35 @@ impl MeshSim {
         }
     }
 
-    /// A request packet from router `from` to a device with trackers (`home`: slice `dev`'s
-    /// home node, else controller `dev`), ready at `t`: held at the injecting router until an
-    /// entry is free when it would arrive (CHI's protocol credits: a home node without a free
-    /// tracker does not accept the request). Returns its arrival and the claimed entry.
-    fn request(&mut self, vnet: Vnet, from: usize, to: usize, t: u64, home: bool, dev: usize) -> (u64, Option<usize>) {
-        let pool = if home {
+    /// `line` read from its controller for the home node at router `hn` (REQ ReadNoSnp at
+    /// `t`), its data (DAT) sent to router `to`: the home node, or the requester under
+    /// `direct_memory_transfer`. Returns the data's arrival.
+    fn memory_read(&mut self, hn: usize, line: u64, t: u64, to: usize) -> u64 {
+        let (mc, addr) = self.controller_of(line);
+        let mr = self.mc_router[mc];
+        let (at, entry) = self.request(Vnet::Req, hn, mr, t, None, mc);
+        let done = self.dram(mc, addr, false, at);
+        if let Some(e) = entry {
+            self.mc_trackers.release(e, done);
+        }
+        self.fabric.send(Vnet::Dat, mr, to, self.data, done)
+    }
+
+    /// A request packet from router `from` to a device with trackers (`home`: the requesting
+    /// thread, to slice `dev`'s home node; `None`: to controller `dev`), ready at `t`: held at
+    /// the injecting router until an entry is free when it would arrive (CHI's protocol
+    /// credits: a home node without a free tracker does not accept the request). Returns its
+    /// arrival and the claimed entry.
+    fn request(
+        &mut self,
+        vnet: Vnet,
+        from: usize,
+        to: usize,
+        t: u64,
+        home: Option<usize>,
+        dev: usize,
+    ) -> (u64, Option<usize>) {
+        let pool = if home.is_some() {
             &mut self.home_trackers
         } else {
             &mut self.mc_trackers
@@ -399,8 +430,8 @@ impl MeshSim {
             pool.wait_ps += held;
             return (at, Some(entry));
         }
-        if home && self.mesh.home_node_retry {
-            return self.request_retried(from, to, t, dev);
+        if let (Some(thread), true) = (home, self.mesh.home_node_retry) {
+            return self.request_retried(thread, from, to, t, dev);
         }
         let unloaded = self.fabric.unloaded_ps(from, to, self.header);
         let (entry, start) = pool.claim(dev, t + unloaded);
@@ -414,7 +445,19 @@ impl MeshSim {
     /// PCrdGrant (RSP); the requester sends the request again once it holds both, and the
     /// entry is held from the grant on. Returns the accepted request's arrival and its entry;
     /// the wait from the first arrival to the accepted one is the tracker wait.
-    fn request_retried(&mut self, from: usize, to: usize, t: u64, slice: usize) -> (u64, Option<usize>) {
+    ///
+    /// With `retry_throttle` (gem5 CHI's `throttle_req_on_retry`) a thread refused by a home
+    /// node sends it nothing new until it holds both the RetryAck and the grant: a later
+    /// request waits in the thread's transaction, before the network (its own counter).
+    fn request_retried(&mut self, thread: usize, from: usize, to: usize, t: u64, slice: usize) -> (u64, Option<usize>) {
+        let key = thread * self.mesh.home_nodes.len() + slice / self.mesh.slices_per_home_node as usize;
+        let t = if self.mesh.retry_throttle && self.throttle_until[key] > t {
+            self.throttled += 1;
+            self.throttle_wait_ps += self.throttle_until[key] - t;
+            self.throttle_until[key]
+        } else {
+            t
+        };
         let first = self.fabric.send(Vnet::Req, from, to, self.header, t);
         let (_, free) = self.home_trackers.pick(slice, first);
         if free == first {
@@ -427,7 +470,11 @@ impl MeshSim {
         let (entry, reserved) = self.home_trackers.claim(slice, free);
         debug_assert_eq!(reserved, free);
         let grant = self.fabric.send(Vnet::Rsp, to, from, self.header, free);
-        let again = self.fabric.send(Vnet::Req, from, to, self.header, grant.max(retry_ack));
+        let resend = grant.max(retry_ack);
+        if self.mesh.retry_throttle {
+            self.throttle_until[key] = self.throttle_until[key].max(resend);
+        }
+        let again = self.fabric.send(Vnet::Req, from, to, self.header, resend);
         self.home_trackers.wait_ps += again - first;
         (again, Some(entry))
     }
@@ -512,8 +559,26 @@ impl MeshSim {
         let rn = self.rn_of(thread);
         let slice = self.slice_of(line);
         let hn = self.hn_router[slice / self.mesh.slices_per_home_node as usize];
-        let (at, entry) = self.request(Vnet::Req, rn, hn, t, true, slice);
+        let (at, entry) = self.request(Vnet::Req, rn, hn, t, Some(thread), slice);
+        // Direct memory transfer: no other core holds the line and the slice misses.
+        let others = self.dir.get(&line).map_or(0, |e| e.sharers & !(1u64 << thread));
+        let direct = self.mesh.direct_memory_transfer && others == 0 && !self.slc.contains_in(slice, line);
         let (acks, owner_data) = self.directory(thread, line, hn, at, write);
+        if direct {
+            // The home node looks the line up, misses and sends ReadNoSnp; the controller
+            // sends the data to the requester, and the slice keeps no copy.
+            self.direct_reads += 1;
+            self.slc_lookups[slice] += 1;
+            let done = self.memory_read(hn, line, at + self.slc_ps, rn);
+            let ack = self.fabric.send(Vnet::Rsp, rn, hn, self.header, done);
+            if let Some(e) = entry {
+                self.home_trackers.release(e, ack);
+            }
+            if let Some(v) = victim {
+                self.private_writeback(thread, rn, v, t);
+            }
+            return done;
+        }
         let ready = match owner_data {
             // The owner's dirty copy comes back through the home node, which keeps it.
             Some(d) => {
@@ -534,9 +599,18 @@ impl MeshSim {
             self.home_trackers.release(e, ack);
         }
         if let Some(v) = victim {
+            self.private_writeback(thread, rn, v, t);
+        }
+        done
+    }
+
+    /// Thread `thread`'s dirty private victim `v` written back from router `rn` at `t`
+    /// (WriteBackFull; CompDBIDResp; the data), into its home slice dirty.
+    fn private_writeback(&mut self, thread: usize, rn: usize, v: u64, t: u64) {
+        {
             let vs = self.slice_of(v);
             let vh = self.hn_router[vs / self.mesh.slices_per_home_node as usize];
-            let (a, entry) = self.request(Vnet::Req, rn, vh, t, true, vs);
+            let (a, entry) = self.request(Vnet::Req, rn, vh, t, Some(thread), vs);
             let r = self.fabric.send(Vnet::Rsp, vh, rn, self.header, a + self.slc_ps);
             let d = self.fabric.send(Vnet::Dat, rn, vh, self.data, r);
             if let Some(e) = entry {
@@ -559,7 +633,6 @@ impl MeshSim {
                 Outcome::Miss { writeback: None } => {}
             }
         }
-        done
     }
 
     /// Whether a store of `thread` hitting its clean private copy of `line` must ask the home
@@ -586,7 +659,7 @@ impl MeshSim {
         let rn = self.rn_of(thread);
         let slice = self.slice_of(line);
         let hn = self.hn_router[slice / self.mesh.slices_per_home_node as usize];
-        let (at, entry) = self.request(Vnet::Req, rn, hn, t, true, slice);
+        let (at, entry) = self.request(Vnet::Req, rn, hn, t, Some(thread), slice);
         let (acks, _) = self.directory(thread, line, hn, at, true);
         let comp = self
             .fabric

@@ -37,7 +37,25 @@ pub struct MeshResults {
     /// Snoops the home slices sent (SNP packets) and stores that upgraded a shared copy.
     pub snoops: u64,
     pub upgrades: u64,
+    /// `retry_throttle`: requests held at their thread behind an earlier refused request to
+    /// the same home node, and their mean hold, NoC cycles (absent when none was held).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub retry_throttled: u64,
+    #[serde(skip_serializing_if = "is_zero_f64")]
+    pub retry_throttle_wait_cycles: f64,
+    /// `direct_memory_transfer`: reads whose data went from memory to the requester (absent
+    /// when none did).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub direct_memory_reads: u64,
     pub params: MeshCoreParams,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+fn is_zero_f64(v: &f64) -> bool {
+    *v == 0.0
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -148,6 +166,9 @@ impl MeshSim {
             home_retries: self.retries,
             snoops: self.snoops,
             upgrades: self.upgrades,
+            retry_throttled: self.throttled,
+            retry_throttle_wait_cycles: self.throttle_wait_ps as f64 / self.throttled.max(1) as f64 / cyc,
+            direct_memory_reads: self.direct_reads,
             params: self.p,
         }
     }

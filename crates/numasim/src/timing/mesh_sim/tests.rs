@@ -295,9 +295,9 @@ fn a_retried_request_keeps_its_entry_reserved_while_the_grant_and_the_resend_tra
         );
         let (rn, hn) = (s.mesh.router(rn_at), s.hn_router[0]);
         let h = 1000 * s.fabric.cycle_ps;
-        let (a1, e1) = s.request(Vnet::Req, rn, hn, 0, true, 0);
+        let (a1, e1) = s.request(Vnet::Req, rn, hn, 0, Some(0), 0);
         s.home_trackers.release(e1.unwrap(), a1 + h);
-        let (a2, e2) = s.request(Vnet::Req, rn, hn, 0, true, 0);
+        let (a2, e2) = s.request(Vnet::Req, rn, hn, 0, Some(0), 0);
         assert!(e2.is_some());
         assert_eq!(s.retries, u64::from(retry));
         let round_trip = s.fabric.unloaded_ps(hn, rn, s.header) + s.fabric.unloaded_ps(rn, hn, s.header);
@@ -450,4 +450,95 @@ fn bound_ranges_go_to_their_node_and_a_bad_node_is_refused() {
         MeshSim::new(&m, p).err(),
         Some(MeshSimError::NoSuchBindNode { node: 4, nodes: 4 })
     );
+}
+
+#[test]
+fn a_throttled_thread_sends_a_home_that_refused_it_nothing_until_its_grant() {
+    // One tracker per slice, unbounded router buffers; slices 0 and 1 share home node 0,
+    // slice 2 is home node 1's. Thread 0's first request to slice 0 takes the entry (held
+    // for H), its second is refused; with the throttle its next request to slice 1 (free
+    // entry, same home node) leaves only once thread 0 holds the RetryAck and the grant,
+    // while thread 1's request to slice 1 (done at once) and thread 0's to slice 2 go at once.
+    let run = |throttle: bool| {
+        let mut s = sim(
+            "neoverse-v1-mesh",
+            |m| {
+                m.home_node_trackers = 1;
+                m.home_node_retry = true;
+                m.retry_throttle = throttle;
+                m.router_vcs_per_vnet = 0;
+            },
+            vec![0, 1],
+        );
+        let (rn, hn0, hn1) = (s.rn_router[0], s.hn_router[0], s.hn_router[1]);
+        let h = 1000 * s.fabric.cycle_ps;
+        let (a1, e1) = s.request(Vnet::Req, rn, hn0, 0, Some(0), 0);
+        s.home_trackers.release(e1.unwrap(), a1 + h);
+        let (a2, _) = s.request(Vnet::Req, rn, hn0, 0, Some(0), 0);
+        let resend = a2 - s.fabric.unloaded_ps(rn, hn0, s.header);
+        let (other_thread, e) = s.request(Vnet::Req, rn, hn0, 0, Some(1), 1);
+        s.home_trackers.release(e.unwrap(), other_thread);
+        let (other_home, _) = s.request(Vnet::Req, rn, hn1, 0, Some(0), 2);
+        let (held, _) = s.request(Vnet::Req, rn, hn0, 0, Some(0), 1);
+        (
+            s.throttled,
+            resend,
+            held,
+            other_thread,
+            other_home,
+            s.fabric.unloaded_ps(rn, hn0, s.header),
+        )
+    };
+    let (throttled, resend, held, other_thread, other_home, trip) = run(true);
+    assert_eq!(throttled, 1);
+    assert!(resend > 1000 * 500, "{resend}");
+    // (It shares its first link with the re-sent request: at most a cycle behind it.)
+    assert!(
+        held >= resend + trip && held <= resend + trip + 500,
+        "{held} {resend} {trip}"
+    );
+    // Not held: both arrive long before the grant.
+    assert!(other_thread < trip + 3 * 500, "{other_thread}");
+    assert!(other_home < resend / 10, "{other_home} {resend}");
+    let (throttled, _, held, ..) = run(false);
+    assert_eq!(throttled, 0);
+    assert!(held < trip + 5 * 500, "{held}");
+}
+
+#[test]
+fn direct_memory_transfer_sends_memory_data_to_the_requester_and_the_slc_keeps_no_copy() {
+    // 4 threads read 3000 private lines twice; a 64 KiB private cache misses both passes.
+    let m = Machine::load("neoverse-v1-mesh").unwrap();
+    let run = |dmt: bool| {
+        let mut m = m.clone();
+        m.mesh.as_mut().unwrap().direct_memory_transfer = dmt;
+        let mut p = MeshCoreParams::new((0..4).collect());
+        p.membind = Some(3);
+        p.private_bytes = 64 << 10;
+        let per: Vec<Vec<Access>> = (0..4u64)
+            .map(|t| {
+                (0..6000u64)
+                    .map(|i| Access::read(i * 4, (t << 32) + (i % 3000) * 64, 8))
+                    .collect()
+            })
+            .collect();
+        MeshSim::new(&m, p).unwrap().run(&mut VecSource::new(per)).unwrap()
+    };
+    let (via_home, direct) = (run(false), run(true));
+    assert_eq!(via_home.direct_memory_reads, 0);
+    assert_eq!(direct.direct_memory_reads, 24_000);
+    // Through the home node: the second pass hits the slices (4 x 3000 lines fit them).
+    assert_eq!(via_home.dram_reads, 12_000);
+    assert_eq!(via_home.slc[3].hits, 12_000);
+    assert_eq!(via_home.vnets[3].packets, 12_000 * 2 + 12_000);
+    // Direct: one DAT packet per read (controller -> requester), every read from memory.
+    assert_eq!(direct.dram_reads, 24_000);
+    assert_eq!(direct.slc[3].lookups, 24_000);
+    assert_eq!(direct.slc[3].hits, 0);
+    assert_eq!(direct.vnets[3].packets, 24_000);
+    let json = serde_json::to_string(&direct).unwrap();
+    assert!(json.contains("\"direct_memory_reads\":24000"), "{json}");
+    assert!(!serde_json::to_string(&via_home)
+        .unwrap()
+        .contains("direct_memory_reads"));
 }

@@ -243,6 +243,14 @@ impl Bfs {
         self.parent_base + v as u64 * 4
     }
 
+    /// Setting a bit in the bitmap word at `word`: a load and a store of it (both of GAP's
+    /// set-bit forms compile to that), `BITMAP_WRITE` instructions in all.
+    #[inline(always)]
+    fn set_bit_access(word: u64, e: &mut Emitter) {
+        e.read(BITMAP_WRITE - 1, word, 8);
+        e.write(1, word, 8);
+    }
+
     /// A load of the master's frame at `offset` (only with `frame_loads`).
     #[inline(always)]
     fn frame_load(&self, offset: u64, e: &mut Emitter) {
@@ -457,10 +465,8 @@ impl Kernel for Bfs {
                     self.frame_load(SLOT_BITMAP, e);
                     self.frame_load(FRONT_START, e);
                     // `set_bit_atomic`: load the word, then compare-and-swap it.
-                    let word = self.front_base + (u / 64) as u64 * 8;
-                    e.read(BITMAP_WRITE - 1, word, 8);
+                    Self::set_bit_access(self.front_base + (u / 64) as u64 * 8, e);
                     self.front[u / 64] |= 1 << (u % 64);
-                    e.write(1, word, 8);
                 }
             }
             Step::ResetNext => {
@@ -494,11 +500,9 @@ impl Kernel for Bfs {
                             awake += 1;
                             self.frame_load(SLOT_NEXT, e);
                             self.frame_load(NEXT_START, e);
-                            // `next.set_bit(u)`: an `or` into memory, a load and a store.
-                            let word = self.next_base + (u / 64) as u64 * 8;
-                            e.read(BITMAP_WRITE - 1, word, 8);
+                            // `next.set_bit(u)`: an `or` into memory.
+                            Self::set_bit_access(self.next_base + (u / 64) as u64 * 8, e);
                             self.next[u / 64] |= 1 << (u % 64);
-                            e.write(1, word, 8);
                             break;
                         }
                     }
